@@ -1,0 +1,29 @@
+# Two commands a new user needs (see README.md):
+#   make report   set up .venv, install minirag, build results/report.md on the embedded KB
+#   make test     set up .venv with the test extras and run the whole test suite
+PYTHON ?= python3
+VENV   ?= .venv
+BIN     = $(VENV)/bin
+CORES  ?= 2
+
+.PHONY: report test bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -e ".[test,bench]"
+	touch $@
+
+report: $(VENV)/.installed
+	$(BIN)/snakemake -c$(CORES) results/report.md
+
+test: $(VENV)/.installed
+	$(BIN)/python -m pytest -q
+
+bench: $(VENV)/.installed
+	$(BIN)/python bench/bm25_peers.py
+
+clean:
+	rm -rf results .snakemake

@@ -1,0 +1,232 @@
+"""Curate a corpus: read documents and questions, check them, write clean records.
+
+Two source formats:
+- markdown: a folder of `.md`/`.mdx` files with YAML front matter (`title`, `lang`,
+  optional `tags`; the key names are corpus settings). doc_id = path relative to the folder.
+- beir: `corpus.jsonl` (`_id`, `title`, `text`), `queries.jsonl`, `qrels/<split>.tsv`.
+
+Text is NFC-normalised and a BOM stripped. Bad input stops the stage with an error
+naming the file and line: not UTF-8, no front matter, missing title, empty body,
+duplicate doc id; for questions: missing fields, values outside the allowed sets,
+evidence not found verbatim in its gold doc, answer not in its evidence, unknown doc id,
+duplicate qid.
+
+What it leaves out: chunking and any analysis of the text.
+"""
+
+from __future__ import annotations
+
+import csv
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .io import read_jsonl, sha256_text
+
+QUESTION_FIELDS = ("qid", "query", "lang", "difficulty", "gold", "answer", "answerable")
+LANGS = ("en", "es", "cross")
+DIFFICULTIES = ("verbatim", "paraphrase")
+
+
+class CorpusError(ValueError):
+    """Bad input; the message starts with the file (and line) it is about."""
+
+
+def normalise(text: str) -> str:
+    return unicodedata.normalize("NFC", text.lstrip("\ufeff"))
+
+
+def split_front_matter(raw: str, where: str) -> tuple[dict, str, int]:
+    """Return (front matter, body, line number where the body starts)."""
+    lines = raw.split("\n")
+    if not lines or lines[0].strip() != "---":
+        raise CorpusError(f"{where}:1: no front matter (the file must start with a '---' line)")
+    for i in range(1, len(lines)):
+        if lines[i].strip() == "---":
+            try:
+                meta = yaml.safe_load("\n".join(lines[1:i])) or {}
+            except yaml.YAMLError as exc:
+                mark = getattr(exc, "problem_mark", None)
+                line = mark.line + 2 if mark is not None else 1
+                raise CorpusError(f"{where}:{line}: front matter is not valid YAML") from None
+            if not isinstance(meta, dict):
+                raise CorpusError(f"{where}:2: front matter must be a mapping of keys to values")
+            return meta, "\n".join(lines[i + 1:]), i + 2
+    raise CorpusError(f"{where}:1: front matter is not closed by a '---' line")
+
+
+def read_markdown_doc(path: Path, root: Path, fields: dict, default_lang: str = "") -> dict:
+    doc_id = path.relative_to(root).as_posix()
+    try:
+        raw = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        raise CorpusError(f"{path}:{line}: not valid UTF-8 (byte {exc.start})") from None
+    meta, body, body_line = split_front_matter(normalise(raw).replace("\r\n", "\n"), str(path))
+    title = meta.get(fields["title"])
+    if not isinstance(title, str) or not title.strip():
+        raise CorpusError(f"{path}:1: front matter has no '{fields['title']}' (the title is required)")
+    lang = meta.get(fields["lang"], default_lang or None)
+    if not isinstance(lang, str) or not lang.strip():
+        raise CorpusError(f"{path}:1: front matter has no '{fields['lang']}' (the language is required)")
+    tags = meta.get(fields["tags"], []) or []
+    if isinstance(tags, str):
+        tags = [tags]
+    body = body.strip("\n")
+    if not body.strip():
+        raise CorpusError(f"{path}:{body_line}: empty body")
+    return {"doc_id": doc_id, "title": title.strip(), "lang": lang.strip(),
+            "tags": [str(t) for t in tags], "text": body, "sha256": sha256_text(body)}
+
+
+def curate_markdown(root: str | Path, glob: str, fields: dict, default_lang: str = "") -> list[dict]:
+    root = Path(root)
+    if not root.is_dir():
+        raise CorpusError(f"{root}: documents folder not found")
+    paths = sorted(p for p in root.glob(glob) if p.is_file())
+    if not paths:
+        raise CorpusError(f"{root}: no documents match {glob!r}")
+    docs = [read_markdown_doc(p, root, fields, default_lang) for p in paths]
+    check_unique_ids(docs, str(root))
+    return docs
+
+
+def check_unique_ids(docs: list[dict], where: str) -> None:
+    seen: dict[str, int] = {}
+    for i, d in enumerate(docs):
+        if d["doc_id"] in seen:
+            raise CorpusError(f"{where}: duplicate doc id {d['doc_id']!r} (records {seen[d['doc_id']] + 1} and {i + 1})")
+        seen[d["doc_id"]] = i
+
+
+def curate_beir(folder: str | Path, default_lang: str = "en") -> list[dict]:
+    path = Path(folder) / "corpus.jsonl"
+    if not path.exists():
+        raise CorpusError(f"{path}: BEIR corpus file not found")
+    docs = []
+    for lineno, rec in enumerate(read_jsonl(path), start=1):
+        if "_id" not in rec:
+            raise CorpusError(f"{path}:{lineno}: record has no '_id'")
+        text = normalise(rec.get("text") or "")
+        title = normalise(rec.get("title") or "")
+        if not text.strip() and not title.strip():
+            raise CorpusError(f"{path}:{lineno}: document {rec['_id']!r} has neither title nor text")
+        docs.append({"doc_id": str(rec["_id"]), "title": title, "lang": default_lang or "en",
+                     "tags": [], "text": text, "sha256": sha256_text(text)})
+    check_unique_ids(docs, str(path))
+    return docs
+
+
+def _fail(where: str, lineno: int, msg: str) -> None:
+    raise CorpusError(f"{where}:{lineno}: {msg}")
+
+
+def validate_question(q: Any, docs_by_id: dict[str, dict], where: str, lineno: int) -> dict:
+    if not isinstance(q, dict):
+        _fail(where, lineno, "each line must be a JSON object")
+    missing = [f for f in QUESTION_FIELDS if f not in q]
+    if missing:
+        _fail(where, lineno, f"missing field(s): {', '.join(missing)}")
+    if not isinstance(q["qid"], str) or not q["qid"]:
+        _fail(where, lineno, "qid must be a non-empty string")
+    if not isinstance(q["query"], str) or not q["query"].strip():
+        _fail(where, lineno, f"{q['qid']}: query must be a non-empty string")
+    if q["lang"] not in LANGS:
+        _fail(where, lineno, f"{q['qid']}: lang {q['lang']!r} is not one of {', '.join(LANGS)}")
+    if q["difficulty"] not in DIFFICULTIES:
+        _fail(where, lineno, f"{q['qid']}: difficulty {q['difficulty']!r} is not one of {', '.join(DIFFICULTIES)}")
+    if not isinstance(q["answerable"], bool):
+        _fail(where, lineno, f"{q['qid']}: answerable must be true or false")
+    gold = q["gold"]
+    if not isinstance(gold, list):
+        _fail(where, lineno, f"{q['qid']}: gold must be a list")
+    if q["answerable"] and not gold:
+        _fail(where, lineno, f"{q['qid']}: an answerable question needs at least one gold entry")
+    if not q["answerable"] and (gold or q["answer"]):
+        _fail(where, lineno, f"{q['qid']}: an unanswerable question has empty gold and a null answer")
+    clean_gold = []
+    for g in gold:
+        if not isinstance(g, dict) or "doc_id" not in g or "evidence" not in g:
+            _fail(where, lineno, f"{q['qid']}: each gold entry needs doc_id and evidence")
+        doc = docs_by_id.get(g["doc_id"])
+        if doc is None:
+            _fail(where, lineno, f"{q['qid']}: unknown doc id {g['doc_id']!r}")
+        evidence = normalise(g["evidence"])
+        start = doc["text"].find(evidence) if evidence else -1
+        if start < 0:
+            _fail(where, lineno, f"{q['qid']}: evidence not found verbatim in {g['doc_id']}: {evidence[:80]!r}")
+        clean_gold.append({"doc_id": g["doc_id"], "evidence": evidence,
+                           "char_start": start, "char_end": start + len(evidence)})
+    answer = q["answer"]
+    if q["answerable"]:
+        if not isinstance(answer, str) or not answer.strip():
+            _fail(where, lineno, f"{q['qid']}: an answerable question needs an answer string")
+        answer = normalise(answer)
+        if answer not in clean_gold[0]["evidence"]:
+            _fail(where, lineno, f"{q['qid']}: answer {answer!r} is not in its evidence")
+    tags = q.get("tags", [])
+    return {"qid": q["qid"], "query": normalise(q["query"]), "lang": q["lang"],
+            "difficulty": q["difficulty"], "tags": list(tags), "answerable": q["answerable"],
+            "answer": answer, "gold": clean_gold}
+
+
+def load_questions(path: str | Path, docs: list[dict]) -> list[dict]:
+    """Read and validate markdown-corpus questions against the curated docs."""
+    path = Path(path)
+    if not path.exists():
+        raise CorpusError(f"{path}: questions file not found")
+    docs_by_id = {d["doc_id"]: d for d in docs}
+    out, seen = [], {}
+    import json
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                q = json.loads(line)
+            except json.JSONDecodeError as exc:
+                _fail(str(path), lineno, f"not valid JSON: {exc.msg}")
+            rec = validate_question(q, docs_by_id, str(path), lineno)
+            if rec["qid"] in seen:
+                _fail(str(path), lineno, f"duplicate qid {rec['qid']!r} (first on line {seen[rec['qid']]})")
+            seen[rec["qid"]] = lineno
+            out.append(rec)
+    if not out:
+        raise CorpusError(f"{path}: no questions")
+    return out
+
+
+def read_qrels(path: str | Path) -> dict[str, dict[str, int]]:
+    """BEIR qrels TSV (`query-id corpus-id score`, header line) -> {qid: {doc_id: grade}}."""
+    path = Path(path)
+    if not path.exists():
+        raise CorpusError(f"{path}: qrels file not found")
+    qrels: dict[str, dict[str, int]] = {}
+    with open(path, encoding="utf-8", newline="") as fh:
+        for lineno, row in enumerate(csv.reader(fh, delimiter="\t"), start=1):
+            if lineno == 1 and row and not row[-1].strip().lstrip("-").isdigit():
+                continue  # header
+            if len(row) < 3:
+                _fail(str(path), lineno, "expected query-id, corpus-id, score")
+            qrels.setdefault(row[0], {})[row[1]] = int(row[2])
+    return qrels
+
+
+def load_beir_questions(folder: str | Path, split: str, docs: list[dict], lang: str = "en") -> list[dict]:
+    """Judged queries of one split as question records; relevance is per document."""
+    folder = Path(folder)
+    qrels = read_qrels(folder / "qrels" / f"{split}.tsv")
+    doc_ids = {d["doc_id"] for d in docs}
+    queries = {str(r["_id"]): r["text"] for r in read_jsonl(folder / "queries.jsonl")}
+    out = []
+    for qid in sorted(qrels, key=lambda x: (len(x), x)):
+        if qid not in queries:
+            raise CorpusError(f"{folder / 'qrels' / (split + '.tsv')}: query {qid!r} is not in queries.jsonl")
+        gold = [{"doc_id": d, "evidence": None, "char_start": None, "char_end": None, "grade": g}
+                for d, g in sorted(qrels[qid].items()) if g > 0 and d in doc_ids]
+        out.append({"qid": qid, "query": normalise(queries[qid]), "lang": lang,
+                    "difficulty": "unlabelled", "tags": [], "answerable": bool(gold),
+                    "answer": None, "gold": gold})
+    return out

@@ -1,0 +1,107 @@
+"""Small file helpers every stage shares: atomic writes, JSON Lines, content hashes.
+
+Atomic means: write to a temporary file in the destination folder, fsync, then
+`os.replace` it over the target, so a killed job never leaves a half-written artifact
+that looks complete. Nothing here knows about chunks or vectors.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+import numpy as np
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield a temporary path beside `path`; rename it over `path` on success."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        with open(tmp_path, "rb") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp_path, path)
+    finally:
+        if tmp_path.exists():
+            tmp_path.unlink()
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(data)
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def dumps_json(obj: Any) -> str:
+    """JSON as every artifact writes it: UTF-8 kept readable, keys in insertion order."""
+    return json.dumps(obj, ensure_ascii=False, separators=(", ", ": "))
+
+
+def write_json(path: str | os.PathLike, obj: Any) -> None:
+    atomic_write_text(path, json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
+
+
+def read_json(path: str | os.PathLike) -> Any:
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def write_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> None:
+    atomic_write_text(path, "".join(dumps_json(r) + "\n" for r in records))
+
+
+def read_jsonl(path: str | os.PathLike) -> list[dict]:
+    """Read JSON Lines; a bad line raises ValueError naming the file and line."""
+    records = []
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}:{lineno}: not valid JSON: {exc.msg}") from None
+    return records
+
+
+def save_npy(path: str | os.PathLike, array: np.ndarray) -> None:
+    buf = io.BytesIO()
+    np.save(buf, array, allow_pickle=False)
+    atomic_write_bytes(path, buf.getvalue())
+
+
+def save_npz(path: str | os.PathLike, **arrays: np.ndarray) -> None:
+    """Uncompressed .npz written atomically; loading needs no pickle."""
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    atomic_write_bytes(path, buf.getvalue())
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: str | os.PathLike) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()

@@ -1,0 +1,55 @@
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURE = REPO / "tests" / "fixtures" / "minikb"
+SHARED = Path(os.environ.get("MINIRAG_SHARED", REPO.parent / "shared"))
+
+MINI_CONFIG = """\
+build: [mini]
+corpora:
+  mini:
+    source: {format: markdown, path: fixture/docs, questions: fixture/questions.jsonl}
+    tokenizer: {vocab_size: 400}
+    chunk: {strategy: tokens, target_tokens: 40, overlap: 8}
+    retrievers:
+      dense: {type: dense, embedder: hashing}
+      bm25: {type: bm25, index: plain}
+      rrf: {type: rrf, of: [dense, bm25], k: 60}
+"""
+
+
+def copy_project(dest: Path) -> Path:
+    """A private copy of the workflow, the library and the fixture corpus, to build and edit."""
+    for name in ("Snakefile", "workflow", "minirag"):
+        src = REPO / name
+        if src.is_dir():
+            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(src, dest / name)
+    shutil.copytree(FIXTURE, dest / "fixture")
+    (dest / "mini.yaml").write_text(MINI_CONFIG, encoding="utf-8")
+    return dest
+
+
+def run(cmd: list[str], cwd: Path, check: bool = True) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(cwd)}
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    return proc
+
+
+def snakemake(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    exe = Path(sys.executable).with_name("snakemake")
+    return run([str(exe), "-c1", "--configfile", "mini.yaml", *args], cwd, check=check)
+
+
+@pytest.fixture
+def project(tmp_path):
+    return copy_project(tmp_path)

@@ -1,0 +1,36 @@
+# Helpers every rule file uses: the merged per-corpus config, each stage's params as
+# canonical JSON, and the minirag source files a stage runs (so editing them reruns it).
+import sys
+from pathlib import Path
+
+from minirag.config import ConfigError, corpus_config, corpus_names, params_json, stage_settings
+
+PY = sys.executable
+SRC = Path(workflow.basedir) / "minirag"
+
+try:
+    CORPORA = {name: corpus_config(config, name) for name in corpus_names(config)}
+except ConfigError as exc:
+    raise WorkflowError(f"config error: {exc}")
+
+
+wildcard_constraints:
+    corpus="|".join(CORPORA),
+    name=r"[A-Za-z0-9_.-]+",
+
+
+def src(*modules):
+    """Source files of the stage: the CLI entry point, shared helpers, the stage's modules."""
+    return [str(SRC / f"{m}.py") for m in ("__main__", "cli", "io", *modules)]
+
+
+def settings(stage, name=None):
+    return lambda wc: params_json(stage_settings(CORPORA[wc.corpus], stage, name or getattr(wc, "name", None)))
+
+
+def cc(wc):
+    return CORPORA[wc.corpus]
+
+
+def results(wc, *parts):
+    return str(Path("results", wc.corpus, *parts))
