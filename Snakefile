@@ -16,6 +16,7 @@ include: "workflow/rules/corpus.smk"
 include: "workflow/rules/index.smk"
 include: "workflow/rules/answer.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/download.smk"
 
 
 rule all:

@@ -241,13 +241,13 @@ class BM25Index:
             tb = self._title_bounds
             items += [a["title_items"][tb[t]:tb[t + 1]] for t in terms]
             weights += [a["title_weights"][tb[t]:tb[t + 1]] for t in terms]
-        scores = np.zeros(self.n_items)  # (N,) float64 sums
-        if items:
-            scores += np.bincount(np.concatenate(items), weights=np.concatenate(weights),
-                                  minlength=self.n_items)
-        rows = [dense[t] for t in terms if t in dense]
-        if rows:
-            scores += self._dense[rows].sum(axis=0, dtype=np.float64)
+        # float64 sums; astype because bincount of nothing at all returns integers
+        scores = np.bincount(np.concatenate(items) if items else np.zeros(0, dtype=np.int32),
+                             weights=np.concatenate(weights) if items else None,
+                             minlength=self.n_items).astype(np.float64, copy=False)  # (N,)
+        for t in terms:
+            if t in dense:
+                scores += self._dense[dense[t]]
         return _top_k(scores, k)
 
     def save(self, directory) -> None:

@@ -213,7 +213,8 @@ def chunk_tokens(doc: dict, tokenizer, target_tokens: int = 150, overlap: int = 
         if end == n:
             return chunks
         # Overlap only when the chunk is longer than it, so every chunk starts further on.
-        start, floor = (end - overlap if edges[end - overlap] > edges[start] else end), end
+        after = end - overlap
+        start, floor = (after if after > start and edges[after] > edges[start] else end), end
 
 
 def chunk_sections(doc: dict, tokenizer, max_tokens: int = 300) -> list[Chunk]:

@@ -225,6 +225,11 @@ def cmd_report(a) -> None:
     log(f"report: -> {a.out}")
 
 
+def cmd_download_beir(a) -> None:
+    from .download import download_beir
+    download_beir(a.url, a.md5, a.out_dir, progress=log)
+
+
 # ---------------------------------------------------------------- user commands
 
 def load_corpus(a):
@@ -308,6 +313,7 @@ def build_parser() -> argparse.ArgumentParser:
     stage("generate", cmd_generate, "prompts", "out")
     stage("evaluate", cmd_evaluate, "corpus", "questions", "chunks", "runs", "answers", "out-dir")
     stage("report", cmd_report, "config", "out", "manifest")
+    stage("download-beir", cmd_download_beir, "url", "md5", "out-dir")
 
     for name, fn in (("search", cmd_search), ("answer", cmd_answer)):
         sp = sub.add_parser(name, help=f"{name} over built artifacts (no rebuild)")

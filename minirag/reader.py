@@ -83,20 +83,20 @@ def table_cells(line: str) -> str:
 def candidates(context: str) -> list[tuple[str, set[str]]]:
     """(text to answer with, words it is matched on) for each sentence and table row."""
     out: list[tuple[str, set[str]]] = []
-    heading, header, in_table = "", "", False
-    for line in context.split("\n"):
-        line = line.strip()
-        starts_table = line.startswith("|") and not in_table
-        in_table = line.startswith("|")
-        if starts_table:
-            header = line  # the first row of a table names its columns; it is not an answer
-            continue
+    lines = [line.strip() for line in context.split("\n")]
+    heading, header = "", ""
+    for i, line in enumerate(lines):
+        if not line.startswith("|"):
+            header = ""  # a table ended: its header names no later row
         if not line or TABLE_RULE_RE.match(line) or not WORD_RE.search(line):
             continue
         if line.startswith("#"):
             heading = line.lstrip("#").strip()
-        elif in_table:
-            shown = f"{table_cells(line)} ({table_cells(header)})"
+        elif line.startswith("|"):
+            if i + 1 < len(lines) and TABLE_RULE_RE.match(lines[i + 1]) and lines[i + 1].startswith("|"):
+                header = line  # the row above |---| names the columns; it is not an answer
+                continue
+            shown = table_cells(line) + (f" ({table_cells(header)})" if header else "")
             out.append((shown, word_set(line) | word_set(header) | word_set(heading)))
         else:
             out.extend((s.strip(), word_set(s)) for s in SENTENCE_END_RE.split(line.lstrip("-*> ")) if s.strip())

@@ -47,7 +47,7 @@ def run(cmd: list[str], cwd: Path, check: bool = True) -> subprocess.CompletedPr
 
 def snakemake(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
     exe = Path(sys.executable).with_name("snakemake")
-    return run([str(exe), "-c1", "--configfile", "mini.yaml", *args], cwd, check=check)
+    return run([str(exe), "-c1", *args, "--configfile", "mini.yaml"], cwd, check=check)
 
 
 @pytest.fixture

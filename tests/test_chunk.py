@@ -130,11 +130,13 @@ def test_token_chunks_respect_target_overlap_and_headings(tok, text, target, dat
     for prev, nxt in zip(chunks, chunks[1:]):
         shared = sum(nxt.offset <= p < prev.metadata["char_end"] for p in starts)
         assert shared == (overlap if prev.metadata["n_tokens"] > overlap else 0)
-        # A chunk ends on a heading only when it holds nothing but headings.
-        if re.match(r"#{1,6} ", last_line(text, prev.offset, prev.metadata["char_end"])):
-            line_start = text.rfind("\n", 0, prev.offset) + 1
-            body = text[line_start:prev.metadata["char_end"]].splitlines()
-            assert all(not line.strip() or line.startswith("#") for line in body)
+    # A chunk ends on a heading only when all it adds to the chunk before is headings.
+    is_heading = re.compile(r"#{1,6}[ \t]+\S").match
+    for before, c in zip([None] + chunks, chunks[:-1]):
+        if is_heading(last_line(text, c.offset, c.metadata["char_end"])):
+            new_from = before.metadata["char_end"] if before else 0
+            added = text[text.rfind("\n", 0, new_from) + 1:c.metadata["char_end"]]
+            assert all(not line.strip() or is_heading(line) for line in added.splitlines())
 
 
 @settings(max_examples=150, deadline=None)

@@ -41,14 +41,18 @@ rule evaluate:
         questions="results/{corpus}/questions.jsonl",
         chunks="results/{corpus}/chunks.jsonl",
         runs=lambda wc: [results(wc, "runs", f"{r}.trec") for r in cc(wc)["retrievers"]],
-        answers=lambda wc: [results(wc, "answers", f"{r}.jsonl") for r in cc(wc)["retrievers"]],
+        # BEIR judges documents, not answers: no reader runs there.
+        answers=lambda wc: [results(wc, "answers", f"{r}.jsonl") for r in cc(wc)["retrievers"]]
+        if cc(wc)["source"]["format"] == "markdown" else [],
         code=src("evaluate", "metrics", "trec", "artifacts"),
     output:
         multiext("results/{corpus}/eval/", "metrics.json", "per_query.csv", "slices.csv", "qrels.chunk.txt", "qrels.doc.txt"),
+    params:
+        answers=lambda wc, input: ("--answers " + " ".join(input.answers)) if input.answers else "",
     log:
         "results/{corpus}/logs/evaluate.log",
     benchmark:
         "results/{corpus}/benchmarks/evaluate.tsv"
     shell:
         "{PY} -m minirag evaluate --corpus {wildcards.corpus} --questions {input.questions} --chunks {input.chunks} "
-        "--runs {input.runs} --answers {input.answers} --out-dir results/{wildcards.corpus}/eval 2> {log}"
+        "--runs {input.runs} {params.answers} --out-dir results/{wildcards.corpus}/eval 2> {log}"

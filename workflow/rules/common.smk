@@ -3,6 +3,7 @@
 import sys
 from pathlib import Path
 
+from minirag.download import BEIR_DATASETS
 from minirag.config import ConfigError, corpus_config, corpus_names, params_json, stage_settings
 
 PY = sys.executable

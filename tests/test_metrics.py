@@ -1,0 +1,72 @@
+import math
+import random
+
+import pytest
+
+from minirag.evaluate import build_qrels, contains_answer, doc_ranking
+from minirag.metrics import hit_at, ndcg_at, recall_at, reciprocal_rank
+from minirag.trec import format_run, read_run, write_run
+from helpers import make_chunk
+
+
+def test_hand_computed_metrics():
+    ranked = ["a", "b", "c", "d"]
+    rel = {"b": 1, "d": 2}
+    assert hit_at(ranked, rel, 1) == 0.0 and hit_at(ranked, rel, 2) == 1.0
+    assert reciprocal_rank(ranked, rel) == 0.5
+    assert recall_at(ranked, rel, 2) == 0.5
+    dcg = 1 / math.log2(3) + 2 / math.log2(5)
+    idcg = 2 / math.log2(2) + 1 / math.log2(3)
+    assert ndcg_at(ranked, rel, 10) == pytest.approx(dcg / idcg)
+
+
+def random_run_and_qrels(seed):
+    rng = random.Random(seed)
+    docs = [f"d{i}" for i in range(60)]
+    run, qrels = {}, {}
+    for q in range(25):
+        qid = f"q{q}"
+        ranked = rng.sample(docs, 40)
+        # distinct scores: trec_eval orders by score, our rank column must agree
+        run[qid] = [(d, round(10.0 - i * 0.137 + rng.random() * 0.01, 6)) for i, d in enumerate(ranked)]
+        qrels[qid] = {d: rng.choice([1, 1, 2]) for d in rng.sample(docs, rng.randint(1, 6))}
+    return run, qrels
+
+
+def test_metrics_equal_pytrec_eval(tmp_path):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    run, qrels = random_run_and_qrels(7)
+    path = tmp_path / "r.trec"
+    write_run(path, run, "test")
+    ours_run = read_run(path)
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "recall.100", "recip_rank"}).evaluate(
+        {q: {d: s for d, s in r} for q, r in ours_run.items()})
+    for qid, rel in qrels.items():
+        ranked = [d for d, _ in ours_run[qid]]
+        assert ndcg_at(ranked, rel, 10) == pytest.approx(theirs[qid]["ndcg_cut_10"], abs=1e-6)
+        assert recall_at(ranked, rel, 100) == pytest.approx(theirs[qid]["recall_100"], abs=1e-6)
+        assert reciprocal_rank(ranked, rel) == pytest.approx(theirs[qid]["recip_rank"], abs=1e-6)
+
+
+def test_run_file_orders_ties_like_trec_eval_and_round_trips(tmp_path):
+    text = format_run({"1": [("a", 1.0), ("b", 1.0), ("c", 2.0)]}, "x")
+    assert text.splitlines() == ["1 Q0 c 1 2.000000 x", "1 Q0 b 2 1.000000 x", "1 Q0 a 3 1.000000 x"]
+    write_run(tmp_path / "r.trec", {"1": [("a", 0.5)], "2": [("b", 0.25)]}, "x")
+    assert read_run(tmp_path / "r.trec") == {"1": [("a", 0.5)], "2": [("b", 0.25)]}
+
+
+def test_chunk_relevance_follows_the_evidence_span_not_the_chunking():
+    c1 = make_chunk("x" * 100, doc="a.md", offset=0)
+    c2 = make_chunk("y" * 100, doc="a.md", offset=100)
+    c3 = make_chunk("z" * 100, doc="b.md", offset=0)
+    q = {"qid": "q", "answerable": True,
+         "gold": [{"doc_id": "a.md", "evidence": "...", "char_start": 120, "char_end": 130}]}
+    chunk_qrels, doc_qrels = build_qrels([q], [c1, c2, c3])
+    assert chunk_qrels == {"q": {c2.id: 1}} and doc_qrels == {"q": {"a.md": 1}}
+    assert doc_ranking([(c3.id, 3.0), (c2.id, 2.0), (c1.id, 1.0)], {c1.id: "a.md", c2.id: "a.md", c3.id: "b.md"}) == ["b.md", "a.md"]
+
+
+def test_contains_answer_is_whole_word_and_case_folded():
+    assert contains_answer("eat | ate | eaten", "ate")
+    assert contains_answer("Yo TUVE", "tuve")
+    assert not contains_answer("eaten", "ate")

@@ -1,0 +1,174 @@
+"""The build graph, run with the real snakemake on the fixture corpus in a private copy.
+
+One build per module; each invalidation test edits the copy, asks `snakemake -n` what
+would run, and restores the edit.
+"""
+
+import json
+import re
+import sys
+
+import pytest
+
+from conftest import copy_project, run, snakemake
+
+pytestmark = pytest.mark.workflow
+
+UPSTREAM = {"curate", "questions", "train_tokenizer"}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    project = copy_project(tmp_path_factory.mktemp("wf"))
+    snakemake(project, "results/report.md")
+    return project
+
+
+def planned_jobs(project) -> dict[str, int]:
+    out = snakemake(project, "-n", "results/report.md").stdout
+    if "Nothing to be done" in out:
+        return {}
+    table = out.split("Job stats:")[1].split("total")[0]
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)\s*$", table, re.MULTILINE)}
+
+
+def edit(path, old, new):
+    text = path.read_text(encoding="utf-8")
+    assert old in text, (path, old)
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return lambda: path.write_text(text, encoding="utf-8")
+
+
+def test_full_build_writes_report_and_every_artifact(built):
+    root = built / "results" / "mini"
+    for rel in ("docs.jsonl", "questions.jsonl", "tokenizer.json", "chunks.jsonl", "vectors/hashing.npy",
+                "vectors/hashing.json", "bm25/plain/index.npz", "bm25/plain/vocab.json", "runs/rrf.trec",
+                "prompts/bm25.jsonl", "answers/dense.jsonl", "eval/metrics.json", "eval/per_query.csv",
+                "eval/slices.csv"):
+        assert (root / rel).exists(), rel
+    metrics = json.loads((root / "eval" / "metrics.json").read_text())
+    assert set(metrics["retrieval"]) == {"dense", "bm25", "rrf"}
+    assert set(metrics["retrieval"]["rrf"]["chunk"]) >= {"hit@1", "hit@3", "hit@5", "mrr", "recall@5", "ndcg@10"}
+    report = (built / "results" / "report.md").read_text()
+    assert "| `rrf` (RRF k=60 of dense + bm25) |" in report and "### Slices" in report
+    manifest = json.loads((built / "results" / "manifest.json").read_text())
+    assert "results/mini/chunks.jsonl" in manifest["files"]["mini"]["outputs"]
+    assert "fixture/docs/en/index.md" in manifest["files"]["mini"]["inputs"]
+
+
+def test_second_build_runs_nothing(built):
+    assert planned_jobs(built) == {}
+
+
+def test_chunk_size_change_reruns_chunk_and_downstream_only(built):
+    restore = edit(built / "mini.yaml", "target_tokens: 40", "target_tokens: 60")
+    try:
+        jobs = planned_jobs(built)
+    finally:
+        restore()
+    assert set(jobs) == {"chunk", "embed", "bm25", "retrieve", "prompt", "generate", "evaluate", "report"}
+    assert not UPSTREAM & set(jobs)
+
+
+def test_bm25_parameter_change_does_not_rerun_embed(built):
+    cfg = built / "mini.yaml"
+    text = cfg.read_text()
+    cfg.write_text(text + "    bm25: {plain: {k1: 1.2}}\n")
+    try:
+        jobs = planned_jobs(built)
+    finally:
+        cfg.write_text(text)
+    assert "embed" not in jobs and "chunk" not in jobs
+    assert jobs["bm25"] == 1 and jobs["retrieve"] == 2  # bm25 and the rrf that fuses it; not dense
+
+
+def test_vocab_size_change_reruns_tokenizer_and_downstream_not_curate(built):
+    restore = edit(built / "mini.yaml", "vocab_size: 400", "vocab_size: 420")
+    try:
+        jobs = planned_jobs(built)
+    finally:
+        restore()
+    assert {"train_tokenizer", "chunk", "embed", "bm25"} <= set(jobs)
+    assert "curate" not in jobs and "questions" not in jobs
+
+
+def test_editing_chunk_code_reruns_chunk_and_downstream(built):
+    restore = edit(built / "minirag" / "chunk.py", '"""', '"""Edited. ')
+    try:
+        jobs = planned_jobs(built)
+    finally:
+        restore()
+    assert "chunk" in jobs and "evaluate" in jobs and "report" in jobs
+    assert not UPSTREAM & set(jobs)
+
+
+def test_edited_chunk_after_embedding_fails_loudly(built):
+    root = built / "results" / "mini"
+    chunks_path = root / "chunks.jsonl"
+    original = chunks_path.read_text(encoding="utf-8")
+    lines = original.splitlines()
+    rec = json.loads(lines[2])
+    rec["text"] = rec["text"] + " (edited)"
+    lines[2] = json.dumps(rec, ensure_ascii=False)
+    chunks_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    try:
+        proc = run([sys.executable, "-m", "minirag", "retrieve", "--name", "dense",
+                    "--settings", '{"type": "dense", "embedder": "hashing", "depth": 10}',
+                    "--questions", str(root / "questions.jsonl"), "--chunks", str(chunks_path),
+                    "--out", str(built / "stale.trec")], built, check=False)
+    finally:
+        chunks_path.write_text(original, encoding="utf-8")
+    assert proc.returncode != 0
+    assert f"row 2 (chunk {rec['id']}) was embedded from a different text" in proc.stderr
+    assert not (built / "stale.trec").exists()
+
+
+def test_search_and_answer_cli_on_built_artifacts(built):
+    common = ["--corpus", "mini", "--configfile", "mini.yaml"]
+    proc = run([sys.executable, "-m", "minirag", "search", "past tense of eat", "--retriever", "bm25",
+                "-k", "3", "--json", *common], built)
+    out = json.loads(proc.stdout)
+    assert len(out["results"]) == 3 and out["results"][0]["doc_id"].startswith("en/")
+    proc = run([sys.executable, "-m", "minirag", "answer", "¿Cómo se conjuga tener en pretérito para yo?", "--json",
+                *common], built)
+    ans = json.loads(proc.stdout)
+    assert "tuve" in ans["answer"] and not ans["abstained"]
+    assert ans["citations"][0]["chunk_id"] in ans["retrieved"] and ans["citations"][0]["doc_id"] == "es/preterito.md"
+
+
+def test_search_on_missing_artifacts_names_the_command(tmp_path):
+    project = copy_project(tmp_path)
+    proc = run([sys.executable, "-m", "minirag", "search", "x", "--corpus", "mini", "--configfile", "mini.yaml"],
+               project, check=False)
+    assert proc.returncode == 2
+    assert "results/mini/chunks.jsonl is missing" in proc.stderr and "snakemake -c1" in proc.stderr
+
+
+@pytest.mark.parametrize("extra, message", [
+    ("    retrievers:\n      dense: {type: dense}\n      fused: {type: rrf, of: [dense, nope]}\n",
+     "corpora.mini.retrievers.fused.of: unknown retriever 'nope' (have: dense, fused)"),
+    ("    chunk: {target_tokens: many}\n", "instance['corpora']['mini']['chunk']['target_tokens']"),
+    ("    retrievers:\n      r: {type: colbert}\n", "instance['corpora']['mini']['retrievers']['r']['type']"),
+])
+def test_bad_config_fails_before_any_job_naming_the_key(tmp_path, extra, message):
+    project = copy_project(tmp_path)
+    cfg = project / "mini.yaml"
+    text = cfg.read_text()
+    # replace the retrievers block or add a chunk block at the end of the corpus
+    if extra.strip().startswith("retrievers"):
+        text = text.split("    retrievers:")[0]
+    cfg.write_text(text + extra)
+    proc = snakemake(project, "results/report.md", check=False)
+    assert proc.returncode != 0
+    assert message in proc.stdout + proc.stderr
+    assert not (project / "results").exists()
+
+
+def test_bad_document_fails_the_build_naming_the_file(tmp_path):
+    project = copy_project(tmp_path)
+    (project / "fixture" / "docs" / "en" / "broken.md").write_text("---\nlang: en\n---\n# No title\n", encoding="utf-8")
+    proc = snakemake(project, "results/report.md", check=False)
+    assert proc.returncode != 0
+    log = (project / "results" / "mini" / "logs" / "curate.log").read_text()
+    assert "broken.md:1: front matter has no 'title'" in log
+    assert not (project / "results" / "mini" / "docs.jsonl").exists()
