@@ -15,6 +15,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/corpus.smk"
 include: "workflow/rules/index.smk"
 include: "workflow/rules/answer.smk"
+include: "workflow/rules/diagnose.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/download.smk"
 

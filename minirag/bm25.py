@@ -3,13 +3,16 @@
 The index is a compressed-sparse term -> postings layout: for term t, the items that contain
 it are `items[indptr[t]:indptr[t+1]]` (ascending) and their precomputed BM25 weights
 idf(t) * tf-part(f, |D|) are `weights[...]` (float32). A query is scored by gathering the
-posting lists of its terms and summing them per item with one `np.bincount`; the top k come
-from `np.partition` plus a sort of the few candidates. A batch of queries is scored as one
-(queries, items) matrix, so no Python loop runs over items or postings.
+posting lists of its terms and summing them per item with one `np.bincount` (terms in half
+the items or more are added as dense rows instead); the top k come from `np.partition` plus
+a sort of the few candidates. Python loops run over queries and their terms, never over
+items or postings. The (N,) float64 sums are the scores returned.
 
 Variants (`BM25Params.variant`), each a function below with its formula and source:
 `lucene` (default), `robertson` (classic IDF, negative values floored as rank_bm25's BM25Okapi
 does, so it reproduces BM25Okapi's scores), `atire` (Trotman et al.'s IDF log(N/df)).
+Document lengths are exact (as in bm25s) unless `lucene_norms` rounds them the way a Lucene
+index stores them, which is what reproduces Pyserini's published figures.
 
 Title field (BM25F-style, the seed's fix for pointer pages): when `title_weight` > 0 each
 item also carries its document's title; every query term found in that title adds
@@ -17,9 +20,9 @@ title_weight * IDF(term), the IDF taken from the body statistics (df = 0 for a t
 Repeated query terms count once per occurrence, as in Lucene's BooleanQuery of term clauses
 and in bm25s.
 
-What this module leaves out: positions and phrase queries, Lucene's lossy one-byte encoding
-of document length (lengths here are exact, as in bm25s), incremental updates (rebuild
-instead), and the mapping from item index to chunk id (the caller keeps that list).
+What this module leaves out: positions and phrase queries, dynamic pruning (WAND, block-max:
+every posting of every query term is read), incremental updates (rebuild instead), and the
+mapping from item index to chunk id (the caller keeps that list).
 """
 
 from __future__ import annotations
@@ -190,6 +193,8 @@ class BM25Index:
         """Index already analyzed items (`analyzer` is kept to analyze queries the same way)."""
         n = len(tokens)
         use_titles = title_tokens is not None and params.title_weight > 0
+        if use_titles and len(title_tokens) != n:
+            raise ValueError(f"{len(title_tokens)} titles for {n} items")
         vocab, ids = _term_ids(tokens + (title_tokens if use_titles else []))
         body_ids, n_terms = ids[:n], len(vocab)
         lengths = np.array([len(t) for t in tokens], dtype=np.int64)  # (N,)

@@ -109,6 +109,61 @@ def _render(token: bytes) -> str:
     return token.decode("utf-8", "backslashreplace")
 
 
+def learn_merges(counts: dict[str, int], n_merges: int,
+                 progress: Callable[[str], None] | None = None) -> list[tuple[int, int]]:
+    """Up to `n_merges` merges from pre-token frequencies, most frequent pair first."""
+    words = [list(to_bytes(w)) for w in counts]  # unique pre-tokens as id lists
+    freqs = list(counts.values())
+    pair_counts: dict[tuple[int, int], int] = defaultdict(int)  # pair -> weighted count
+    where: dict[tuple[int, int], set[int]] = defaultdict(set)  # pair -> words holding it (a superset)
+    for i, (w, f) in enumerate(zip(words, freqs)):
+        for pair in zip(w, w[1:]):
+            pair_counts[pair] += f
+            where[pair].add(i)
+    # Max-heap by (count, lowest pair) with lazy deletion: an entry is live only while
+    # its count equals the pair's current count; every change pushes a new entry.
+    heap = [(-c, pair) for pair, c in pair_counts.items()]
+    heapq.heapify(heap)
+
+    merges: list[tuple[int, int]] = []
+    vocab = [bytes([i]) for i in range(256)]
+    while len(merges) < n_merges and heap:
+        neg_count, pair = heapq.heappop(heap)
+        if pair_counts.get(pair) != -neg_count:
+            continue
+        new_id = len(vocab)
+        merges.append(pair)
+        vocab.append(vocab[pair[0]] + vocab[pair[1]])
+        delta: dict[tuple[int, int], int] = defaultdict(int)
+        for i in where.pop(pair):
+            old = words[i]
+            new = _merge(old, pair, new_id)
+            if len(new) == len(old):
+                continue  # a stale entry of `where`: the pair left this word earlier
+            f = freqs[i]
+            for p in zip(old, old[1:]):
+                delta[p] -= f
+            for p in zip(new, new[1:]):
+                delta[p] += f
+                where[p].add(i)
+            words[i] = new
+        for p, d in delta.items():
+            if d:
+                c = pair_counts[p] + d
+                if c:
+                    pair_counts[p] = c
+                    heapq.heappush(heap, (-c, p))
+                else:
+                    del pair_counts[p]
+        if len(heap) > 2 * len(pair_counts) + 100_000:  # drop dead entries
+            heap = [(-c, p) for p, c in pair_counts.items()]
+            heapq.heapify(heap)
+        if progress is not None and len(merges) % PROGRESS_EVERY == 0:
+            progress(f"bpe: merge {len(merges)}/{n_merges}: {pair[0]} + {pair[1]} -> {new_id} "
+                     f"{_render(vocab[new_id])!r} ({-neg_count} occurrences)")
+    return merges
+
+
 class BPETokenizer:
     def __init__(self, merges: Sequence[tuple[int, int]] = (), pattern: str = PATTERN):
         self.pattern = pattern
@@ -142,58 +197,7 @@ class BPETokenizer:
         counts: Counter[str] = Counter()
         for text in texts:
             counts.update(regex.findall(text))
-        words = [list(to_bytes(w)) for w in counts]  # unique pre-tokens as id lists
-        freqs = list(counts.values())
-
-        pair_counts: dict[tuple[int, int], int] = defaultdict(int)  # pair -> weighted count
-        where: dict[tuple[int, int], set[int]] = defaultdict(set)  # pair -> words holding it (a superset)
-        for i, (w, f) in enumerate(zip(words, freqs)):
-            for pair in zip(w, w[1:]):
-                pair_counts[pair] += f
-                where[pair].add(i)
-        # Max-heap by (count, lowest pair) with lazy deletion: an entry is live only while
-        # its count equals the pair's current count; every change pushes a new entry.
-        heap = [(-c, pair) for pair, c in pair_counts.items()]
-        heapq.heapify(heap)
-
-        merges: list[tuple[int, int]] = []
-        vocab = [bytes([i]) for i in range(256)]
-        while len(vocab) < vocab_size and heap:
-            neg_count, pair = heapq.heappop(heap)
-            if pair_counts.get(pair) != -neg_count:
-                continue
-            new_id = len(vocab)
-            merges.append(pair)
-            vocab.append(vocab[pair[0]] + vocab[pair[1]])
-            delta: dict[tuple[int, int], int] = defaultdict(int)
-            for i in where.pop(pair):
-                old = words[i]
-                new = _merge(old, pair, new_id)
-                if len(new) == len(old):
-                    continue  # a stale entry of `where`: the pair left this word earlier
-                f = freqs[i]
-                for p in zip(old, old[1:]):
-                    delta[p] -= f
-                for p in zip(new, new[1:]):
-                    delta[p] += f
-                    where[p].add(i)
-                words[i] = new
-            for p, d in delta.items():
-                if d:
-                    c = pair_counts[p] + d
-                    if c:
-                        pair_counts[p] = c
-                        heapq.heappush(heap, (-c, p))
-                    else:
-                        del pair_counts[p]
-            if len(heap) > 2 * len(pair_counts) + 100_000:  # drop dead entries
-                heap = [(-c, p) for p, c in pair_counts.items()]
-                heapq.heapify(heap)
-            n = len(merges)
-            if progress is not None and n % PROGRESS_EVERY == 0:
-                progress(f"bpe: merge {n}/{vocab_size - 256}: {pair[0]} + {pair[1]} -> {new_id} "
-                         f"{_render(vocab[new_id])!r} ({-neg_count} occurrences)")
-        return cls(merges)
+        return cls(learn_merges(counts, vocab_size - 256, progress))
 
     # -- encoding ------------------------------------------------------------------
 
@@ -226,10 +230,12 @@ class BPETokenizer:
 
     def decode(self, ids: Sequence[int]) -> str:
         try:
-            data = b"".join(self._vocab[i] for i in ids)
+            data = b"".join([self._vocab[i] for i in ids])
         except (IndexError, TypeError):
-            bad = next(i for i in ids if not (isinstance(i, int) and 0 <= i < len(self._vocab)))
-            raise ValueError(f"token id {bad!r} is not in the vocabulary (size {len(self._vocab)})") from None
+            data = None
+        if data is None or any(i < 0 for i in ids):
+            raise ValueError(f"token ids must be integers in [0, {len(self._vocab)}), "
+                             f"got {list(ids)[:20]}...")
         return data.decode("utf-8", "minirag-bpe")
 
     def token_bytes(self, token_id: int) -> bytes:

@@ -10,9 +10,10 @@ document back. Strategies (chosen in the config, `chunk.strategy`):
   tokens with the one before. The cut goes to the best token edge within ±10% of the
   target: after a blank line, else after a sentence end, else after a line end
   (nearest the target, the earlier one on a tie), else exactly at the target. A chunk
-  never ends on a markdown heading line: such a cut moves to before the heading (a
-  text of nothing but headings is the one exception). When the rest of the document
-  fits within target + 10%, it all goes in the last chunk.
+  never ends on a markdown heading line: such a cut moves to before the heading,
+  unless the chunk would then add nothing to the one before (a run of headings longer
+  than the target). When the rest of the document fits within target + 10%, it all
+  goes in the last chunk.
 - `sections`: one chunk per markdown section (heading to next heading; text before
   the first heading is a section too). A section longer than `max_tokens` is split at
   the last blank line that fits the budget, else the last sentence end, else the last
@@ -136,7 +137,6 @@ def boundary_rank(text: str, pos: int) -> int:
             len(body) < len(head) or pos == len(text) or text[pos].isspace())):
         return 2  # "end." followed by whitespace, not "3.14" or "e.g"
     return 1 if head.endswith("\n") else 0
-
 
 
 def ends_on_heading(text: str, start: int, end: int) -> bool:

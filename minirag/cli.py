@@ -44,7 +44,7 @@ def cmd_questions(a) -> None:
     if s["format"] == "beir":
         qs = load_beir_questions(a.source, s["split"], docs, lang=docs[0]["lang"] if docs else "en")
     else:
-        qs = load_questions(a.source, docs)
+        qs = load_questions(a.source, docs, s["questions_format"], tuple(s["question_langs"]))
     write_jsonl(a.out, qs)
     log(f"questions: {len(qs)} validated questions ({sum(q['answerable'] for q in qs)} answerable) -> {a.out}")
 
@@ -144,7 +144,8 @@ def cmd_bm25(a) -> None:
     s = json.loads(a.settings)
     chunks = load_chunks(a.chunks)
     analyzer = Analyzer(AnalyzerConfig.from_dict(s["analyzer"]))
-    params = BM25Params(variant=s["variant"], k1=s["k1"], b=s["b"], title_weight=s["title_weight"])
+    params = BM25Params(variant=s["variant"], k1=s["k1"], b=s["b"], title_weight=s["title_weight"],
+                        lucene_norms=s["lucene_norms"])
     texts = [index_text(c, with_title=s["prefix_title"]) for c in chunks]
     index = BM25Index.build(texts, analyzer, params, titles=[c.title for c in chunks])
     index.save(a.out_dir)
@@ -154,26 +155,52 @@ def cmd_bm25(a) -> None:
 
 def cmd_retrieve(a) -> None:
     from .artifacts import load_chunks
-    from .pipeline import CorpusArtifacts, load_bm25, load_dense
-    from .retrieve import reciprocal_rank_fusion
     from .trec import read_run, write_run
     s = json.loads(a.settings)
     questions = read_jsonl(a.questions)
-    depth = s["depth"]
+    chunks = load_chunks(a.chunks)
     t0 = time.perf_counter()
-    if s["type"] == "rrf":
-        runs = [read_run(p) for p in a.runs]
-        n = max(depth, 20)
-        ranked = [reciprocal_rank_fusion([r.get(q["qid"], [])[:n] for r in runs], s["k"], top_k=depth)
-                  for q in questions]
-    else:
+    if s["type"] in ("dense", "bm25"):
+        from .pipeline import CorpusArtifacts, load_bm25, load_dense
         art = CorpusArtifacts(Path(a.chunks).parent)
-        chunks = load_chunks(a.chunks)
         retriever = load_dense(art, s["embedder"], chunks) if s["type"] == "dense" else load_bm25(art, s["index"], chunks)
-        ranked = retriever.search_batch([q["query"] for q in questions], depth)
-    run = {q["qid"]: r for q, r in zip(questions, ranked)}
-    write_run(a.out, run, a.name)
+        ranked = retriever.search_batch([q["query"] for q in questions], s["depth"])
+    else:
+        runs = [read_run(p) for p in a.runs]
+        per_query = [[r.get(q["qid"], []) for r in runs] for q in questions]
+        ranked = [combine(s, rankings, chunks, a.vectors) for rankings in per_query]
+    write_run(a.out, {q["qid"]: r for q, r in zip(questions, ranked)}, a.name)
     log(f"retrieve: {a.name} ({s['type']}) {len(questions)} queries in {time.perf_counter() - t0:.2f}s -> {a.out}")
+
+
+def combine(s: dict, rankings: list, chunks, vectors_path: str | None):
+    """One query's ranking from the runs a fusion or diversifier reads."""
+    depth = s["depth"]
+    if s["type"] == "rrf":
+        n = max(depth, 20)
+        from .retrieve import reciprocal_rank_fusion
+        return reciprocal_rank_fusion([r[:n] for r in rankings], s["k"], top_k=depth)
+    if s["type"] == "linear":
+        from .fusion import linear_fusion
+        weights = s.get("weights") or [s["alpha"], 1.0 - s["alpha"]]
+        return linear_fusion(rankings, weights, norm=s["norm"], top_k=depth)
+    if s["type"] == "cap":
+        from .diversify import source_cap
+        return source_cap(rankings[0], {c.id: c.doc_id for c in chunks}, cap=s["cap"], k=depth)
+    from .diversify import mmr
+    return mmr(rankings[0], chunk_vectors(vectors_path, chunks), lam=s["lambda"], k=depth, pool=s["pool"])
+
+
+_VECTORS: dict = {}
+
+
+def chunk_vectors(path: str, chunks) -> dict:
+    """chunk id -> unit vector, loaded once per process and checked against the chunks."""
+    if path not in _VECTORS:
+        from .artifacts import load_aligned_vectors
+        vectors, _ = load_aligned_vectors(path, chunks)
+        _VECTORS[path] = {c.id: vectors[i] for i, c in enumerate(chunks)}
+    return _VECTORS[path]
 
 
 def cmd_prompt(a) -> None:
@@ -217,6 +244,63 @@ def cmd_evaluate(a) -> None:
     result = evaluate(a.corpus, questions, chunks, runs, answers)
     write_evaluation(a.out_dir, result, questions, list(runs), list(answers))
     log(f"evaluate: {len(questions)} questions, {len(runs)} runs -> {a.out_dir}")
+
+
+def cmd_diagnose(a) -> None:
+    from .artifacts import load_chunks
+    from .diagnose import always_on_top, channel_ranks, diversity, topk_overlap, write_csv
+    from .trec import read_run
+    s = json.loads(a.settings)
+    questions = read_jsonl(a.questions)
+    chunks = load_chunks(a.chunks)
+    doc_of = {c.id: c.doc_id for c in chunks}
+    runs = {Path(p).stem: read_run(p) for p in a.runs}
+    vectors = chunk_vectors(a.vectors, chunks)
+    k = s["k"]
+    base = {n: runs[n] for n in s["base"]}
+    out = Path(a.out_dir)
+    write_csv(out / "diagnosis.csv", channel_ranks(questions, chunks, base, {n: runs[n] for n in s["fused"]}, k=k))
+    write_csv(out / "overlap.csv", topk_overlap(base, k=k))
+    write_csv(out / "always_on_top.csv",
+              [{"retriever": n, **row} for n, run in runs.items() for row in always_on_top(run, doc_of, k, s["always_share"])],
+              ["retriever", "chunk_id", "doc_id", "count", "share"])
+    write_csv(out / "diversity.csv", [{"retriever": n, **row} for n, run in runs.items()
+                                      for row in diversity(run, doc_of, vectors, k)])
+    log(f"diagnose: {len(runs)} runs, {len(base)} channels -> {out}")
+
+
+def cmd_assert(a) -> int:
+    """Stage mode (from the rule) writes the results; user mode (--corpus) exits 1 on a failure."""
+    from .artifacts import load_chunks
+    from .assertions import check, format_markdown, load_assertions, per_query_metrics
+    from .io import atomic_write_text, write_json
+    from .trec import read_run
+    if a.corpus:
+        cc, art = load_corpus(a)
+        if not cc["assertions"]:
+            log(f"error: corpora.{a.corpus}.assertions: no assertions file configured")
+            return 2
+        assertions_path, questions_path, chunks_path = cc["assertions"], art.questions, art.chunks
+        run_paths = [art.run(r) for r in cc["retrievers"]]
+        strict, out = True, None
+    else:
+        assertions_path, questions_path, chunks_path = a.assertions, a.questions, a.chunks
+        run_paths, strict, out = a.runs, json.loads(a.settings).get("strict", False), a.out
+    questions = read_jsonl(questions_path)
+    chunks = load_chunks(chunks_path)
+    runs = {Path(p).stem: read_run(p) for p in run_paths}
+    results = check(load_assertions(assertions_path), runs, {c.id: c.doc_id for c in chunks}, questions,
+                    per_query_metrics(questions, chunks, runs))
+    text = format_markdown(results)
+    failed = [r for r in results if not r.passed]
+    if out:
+        atomic_write_text(out, text)
+        write_json(Path(out).with_suffix(".json"), [
+            {"index": r.index, "assertion": r.text, "passed": r.passed, "observed": r.observed} for r in results])
+    else:
+        print(text, end="")
+    log(f"assert: {len(results) - len(failed)} of {len(results)} passed")
+    return 1 if failed and strict else 0
 
 
 def cmd_report(a) -> None:
@@ -308,12 +392,22 @@ def build_parser() -> argparse.ArgumentParser:
     stage("train-biencoder", cmd_train_biencoder, "chunks", "tokenizer", "train-qrels", "queries", "corpus", "out")
     stage("embed", cmd_embed, "name", "chunks", "tokenizer", "encoder", "out")
     stage("bm25", cmd_bm25, "chunks", "out-dir")
-    stage("retrieve", cmd_retrieve, "name", "questions", "chunks", "runs", "out")
+    stage("retrieve", cmd_retrieve, "name", "questions", "chunks", "runs", "vectors", "out")
     stage("prompt", cmd_prompt, "questions", "chunks", "run", "out")
     stage("generate", cmd_generate, "prompts", "out")
     stage("evaluate", cmd_evaluate, "corpus", "questions", "chunks", "runs", "answers", "out-dir")
     stage("report", cmd_report, "config", "out", "manifest")
     stage("download-beir", cmd_download_beir, "url", "md5", "out-dir")
+    stage("diagnose", cmd_diagnose, "questions", "chunks", "runs", "vectors", "out-dir")
+    sp = sub.add_parser("assert", help="check a corpus's assertions; exit 1 when one fails")
+    sp.add_argument("--settings", default="{}")
+    for arg in ("assertions", "questions", "chunks", "out"):
+        sp.add_argument(f"--{arg}")
+    sp.add_argument("--runs", nargs="+", default=[])
+    sp.add_argument("--corpus", help="user mode: read the config and built artifacts of this corpus")
+    sp.add_argument("--configfile", default="workflow/config.yaml")
+    sp.add_argument("--results", default="results")
+    sp.set_defaults(fn=cmd_assert)
 
     for name, fn in (("search", cmd_search), ("answer", cmd_answer)):
         sp = sub.add_parser(name, help=f"{name} over built artifacts (no rebuild)")

@@ -27,6 +27,8 @@ CORPUS_DEFAULTS: dict[str, Any] = {
         "train_split": "",             # beir only: qrels used for training pairs ("" = none)
         "fields": {"title": "title", "lang": "lang", "tags": "tags"},  # front-matter key of each field
         "default_lang": "",            # used when a document has no lang field ("" = the field is required)
+        "questions_format": "minirag", # minirag (gold evidence + answers, kb/README.md) | gold_docs (qid, query, gold_docs)
+        "question_langs": ["en", "es", "cross"],  # allowed values of a question's lang
     },
     "tokenizer": {"vocab_size": 2000},  # byte-level BPE trained on the curated docs
     "chunk": {
@@ -41,8 +43,10 @@ CORPUS_DEFAULTS: dict[str, Any] = {
     },
     "bm25": {
         "plain": {
-            "variant": "lucene", "k1": 1.5, "b": 0.75, "title_weight": 0.0,
-            "analyzer": {"lowercase": True, "stopwords": [], "stemmer": None,
+            "variant": "lucene", "k1": 1.5, "b": 0.75,
+            "title_weight": 0.0,       # BM25F-style title field: + weight x IDF per query term in the title
+            "lucene_norms": False,     # store lengths in Lucene's lossy one-byte form (to match Anserini)
+            "analyzer": {"tokenizer": "word", "lowercase": True, "stopwords": [], "stemmer": None,
                          "cjk_bigrams": False, "fold_accents": False},
             "prefix_title": True,      # index "title / section / text", the seed's title + body
         },
@@ -54,14 +58,27 @@ CORPUS_DEFAULTS: dict[str, Any] = {
     },
     "depth": 100,                      # ranks written per query in every run file
     "prompt": {"k": 3, "template": "default"},
-    "reader": {"type": "extractive", "threshold": 0.25},
+    "reader": {"type": "extractive", "threshold": 0.5},
+    "diagnose": {
+        "embedder": "hashing",         # whose chunk vectors measure top-k redundancy (mean pairwise cosine)
+        "k": 5,                        # the top k that overlap, always-on-top and diversity look at
+        "always_share": 0.2,           # a chunk in the top k of more than this share of questions is "always on top"
+    },
+    "assertions": "",                  # YAML file of assertions (workflow/assertions.*.yaml); "" = none
+    "strict": False,                   # true: a failing assertion fails the build
 }
 
 RETRIEVER_DEFAULTS: dict[str, dict[str, Any]] = {
     "dense": {"embedder": "hashing"},
     "bm25": {"index": "plain"},
-    "rrf": {"of": [], "k": 60},
+    "rrf": {"of": [], "k": 60},                       # Reciprocal Rank Fusion, k of Cormack et al.
+    "linear": {"of": [], "alpha": 0.6, "norm": "minmax"},  # alpha weighs the first of `of` (the seed's 0.6 dense)
+    "cap": {"base": "", "cap": 2},                    # at most `cap` chunks per document, in rank order
+    "mmr": {"base": "", "lambda": 0.7, "embedder": "hashing", "pool": 100},  # Carbonell & Goldstein 1998
 }
+FUSIONS = ("rrf", "linear")
+DIVERSIFIERS = ("cap", "mmr")
+SWEEPABLE = {"rrf": ("k",), "linear": ("alpha",), "cap": ("cap",), "mmr": ("lambda",)}
 
 EMBEDDER_DEFAULTS: dict[str, dict[str, Any]] = {
     "hashing": {"dim": 256},
@@ -99,6 +116,19 @@ def corpus_names(config: dict) -> list[str]:
     return list(names)
 
 
+def has_answers(cc: dict) -> bool:
+    """Whether the corpus's questions carry answers for a reader to be scored on."""
+    return cc["source"]["format"] == "markdown" and cc["source"]["questions_format"] == "minirag"
+
+
+def answered(cc: dict) -> list[str]:
+    """Retrievers whose runs go through prompt and reader: all but sweep points (they are
+    scored on retrieval only), and none where the questions carry no answers."""
+    if not has_answers(cc):
+        return []
+    return [n for n, r in cc["retrievers"].items() if "sweep_of" not in r]
+
+
 def corpus_config(config: dict, corpus: str) -> dict:
     """The full settings of one corpus: defaults, then the config's values, then checks."""
     corpora = config.get("corpora") or {}
@@ -116,10 +146,30 @@ def corpus_config(config: dict, corpus: str) -> dict:
     plain = CORPUS_DEFAULTS["bm25"]["plain"]
     for name, idx in merged["bm25"].items():
         merged["bm25"][name] = deep_merge(plain, idx or {})
+    retrievers = {}
     for name, ret in merged["retrievers"].items():
-        merged["retrievers"][name] = deep_merge(RETRIEVER_DEFAULTS.get(ret.get("type", ""), {}), ret)
+        spec = deep_merge(RETRIEVER_DEFAULTS.get(ret.get("type", ""), {}), ret)
+        sweep = spec.pop("sweep", None)
+        retrievers[name] = spec
+        for param, values in (sweep or {}).items():
+            if param not in SWEEPABLE.get(spec.get("type"), ()):
+                raise ConfigError(f"corpora.{corpus}.retrievers.{name}.sweep.{param}: not a sweepable parameter of "
+                                  f"{spec.get('type')!r} (sweepable: {', '.join(SWEEPABLE.get(spec.get('type'), ())) or 'none'})")
+            for value in values:
+                retrievers[sweep_name(name, param, value)] = {**spec, param: value, "sweep_of": name, "sweep_param": param}
+    merged["retrievers"] = retrievers
     check_references(merged, f"corpora.{corpus}")
     return merged
+
+
+def sweep_name(name: str, param: str, value: Any) -> str:
+    """The retriever a sweep point becomes, e.g. `rrf@k=20`: its own run, its own evaluation."""
+    return f"{name}@{param}={value}"
+
+
+def base_retrievers(cc: dict) -> list[str]:
+    """Retrievers that rank by themselves (dense, bm25): the channels of every fusion."""
+    return [n for n, r in cc["retrievers"].items() if r["type"] in ("dense", "bm25")]
 
 
 def check_references(cc: dict, where: str) -> None:
@@ -129,29 +179,63 @@ def check_references(cc: dict, where: str) -> None:
     for name, ret in retrievers.items():
         key = f"{where}.retrievers.{name}"
         kind = ret.get("type")
-        if kind == "dense" and ret["embedder"] not in embedders:
-            raise ConfigError(f"{key}.embedder: unknown embedder {ret['embedder']!r} "
-                              f"(have: {', '.join(embedders) or 'none'})")
-        elif kind == "bm25" and ret["index"] not in indexes:
-            raise ConfigError(f"{key}.index: unknown bm25 index {ret['index']!r} "
-                              f"(have: {', '.join(indexes) or 'none'})")
-        elif kind == "rrf":
+        if kind == "dense":
+            if ret["embedder"] not in embedders:
+                raise ConfigError(f"{key}.embedder: unknown embedder {ret['embedder']!r} "
+                                  f"(have: {', '.join(embedders) or 'none'})")
+        elif kind == "bm25":
+            if ret["index"] not in indexes:
+                raise ConfigError(f"{key}.index: unknown bm25 index {ret['index']!r} "
+                                  f"(have: {', '.join(indexes) or 'none'})")
+        elif kind in FUSIONS:
             if len(ret["of"]) < 2:
                 raise ConfigError(f"{key}.of: fuse at least two retrievers")
             for other in ret["of"]:
-                if other not in retrievers:
-                    raise ConfigError(f"{key}.of: unknown retriever {other!r} "
-                                      f"(have: {', '.join(retrievers)})")
-                if other == name:
-                    raise ConfigError(f"{key}.of: a retriever cannot fuse itself")
-        elif kind not in ("dense", "bm25", "rrf"):
-            raise ConfigError(f"{key}.type: unknown retriever type {kind!r} (dense, bm25, rrf)")
+                check_upstream(retrievers, name, other, f"{key}.of")
+            if kind == "linear" and "weights" in ret and len(ret["weights"]) != len(ret["of"]):
+                raise ConfigError(f"{key}.weights: one weight per retriever in 'of' ({len(ret['of'])})")
+        elif kind in DIVERSIFIERS:
+            check_upstream(retrievers, name, ret["base"], f"{key}.base")
+            if kind == "mmr" and ret["embedder"] not in embedders:
+                raise ConfigError(f"{key}.embedder: unknown embedder {ret['embedder']!r} "
+                                  f"(have: {', '.join(embedders) or 'none'})")
+        else:
+            raise ConfigError(f"{key}.type: unknown retriever type {kind!r} "
+                              f"({', '.join(RETRIEVER_DEFAULTS)})")
+    for name in retrievers:
+        upstream_closure(retrievers, name, f"{where}.retrievers")
     for name, emb in embedders.items():
         if emb.get("type") not in EMBEDDER_DEFAULTS:
             raise ConfigError(f"{where}.embedders.{name}.type: unknown embedder type "
                               f"{emb.get('type')!r} ({', '.join(EMBEDDER_DEFAULTS)})")
+    if cc["diagnose"]["embedder"] not in embedders:
+        raise ConfigError(f"{where}.diagnose.embedder: unknown embedder {cc['diagnose']['embedder']!r} "
+                          f"(have: {', '.join(embedders) or 'none'})")
     if cc["prompt"]["k"] < 1:
         raise ConfigError(f"{where}.prompt.k: must be at least 1")
+
+
+def check_upstream(retrievers: dict, name: str, other: str, key: str) -> None:
+    if other not in retrievers:
+        raise ConfigError(f"{key}: unknown retriever {other!r} (have: {', '.join(retrievers)})")
+    if other == name:
+        raise ConfigError(f"{key}: a retriever cannot take its own run as input")
+
+
+def upstream(spec: dict) -> list[str]:
+    """The retrievers whose runs this one reads."""
+    if spec["type"] in FUSIONS:
+        return list(spec["of"])
+    if spec["type"] in DIVERSIFIERS:
+        return [spec["base"]]
+    return []
+
+
+def upstream_closure(retrievers: dict, name: str, key: str, seen: tuple = ()) -> None:
+    if name in seen:
+        raise ConfigError(f"{key}.{name}: retrievers form a cycle ({' -> '.join(seen + (name,))})")
+    for other in upstream(retrievers[name]):
+        upstream_closure(retrievers, other, key, seen + (name,))
 
 
 def params_json(value: Any) -> str:
@@ -166,7 +250,8 @@ def stage_settings(cc: dict, stage: str, name: str | None = None) -> dict:
         return {"format": src["format"], "fields": src["fields"], "default_lang": src["default_lang"]}
     if stage == "questions":
         src = cc["source"]
-        return {"format": src["format"], "split": src["split"]}
+        return {"format": src["format"], "split": src["split"], "questions_format": src["questions_format"],
+                "question_langs": src["question_langs"]}
     if stage == "train_tokenizer":
         return dict(cc["tokenizer"])
     if stage == "chunk":
@@ -180,9 +265,15 @@ def stage_settings(cc: dict, stage: str, name: str | None = None) -> dict:
         return dict(cc["bm25"][name])
     if stage == "retrieve":
         # The embedder's or index's own settings travel in the artifact it reads.
-        return {**cc["retrievers"][name], "depth": cc["depth"]}
+        spec = {k: v for k, v in cc["retrievers"][name].items() if k not in ("sweep_of", "sweep_param")}
+        return {**spec, "depth": cc["depth"]}
     if stage == "prompt":
         return dict(cc["prompt"])
     if stage == "generate":
         return dict(cc["reader"])
+    if stage == "diagnose":
+        return {**cc["diagnose"], "base": base_retrievers(cc),
+                "fused": [n for n, r in cc["retrievers"].items() if r["type"] not in ("dense", "bm25")]}
+    if stage == "assert":
+        return {"strict": cc["strict"]}
     raise KeyError(stage)

@@ -17,6 +17,7 @@ What it leaves out: chunking and any analysis of the text.
 from __future__ import annotations
 
 import csv
+import json
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -123,7 +124,8 @@ def _fail(where: str, lineno: int, msg: str) -> None:
     raise CorpusError(f"{where}:{lineno}: {msg}")
 
 
-def validate_question(q: Any, docs_by_id: dict[str, dict], where: str, lineno: int) -> dict:
+def validate_question(q: Any, docs_by_id: dict[str, dict], where: str, lineno: int,
+                      langs: tuple[str, ...] = LANGS) -> dict:
     if not isinstance(q, dict):
         _fail(where, lineno, "each line must be a JSON object")
     missing = [f for f in QUESTION_FIELDS if f not in q]
@@ -133,8 +135,8 @@ def validate_question(q: Any, docs_by_id: dict[str, dict], where: str, lineno: i
         _fail(where, lineno, "qid must be a non-empty string")
     if not isinstance(q["query"], str) or not q["query"].strip():
         _fail(where, lineno, f"{q['qid']}: query must be a non-empty string")
-    if q["lang"] not in LANGS:
-        _fail(where, lineno, f"{q['qid']}: lang {q['lang']!r} is not one of {', '.join(LANGS)}")
+    if q["lang"] not in langs:
+        _fail(where, lineno, f"{q['qid']}: lang {q['lang']!r} is not one of {', '.join(langs)}")
     if q["difficulty"] not in DIFFICULTIES:
         _fail(where, lineno, f"{q['qid']}: difficulty {q['difficulty']!r} is not one of {', '.join(DIFFICULTIES)}")
     if not isinstance(q["answerable"], bool):
@@ -172,14 +174,35 @@ def validate_question(q: Any, docs_by_id: dict[str, dict], where: str, lineno: i
             "answer": answer, "gold": clean_gold}
 
 
-def load_questions(path: str | Path, docs: list[dict]) -> list[dict]:
+def gold_docs_question(q: Any, docs_by_id: dict[str, dict], where: str, lineno: int,
+                       langs: tuple[str, ...]) -> dict:
+    """A question that names its gold documents only (`qid`, `query`, `gold_docs`, optional `lang`)."""
+    if not isinstance(q, dict):
+        _fail(where, lineno, "each line must be a JSON object")
+    missing = [f for f in ("qid", "query", "gold_docs") if f not in q]
+    if missing:
+        _fail(where, lineno, f"missing field(s): {', '.join(missing)}")
+    lang = q.get("lang", langs[0])
+    if lang not in langs:
+        _fail(where, lineno, f"{q['qid']}: lang {lang!r} is not one of {', '.join(langs)}")
+    for doc_id in q["gold_docs"]:
+        if doc_id not in docs_by_id:
+            _fail(where, lineno, f"{q['qid']}: unknown doc id {doc_id!r}")
+    gold = [{"doc_id": d, "evidence": None, "char_start": None, "char_end": None} for d in q["gold_docs"]]
+    return {"qid": str(q["qid"]), "query": normalise(q["query"]), "lang": lang,
+            "difficulty": q.get("difficulty", "unlabelled"), "tags": list(q.get("tags", [])),
+            "answerable": bool(gold), "answer": None, "gold": gold}
+
+
+def load_questions(path: str | Path, docs: list[dict], questions_format: str = "minirag",
+                   langs: tuple[str, ...] = LANGS) -> list[dict]:
     """Read and validate markdown-corpus questions against the curated docs."""
     path = Path(path)
     if not path.exists():
         raise CorpusError(f"{path}: questions file not found")
     docs_by_id = {d["doc_id"]: d for d in docs}
+    parse = validate_question if questions_format == "minirag" else gold_docs_question
     out, seen = [], {}
-    import json
     with open(path, encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, start=1):
             if not line.strip():
@@ -188,7 +211,7 @@ def load_questions(path: str | Path, docs: list[dict]) -> list[dict]:
                 q = json.loads(line)
             except json.JSONDecodeError as exc:
                 _fail(str(path), lineno, f"not valid JSON: {exc.msg}")
-            rec = validate_question(q, docs_by_id, str(path), lineno)
+            rec = parse(q, docs_by_id, str(path), lineno, tuple(langs))
             if rec["qid"] in seen:
                 _fail(str(path), lineno, f"duplicate qid {rec['qid']!r} (first on line {seen[rec['qid']]})")
             seen[rec["qid"]] = lineno

@@ -1,10 +1,11 @@
-"""Write results/report.md and results/manifest.json from the built artifacts.
+"""Write results/report.md, its figures, and results/manifest.json from built artifacts.
 
-The report reads only files the graph wrote (docs, chunks, questions, metrics, answers,
-Snakemake benchmark files), so every figure in it names its source. The manifest records
-the config, package versions and the sha256 of every input and output file.
+The report reads only files the graph wrote (docs, chunks, questions, eval/*.json|csv,
+answers, encoder sidecars, Snakemake benchmark files), so every figure in it names its
+source. The manifest records the config, package versions and the sha256 of every input
+and output file.
 
-What it leaves out: computing metrics (evaluate.py); it formats, it does not score.
+What it leaves out: computing metrics (evaluate.py, diagnose.py); it formats, it does not score.
 """
 
 from __future__ import annotations
@@ -15,123 +16,291 @@ from collections import Counter
 from importlib import metadata
 from pathlib import Path
 
+from .config import base_retrievers
 from .io import atomic_write_text, read_json, read_jsonl, sha256_file, write_json
 from .pipeline import CorpusArtifacts
 
 TABLE_KEYS = ("hit@1", "hit@3", "hit@5", "mrr", "recall@5", "ndcg@10")
+TABLE_HEADER = ["hit@1", "hit@3", "hit@5", "MRR", "recall@5", "nDCG@10"]
 MIN_TAG_QUESTIONS = 10
+SEED_HYBRID_MARGIN = 0.05  # the seed lab's acceptance: hybrid hit@5 >= best single + 5 pp
 PACKAGES = ("numpy", "pandas", "snakemake", "pyyaml", "matplotlib", "pystemmer")
 
 
 def md_table(header: list[str], rows: list[list]) -> str:
     def cell(v):
-        return f"{v:.3f}" if isinstance(v, float) else str(v)
+        if v is None:
+            return "–"
+        return f"{v:.3f}" if isinstance(v, float) else str(v).replace("|", "\\|")
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(cell(v) for v in r) + " |" for r in rows]
     return "\n".join(lines)
 
 
-def stage_times(bench_dir: Path) -> list[list]:
-    rows = []
-    for path in sorted(bench_dir.glob("*.tsv")):
-        with open(path, encoding="utf-8") as fh:
-            records = list(csv.DictReader(fh, delimiter="\t"))
-        if records:
-            rows.append([path.stem, float(records[-1]["s"]), float(records[-1].get("max_rss") or 0)])
-    return rows
+def read_csv(path: Path) -> list[dict]:
+    with open(path, encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
 
 
-def corpus_section(name: str, cc: dict, art: CorpusArtifacts) -> str:
-    docs = read_jsonl(art.docs)
-    chunks = read_jsonl(art.chunks)
-    questions = read_jsonl(art.questions)
-    metrics = read_json(art.eval_dir / "metrics.json")
-    ch = cc["chunk"]
-    out = [f"## Corpus `{name}`", ""]
-    langs = Counter(d["lang"] for d in docs)
-    chunk_chars = [len(c["text"]) for c in chunks]
-    params = {"tokens": f"target {ch['target_tokens']} tokens, overlap {ch['overlap']}",
-              "sections": f"budget {ch['max_tokens']} tokens per part", "chars": f"{ch['size']} characters, overlap {ch['overlap']}",
-              "none": "one chunk per document"}[ch["strategy"]]
-    out += [f"- Source: `{cc['source']['path']}` ({cc['source']['format']}); {len(docs)} documents "
-            f"({', '.join(f'{k}: {v}' for k, v in sorted(langs.items()))}), "
-            f"{sum(len(d['text']) for d in docs):,} characters.",
-            f"- Chunking: `{ch['strategy']}` ({params}); {len(chunks)} chunks, "
-            f"median {sorted(chunk_chars)[len(chunk_chars) // 2] if chunks else 0} characters.",
-            f"- Questions: {metrics['questions']} ({metrics['answerable']} answerable); by language "
-            + ", ".join(f"{k}: {v}" for k, v in sorted(Counter(q['lang'] for q in questions).items()))
-            + "; by difficulty " + ", ".join(f"{k}: {v}" for k, v in sorted(Counter(q['difficulty'] for q in questions).items())) + ".",
-            ""]
-    retrieval = metrics["retrieval"]
-    for level, what in (("chunk", "a chunk is relevant when it overlaps the gold evidence span"),
-                        ("doc", "a document is relevant when it is a gold document; its rank is its best chunk's")):
-        out += [f"### Retrieval, {level} level", "", f"Answerable questions only; {what}.", ""]
-        rows = [[f"`{r}` ({describe_retriever(cc, r)})"] + [retrieval[r][level][k] for k in TABLE_KEYS] for r in retrieval]
-        out += [md_table(["Retriever", "hit@1", "hit@3", "hit@5", "MRR", "recall@5", "nDCG@10"], rows), ""]
-    best = max(retrieval, key=lambda r: (retrieval[r]["chunk"]["hit@5"], retrieval[r]["chunk"]["mrr"]))
-    out += [f"Best retriever by chunk hit@5: `{best}`, hit@5 = {retrieval[best]['chunk']['hit@5']:.3f} "
-            f"on {metrics['answerable']} answerable questions.", ""]
-    tags = metrics.get("tags", {})
-    tag_counts = Counter(t for q in questions if q["answerable"] for t in q.get("tags", []))
-    shown = [t for t, n in sorted(tag_counts.items()) if n >= MIN_TAG_QUESTIONS]
-    if shown:
-        out += ["### By tag (chunk level)", "",
-                f"Tags carried by at least {MIN_TAG_QUESTIONS} answerable questions "
-                "(`conjugation`: the seed's verb-conjugation set, target recall@5 ≥ 0.95).", ""]
-        rows = [[f"`{r}`", t, tag_counts[t], tags[r][t]["chunk"]["hit@5"], tags[r][t]["chunk"]["recall@5"],
-                 tags[r][t]["chunk"]["mrr"]] for t in shown for r in tags]
-        out += [md_table(["Retriever", "tag", "n", "hit@5", "recall@5", "MRR"], rows), ""]
-    out += slices_section(art)
-    out += answers_section(metrics, art, questions, best)
-    times = stage_times(art.root / "benchmarks")
-    if times:
-        out += ["### Stage wall times", "", "From each rule's Snakemake benchmark file (last run).", ""]
-        out += [md_table(["Job", "seconds", "max RSS (MB)"], [[n, s, round(m, 1)] for n, s, m in times]), ""]
-    return "\n".join(out)
+def sweep_groups(cc: dict) -> dict[tuple[str, str], list[str]]:
+    """(swept retriever, parameter) -> the retrievers of its points, in config order."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for name, spec in cc["retrievers"].items():
+        if "sweep_of" in spec:
+            groups.setdefault((spec["sweep_of"], spec["sweep_param"]), []).append(name)
+    return groups
+
+
+def figure_paths(results: str, corpus: str, cc: dict) -> list[str]:
+    """Every PNG the report writes for a corpus (the report rule declares them as outputs)."""
+    root = Path(results) / corpus / "figures"
+    paths = [root / f"sweep-{name}-{param}.png" for name, param in sweep_groups(cc)]
+    paths += [root / f"loss-{e}.png" for e, spec in cc["embedders"].items() if spec["type"] == "biencoder"]
+    return [str(p) for p in paths]
 
 
 def describe_retriever(cc: dict, name: str) -> str:
     spec = cc["retrievers"][name]
-    if spec["type"] == "dense":
+    kind = spec["type"]
+    if kind == "dense":
         return f"dense, {spec['embedder']}"
-    if spec["type"] == "bm25":
+    if kind == "bm25":
         idx = cc["bm25"][spec["index"]]
-        extra = f", title field {idx['title_weight']}" if idx["title_weight"] else ""
-        return f"BM25 {idx['variant']} k1={idx['k1']} b={idx['b']}{extra}"
-    return f"RRF k={spec['k']} of {' + '.join(spec['of'])}"
+        extra = f", title field {idx['title_weight']:g}" if idx["title_weight"] else ""
+        return f"BM25 {idx['variant']} k1={idx['k1']:g} b={idx['b']:g}{extra}"
+    if kind == "rrf":
+        return f"RRF k={spec['k']} of {' + '.join(spec['of'])}"
+    if kind == "linear":
+        weights = spec.get("weights") or [spec["alpha"], round(1 - spec["alpha"], 6)]
+        return f"linear {spec['norm']} {'/'.join(f'{w:g}' for w in weights)} of {' + '.join(spec['of'])}"
+    if kind == "cap":
+        return f"{spec['base']} + cap {spec['cap']} per document"
+    return f"{spec['base']} + MMR λ={spec['lambda']:g}"
 
 
-def slices_section(art: CorpusArtifacts) -> list[str]:
-    with open(art.eval_dir / "slices.csv", encoding="utf-8") as fh:
-        rows = [r for r in csv.DictReader(fh) if r["level"] == "chunk"]
-    retrievers = list(dict.fromkeys(r["retriever"] for r in rows))
-    cells = {}
-    for r in rows:
-        cells[(r["lang"], r["difficulty"], r["retriever"])] = (float(r["hit@5"]), int(r["n"]))
-    keys = list(dict.fromkeys((r["lang"], r["difficulty"]) for r in rows))
-    table = [[lang, diff, cells[(lang, diff, retrievers[0])][1]] + [cells[(lang, diff, rv)][0] for rv in retrievers]
-             for lang, diff in keys]
-    return ["### Slices: hit@5 by language and difficulty (chunk level)", "",
-            md_table(["lang", "difficulty", "n"] + [f"`{r}`" for r in retrievers], table), ""]
+class CorpusReport:
+    def __init__(self, name: str, cc: dict, art: CorpusArtifacts, results: str):
+        self.name, self.cc, self.art, self.results = name, cc, art, results
+        self.docs = read_jsonl(art.docs)
+        self.chunks = read_jsonl(art.chunks)
+        self.questions = read_jsonl(art.questions)
+        self.metrics = read_json(art.eval_dir / "metrics.json")
+        self.retrieval = self.metrics["retrieval"]
+        self.main = [r for r, s in cc["retrievers"].items() if "sweep_of" not in s]
 
+    def link(self, path: str | Path) -> str:
+        return Path(path).relative_to(self.results).as_posix()
 
-def answers_section(metrics: dict, art: CorpusArtifacts, questions: list[dict], best: str) -> list[str]:
-    answers = metrics.get("answers", {})
-    if not answers:
-        return []
-    out = ["### Answers", "", "Extractive reader over the top-k chunks of each retriever's run.", ""]
-    rows = [[f"`{r}`", a["reader"], a["contains_answer"], a["cites_relevant"], a["abstention_accuracy"],
-             a["latency_ms_p50"], a["latency_ms_p95"]] for r, a in answers.items()]
-    out += [md_table(["Retriever", "reader", "contains answer", "cites relevant", "abstention acc.",
-                      "latency p50 (ms)", "p95 (ms)"], rows), ""]
-    unanswerable = [q for q in questions if not q["answerable"]]
-    if unanswerable and best in answers:
-        said = {r["qid"]: r for r in read_jsonl(art.answers(best))}
-        out += [f"Unanswerable questions and what the reader said over `{best}`:", ""]
-        out += [md_table(["qid", "question", "answer"],
-                         [[q["qid"], q["query"].replace("|", "\\|"), said[q["qid"]]["answer"].replace("|", "\\|")]
-                          for q in unanswerable]), ""]
-    return out
+    def h5(self, r: str, level: str = "chunk") -> float:
+        return self.retrieval[r][level]["hit@5"]
+
+    def render(self) -> str:
+        out = [f"## Corpus `{self.name}`", ""]
+        for part in (self.overview, self.retrieval_tables, self.fusion, self.tags, self.slices, self.ablation,
+                     self.sweeps, self.diagnosis, self.assertions, self.encoders, self.answers, self.stage_times):
+            out += part()
+        return "\n".join(out)
+
+    def overview(self) -> list[str]:
+        ch, m = self.cc["chunk"], self.metrics
+        params = {"tokens": f"target {ch['target_tokens']} BPE tokens, overlap {ch['overlap']}",
+                  "sections": f"one per section, budget {ch['max_tokens']} tokens per part",
+                  "chars": f"{ch['size']} characters, overlap {ch['overlap']}",
+                  "none": "one chunk per document"}[ch["strategy"]]
+        chars = sorted(len(c["text"]) for c in self.chunks)
+        counted = lambda key: ", ".join(f"{k}: {v}" for k, v in sorted(Counter(q[key] for q in self.questions).items()))  # noqa: E731
+        return [f"- Source: `{self.cc['source']['path']}` ({self.cc['source']['format']}); {len(self.docs)} documents "
+                f"({', '.join(f'{k}: {v}' for k, v in sorted(Counter(d['lang'] for d in self.docs).items()))}), "
+                f"{sum(len(d['text']) for d in self.docs):,} characters.",
+                f"- Chunking: `{ch['strategy']}` ({params}); {len(self.chunks)} chunks, "
+                f"median {chars[len(chars) // 2] if chars else 0} characters.",
+                f"- Questions: {m['questions']} ({m['answerable']} answerable); by language {counted('lang')}; "
+                f"by difficulty {counted('difficulty')}.", ""]
+
+    def retrieval_tables(self) -> list[str]:
+        out = []
+        for level, what in (("chunk", "a chunk is relevant when it overlaps the gold evidence span "
+                                      "(any chunk of a gold document where gold has no span)"),
+                            ("doc", "a document is relevant when it is a gold document; its rank is its best chunk's")):
+            out += [f"### Retrieval, {level} level", "", f"Answerable questions only; {what}. "
+                    "Source: `eval/metrics.json`.", ""]
+            rows = [[f"`{r}`", describe_retriever(self.cc, r)] + [self.retrieval[r][level][k] for k in TABLE_KEYS]
+                    for r in self.main]
+            out += [md_table(["Retriever", "what"] + TABLE_HEADER, rows), ""]
+        best = max(self.main, key=lambda r: (self.h5(r), self.retrieval[r]["chunk"]["mrr"]))
+        self.best = best
+        out += [f"Best retriever by chunk hit@5: `{best}`, hit@5 = {self.h5(best):.3f} "
+                f"on {self.metrics['answerable']} answerable questions.", ""]
+        return out
+
+    def fusion(self) -> list[str]:
+        fused = [r for r in self.main if self.cc["retrievers"][r]["type"] in ("rrf", "linear")]
+        if not fused:
+            return []
+        rows = []
+        for r in fused:
+            channels = self.cc["retrievers"][r]["of"]
+            best = max(channels, key=self.h5)
+            delta = self.h5(r) - self.h5(best)
+            rows.append([f"`{r}`", describe_retriever(self.cc, r), self.h5(r), f"`{best}` {self.h5(best):.3f}",
+                         f"{delta * 100:+.1f} pp", "met" if delta >= SEED_HYBRID_MARGIN - 1e-9 else "not met",
+                         self.retrieval[r]["chunk"]["mrr"], self.retrieval[r]["chunk"]["ndcg@10"]])
+        return ["### Fusion", "",
+                "Each fused run against the best of the channels it fuses (chunk-level hit@5). The seed lab's "
+                "acceptance is a hybrid at least 5 percentage points above its best single channel; where it is "
+                "not met, the diagnosis below shows why (channel overlap, shared misses, chunks always on top).", "",
+                md_table(["Fused run", "what", "hit@5", "best channel", "Δ hit@5", "seed's +5 pp", "MRR", "nDCG@10"],
+                         rows), ""]
+
+    def tags(self) -> list[str]:
+        tags = self.metrics.get("tags", {})
+        counts = Counter(t for q in self.questions if q["answerable"] for t in q.get("tags", []))
+        shown = [t for t, n in sorted(counts.items()) if n >= MIN_TAG_QUESTIONS]
+        if not shown:
+            return []
+        rows = [[t, counts[t], f"`{r}`", tags[r][t]["chunk"]["hit@5"], tags[r][t]["chunk"]["recall@5"],
+                 tags[r][t]["chunk"]["mrr"]] for t in shown for r in self.main]
+        return ["### By tag (chunk level)", "",
+                f"Tags carried by at least {MIN_TAG_QUESTIONS} answerable questions. `conjugation` is the seed's "
+                "verb-conjugation set, whose spec asks recall@5 ≥ 0.95 of the best retriever.", "",
+                md_table(["tag", "n", "Retriever", "hit@5", "recall@5", "MRR"], rows), ""]
+
+    def slices(self) -> list[str]:
+        rows = [r for r in read_csv(self.art.eval_dir / "slices.csv") if r["level"] == "chunk" and r["retriever"] in self.main]
+        cells = {(r["lang"], r["difficulty"], r["retriever"]): (float(r["hit@5"]), int(r["n"])) for r in rows}
+        keys = list(dict.fromkeys((r["lang"], r["difficulty"]) for r in rows))
+        table = [[lang, diff, cells[(lang, diff, self.main[0])][1]] + [cells[(lang, diff, r)][0] for r in self.main]
+                 for lang, diff in keys]
+        return ["### Slices: hit@5 by language and difficulty (chunk level)", "",
+                "Source: `eval/slices.csv` (all metrics, both levels).", "",
+                md_table(["lang", "difficulty", "n"] + [f"`{r}`" for r in self.main], table), ""]
+
+    def diversity_means(self) -> dict[str, dict]:
+        path = self.art.eval_dir / "diversity.csv"
+        return {r["retriever"]: r for r in read_csv(path) if r["qid"] == "mean"} if path.exists() else {}
+
+    def ablation(self) -> list[str]:
+        div = self.diversity_means()
+        bases = list(dict.fromkeys(s["base"] for r, s in self.cc["retrievers"].items()
+                                   if s["type"] in ("cap", "mmr") and "sweep_of" not in s))
+        if not bases:
+            return []
+        rows = []
+        for base in bases:
+            family = [base] + [r for r in self.main if self.cc["retrievers"][r].get("base") == base]
+            for r in family:
+                d = div.get(r, {})
+                rows.append([f"`{r}`", "none" if r == base else describe_retriever(self.cc, r), self.h5(r),
+                             self.retrieval[r]["chunk"]["mrr"], float(d["distinct_docs"]) if d.get("distinct_docs") else None,
+                             float(d["mean_cosine"]) if d.get("mean_cosine") else None])
+        k = self.cc["diagnose"]["k"]
+        return ["### Diversification ablation", "",
+                f"The same run with no diversification, a per-document cap, and MMR: hit@5 and MRR (chunk level), "
+                f"distinct documents in the top {k} and the mean pairwise cosine of the top-{k} chunk vectors "
+                f"(`{self.cc['diagnose']['embedder']}` vectors; lower = more diverse). Source: `eval/diversity.csv`.", "",
+                md_table(["Run", "diversification", "hit@5", "MRR", f"distinct docs in top {k}", "mean pairwise cos"],
+                         rows), ""]
+
+    def sweeps(self) -> list[str]:
+        from .figures import plot_sweep
+        out = []
+        for (name, param), points in sweep_groups(self.cc).items():
+            values = [self.cc["retrievers"][p][param] for p in points]
+            hit5 = [self.h5(p) for p in points]
+            mrr = [self.retrieval[p]["chunk"]["mrr"] for p in points]
+            png = Path(self.results) / self.name / "figures" / f"sweep-{name}-{param}.png"
+            plot_sweep(png, f"{self.name}: {name}, sweeping {param}", param, values, {"hit@5": hit5, "MRR": mrr})
+            out += [f"### Sweep: `{name}` over {param}", "",
+                    f"Each point is its own run (`runs/{name}@{param}=<value>.trec`) and evaluation.", "",
+                    md_table([param, "hit@5", "MRR", "nDCG@10"],
+                             [[v, h, m, self.retrieval[p]["chunk"]["ndcg@10"]] for v, h, m, p in zip(values, hit5, mrr, points)]),
+                    "", f"![hit@5 against {param}]({self.link(png)})", ""]
+        return out
+
+    def diagnosis(self) -> list[str]:
+        ev = self.art.eval_dir
+        if not (ev / "diagnosis.csv").exists():
+            return []
+        diag = read_csv(ev / "diagnosis.csv")
+        k = self.cc["diagnose"]["k"]
+        shared = [r for r in diag if r["shared_miss"] == "True"]
+        overlap = [r for r in read_csv(ev / "overlap.csv") if r["qid"] == "mean"]
+        pairs = [[f"`{p.replace('|', '` vs `')}`", float(v)] for p, v in (overlap[0].items() if overlap else []) if p != "qid"]
+        always = [r for r in read_csv(ev / "always_on_top.csv") if r["retriever"] in base_retrievers(self.cc)]
+        out = ["### Diagnosis", "",
+               f"Files: `eval/diagnosis.csv` (per question, each channel's best rank of a gold chunk and of a gold "
+               f"document, and where it landed in each fused run), `eval/overlap.csv`, `eval/always_on_top.csv`, "
+               f"`eval/diversity.csv`.", "",
+               f"- Questions where no base channel has a gold document in its top {k} (a blind spot no fusion of "
+               f"them can fix): {len(shared)} of {len(diag)}."]
+        if pairs:
+            out += [f"- Mean top-{k} overlap between channels: " + "; ".join(f"{p} {v:.2f}" for p, v in pairs) + "."]
+        if always:
+            out += ["", f"Chunks in the top {k} of more than {self.cc['diagnose']['always_share']:.0%} of questions "
+                    "(\"always on top\"):", "",
+                    md_table(["Channel", "chunk", "document", "questions"],
+                             [[f"`{r['retriever']}`", r["chunk_id"], r["doc_id"], r["count"]] for r in always[:10]])]
+        return out + [""]
+
+    def assertions(self) -> list[str]:
+        path = self.art.eval_dir / "assertions.md"
+        if not self.cc["assertions"] or not path.exists():
+            return []
+        text = path.read_text(encoding="utf-8").strip()
+        summary = text.splitlines()[-1]
+        return [f"### Assertions: {summary}", "",
+                f"From `{self.cc['assertions']}`, checked on the runs by `python -m minirag assert` "
+                f"({'strict: a failure fails the build' if self.cc['strict'] else 'recorded; the build does not fail'}).", "",
+                text, ""]
+
+    def encoders(self) -> list[str]:
+        from .figures import plot_loss
+        out = []
+        for e, spec in self.cc["embedders"].items():
+            if spec["type"] != "biencoder":
+                continue
+            side = read_json(self.art.encoder(e).with_suffix(".json"))
+            losses = side["loss_per_epoch"]
+            png = Path(self.results) / self.name / "figures" / f"loss-{e}.png"
+            plot_loss(png, f"{self.name}: {e} training loss", losses)
+            out += [f"### Encoder `{e}`", "",
+                    f"MiniBiEncoder trained on {side.get('training_pairs', '?')} pairs "
+                    f"({', '.join(spec.get('sources', []) or side.get('config', {}).get('sources', []))}); "
+                    f"loss {losses[0]:.3f} → {losses[-1]:.3f} over {len(losses)} epochs. "
+                    f"Source: `encoders/{e}.json`.", "", f"![training loss]({self.link(png)})", ""]
+        return out
+
+    def answers(self) -> list[str]:
+        answers = self.metrics.get("answers", {})
+        if not answers:
+            return []
+        out = ["### Answers", "",
+               f"Extractive reader over the top {self.cc['prompt']['k']} chunks of each run: contains the gold answer "
+               "and cites a relevant chunk (answerable questions), abstains exactly when it should (all questions).", "",
+               md_table(["Run", "reader", "contains answer", "cites relevant", "abstention acc.", "latency p50 (ms)", "p95 (ms)"],
+                        [[f"`{r}`", a["reader"], a["contains_answer"], a["cites_relevant"], a["abstention_accuracy"],
+                          a["latency_ms_p50"], a["latency_ms_p95"]] for r, a in answers.items()]), ""]
+        best = self.best if self.best in answers else next(iter(answers))
+        unanswerable = [q for q in self.questions if not q["answerable"]]
+        if unanswerable:
+            said = {r["qid"]: r for r in read_jsonl(self.art.answers(best))}
+            out += [f"Unanswerable questions and what the reader said over `{best}`:", "",
+                    md_table(["qid", "question", "answer"], [[q["qid"], q["query"], said[q["qid"]]["answer"]]
+                                                            for q in unanswerable]), ""]
+        return out
+
+    def stage_times(self) -> list[str]:
+        rows = []
+        for path in sorted((self.art.root / "benchmarks").glob("*.tsv")):
+            with open(path, encoding="utf-8") as fh:
+                records = list(csv.DictReader(fh, delimiter="\t"))
+            if records:
+                rows.append([path.stem, float(records[-1]["s"]), round(float(records[-1].get("max_rss") or 0), 1)])
+        if not rows:
+            return []
+        return ["### Stage wall times", "",
+                f"From each job's Snakemake benchmark file (last run); {sum(r[1] for r in rows):.1f} s in all.", "",
+                md_table(["Job", "seconds", "max RSS (MB)"], rows), ""]
 
 
 def package_versions() -> dict:
@@ -148,10 +317,12 @@ def manifest(settings: dict, config_path: str | None) -> dict:
     files = {}
     for name, cc in settings["corpora"].items():
         src = Path(cc["source"]["path"])
-        sources = sorted(p for p in (src.glob(cc["source"]["glob"]) if cc["source"]["format"] == "markdown"
-                                     else src.glob("**/*")) if p.is_file())
+        pattern = cc["source"]["glob"] if cc["source"]["format"] == "markdown" else "**/*"
+        sources = sorted(p for p in src.glob(pattern) if p.is_file())
         if cc["source"]["format"] == "markdown":
             sources.append(Path(cc["source"]["questions"]))
+        if cc["assertions"]:
+            sources.append(Path(cc["assertions"]))
         root = Path(settings["results"]) / name
         outputs = sorted(p for p in root.rglob("*") if p.is_file() and not p.name.startswith("."))
         files[name] = {"inputs": {str(p): sha256_file(p) for p in sources},
@@ -161,9 +332,9 @@ def manifest(settings: dict, config_path: str | None) -> dict:
 
 def write_report(settings: dict, out: str, manifest_path: str, config_path: str | None = None) -> None:
     parts = ["# minirag report", "",
-             "Built by `snakemake` from the artifacts under `results/`; every table below is read from "
-             "the files it names (`eval/metrics.json`, `eval/slices.csv`, `answers/*.jsonl`, `benchmarks/*.tsv`).", ""]
+             f"Built by `snakemake` from `{config_path}`. Every table is read from the artifact it names under "
+             "`results/<corpus>/`; `results/manifest.json` holds the sha256 of every input and output.", ""]
     for name, cc in settings["corpora"].items():
-        parts.append(corpus_section(name, cc, CorpusArtifacts(Path(settings["results"]) / name)))
+        parts.append(CorpusReport(name, cc, CorpusArtifacts(Path(settings["results"]) / name), settings["results"]).render())
     atomic_write_text(out, "\n".join(parts).rstrip() + "\n")
     write_json(manifest_path, manifest(settings, config_path))

@@ -245,7 +245,8 @@ def test_chunk_ids_are_stable_across_processes(tok, tmp_path):
             "from minirag.chunk import chunk_document\n"
             "tok = BPETokenizer.load(sys.argv[1])\n"
             "doc = {'doc_id': 'docs/a.md', 'title': 'A title', 'text': sys.stdin.read()}\n"
-            "print(json.dumps([c.id for c in chunk_document(doc, 'tokens', tok, target_tokens=30, overlap=5)]))\n")
+            "chunks = chunk_document(doc, 'tokens', tok, target_tokens=30, overlap=5)\n"
+            "print(json.dumps([c.id for c in chunks]))\n")
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "tok.json")], input=text,
                          capture_output=True, text=True, check=True, cwd=REPO,
                          env={"PYTHONHASHSEED": "123", "PYTHONPATH": str(REPO)})

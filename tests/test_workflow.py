@@ -66,7 +66,7 @@ def test_chunk_size_change_reruns_chunk_and_downstream_only(built):
         jobs = planned_jobs(built)
     finally:
         restore()
-    assert set(jobs) == {"chunk", "embed", "bm25", "retrieve", "prompt", "generate", "evaluate", "report"}
+    assert set(jobs) == {"chunk", "embed", "bm25", "retrieve", "prompt", "generate", "evaluate", "diagnose", "report"}
     assert not UPSTREAM & set(jobs)
 
 

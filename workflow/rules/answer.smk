@@ -41,9 +41,8 @@ rule evaluate:
         questions="results/{corpus}/questions.jsonl",
         chunks="results/{corpus}/chunks.jsonl",
         runs=lambda wc: [results(wc, "runs", f"{r}.trec") for r in cc(wc)["retrievers"]],
-        # BEIR judges documents, not answers: no reader runs there.
-        answers=lambda wc: [results(wc, "answers", f"{r}.jsonl") for r in cc(wc)["retrievers"]]
-        if cc(wc)["source"]["format"] == "markdown" else [],
+        # BEIR and gold_docs questions judge documents, not answers: no reader runs there.
+        answers=lambda wc: [results(wc, "answers", f"{r}.jsonl") for r in answered(cc(wc))],
         code=src("evaluate", "metrics", "trec", "artifacts"),
     output:
         multiext("results/{corpus}/eval/", "metrics.json", "per_query.csv", "slices.csv", "qrels.chunk.txt", "qrels.doc.txt"),

@@ -1,10 +1,12 @@
 # Helpers every rule file uses: the merged per-corpus config, each stage's params as
 # canonical JSON, and the minirag source files a stage runs (so editing them reruns it).
+import json
 import sys
 from pathlib import Path
 
 from minirag.download import BEIR_DATASETS
-from minirag.config import ConfigError, corpus_config, corpus_names, params_json, stage_settings
+from minirag.report import figure_paths
+from minirag.config import ConfigError, answered, corpus_config, corpus_names, params_json, stage_settings, upstream
 
 PY = sys.executable
 SRC = Path(workflow.basedir) / "minirag"
@@ -17,7 +19,7 @@ except ConfigError as exc:
 
 wildcard_constraints:
     corpus="|".join(CORPORA),
-    name=r"[A-Za-z0-9_.-]+",
+    name=r"[A-Za-z0-9_.@=-]+",
 
 
 def src(*modules):

@@ -93,7 +93,11 @@ def retrieve_inputs(wc):
     if spec["type"] == "bm25":
         return {"index": results(wc, "bm25", spec["index"], "index.npz"),
                 "code": src("retrieve", "bm25", "analyze", "artifacts", "pipeline")}
-    return {"runs": [results(wc, "runs", f"{r}.trec") for r in spec["of"]], "code": src("retrieve", "trec")}
+    inputs = {"runs": [results(wc, "runs", f"{r}.trec") for r in upstream(spec)],
+              "code": src("retrieve", "trec", "fusion", "diversify", "artifacts")}
+    if spec["type"] == "mmr":
+        inputs["vectors"] = results(wc, "vectors", f"{spec['embedder']}.npy")
+    return inputs
 
 
 def embedder_of(wc, name):
@@ -110,10 +114,11 @@ rule retrieve:
     params:
         settings=settings("retrieve"),
         runs=lambda wc, input: ("--runs " + " ".join(input.runs)) if "runs" in input.keys() else "",
+        vectors=lambda wc, input: f"--vectors {input.vectors}" if "vectors" in input.keys() else "",
     log:
         "results/{corpus}/logs/retrieve.{name}.log",
     benchmark:
         "results/{corpus}/benchmarks/retrieve.{name}.tsv"
     shell:
         "{PY} -m minirag retrieve --name {wildcards.name} --settings {params.settings:q} "
-        "--questions {input.questions} --chunks {input.chunks} {params.runs} --out {output} 2> {log}"
+        "--questions {input.questions} --chunks {input.chunks} {params.runs} {params.vectors} --out {output} 2> {log}"

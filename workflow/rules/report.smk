@@ -4,12 +4,18 @@
 rule report:
     input:
         metrics=expand("results/{corpus}/eval/metrics.json", corpus=CORPORA),
-        code=src("report", "pipeline"),
+        diagnosis=expand("results/{corpus}/eval/diagnosis.csv", corpus=CORPORA),
+        assertions=[f"results/{c}/eval/assertions.md" for c in CORPORA if CORPORA[c]["assertions"]],
+        encoders=[f"results/{c}/encoders/{e}.json" for c in CORPORA for e, s in CORPORA[c]["embedders"].items()
+                  if s["type"] == "biencoder"],
+        code=src("report", "pipeline", "figures"),
     output:
         report="results/report.md",
         manifest="results/manifest.json",
+        figures=[f for c in CORPORA for f in figure_paths("results", c, CORPORA[c])],
     params:
-        settings=lambda wc: params_json({"corpora": CORPORA, "results": "results"}),
+        # config order kept (not sorted): it is the order of the report's rows
+        settings=lambda wc: json.dumps({"corpora": CORPORA, "results": "results"}, ensure_ascii=False),
         config=lambda wc: str(list(workflow.overwrite_configfiles or workflow.configfiles)[-1]),
     log:
         "results/logs/report.log",

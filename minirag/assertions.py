@@ -1,0 +1,243 @@
+"""A regression gate in the seed write-up's form: assertions on runs, each PASS or FAIL.
+
+An assertions file (YAML, one per corpus) holds a list under `assertions:`; each entry
+checks exactly one thing:
+
+    - {query_id: q1, retriever: bm25, contains_doc: en/irregular-verbs.md, k: 5}
+          the top k holds a chunk of document D (a list: of any of them)
+    - {query_id: q1, retriever: bm25, excludes_doc: en/overview.md, k: 1}
+          the top k holds no chunk of D (a pointer page must not take the gold's place)
+    - {query_id: q1, retriever: bm25, min_distinct_docs: 2, k: 5}
+          the top k comes from at least n distinct documents
+    - {query_id: q1, retriever: rrf_cap, max_per_doc: 2, k: 5}
+          no document has more than n chunks in the top k
+    - {retriever: rrf, metric: hit@5, slice: {lang: cross}, level: chunk, at_least: 0.5}
+          the mean of a metric over the answerable questions of a slice is at least x
+
+`k` defaults to 5, `level` to chunk, `slice` to every answerable question. A slice maps
+question fields to a value or a list of values (any of them); a list-valued field such
+as `tags` matches when it contains the value. `retriever` and `query_id` take one name,
+a list, or "*" (every run given to `check`, every question); an entry expands into one
+result per (retriever, question), retriever-major, and each counts in "N of M passed".
+"*" is not allowed with contains_doc or excludes_doc, whose documents are per question.
+A retriever or question absent from the runs is a FAIL, not an error, so a renamed run
+cannot make the gate pass silently.
+
+The per-query metrics `check` reads have the shape
+`{retriever: {"chunk" | "doc": {qid: {metric: value}}}}`; `per_query_metrics` computes
+it from runs and gold, as the evaluate stage does, without reading any file.
+
+What it leaves out: the CLI exit code and the stage (cli.py, the workflow).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import yaml
+
+from .chunk import Chunk
+from .evaluate import METRIC_KEYS, build_qrels, doc_ranking, mean
+from .metrics import retrieval_metrics
+from .retrieve import Ranking
+
+KINDS = ("contains_doc", "excludes_doc", "min_distinct_docs", "max_per_doc", "metric")
+METRICS = METRIC_KEYS + ("recall@100",)
+KEYS = {"retriever", "query_id", "k", "slice", "level", "at_least", *KINDS}
+ANY = "*"
+
+
+@dataclass(frozen=True)
+class Assertion:
+    index: int  # position in the file's list, for messages
+    kind: str  # one of KINDS
+    retriever: tuple[str, ...]  # run names; ("*",) = every run
+    query_id: tuple[str, ...] = ()  # ("*",) = every question; () for a metric
+    k: int = 5
+    docs: tuple[str, ...] = ()  # contains_doc, excludes_doc
+    n: int = 0  # min_distinct_docs, max_per_doc
+    metric: str = ""
+    level: str = "chunk"
+    slice: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    at_least: float = 0.0
+
+
+@dataclass(frozen=True)
+class Result:
+    index: int  # the assertion's position in its file
+    text: str  # what was asserted, readable
+    passed: bool
+    observed: str  # what the runs showed
+
+    @property
+    def status(self) -> str:
+        return "PASS" if self.passed else "FAIL"
+
+
+class AssertionFileError(ValueError):
+    """A malformed assertions file; the message names the file, the entry and the key."""
+
+
+def _names(value: Any, where: str) -> tuple[str, ...]:
+    """One name or a list of names (numbers allowed: BEIR ids) as strings."""
+    items = value if isinstance(value, list) else [value]
+    if not items or not all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in items):
+        raise AssertionFileError(f"{where}: expected a name or a list of names, got {value!r}")
+    return tuple(str(v) for v in items)
+
+
+def _positive_int(value: Any, where: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise AssertionFileError(f"{where}: expected a positive integer, got {value!r}")
+    return value
+
+
+def parse_entry(entry: Any, where: str, index: int) -> Assertion:
+    """One validated entry; `where` prefixes every message ("file: assertions[3]")."""
+    if not isinstance(entry, dict):
+        raise AssertionFileError(f"{where}: expected a mapping, got {entry!r}")
+    unknown = sorted(set(map(str, entry)) - KEYS)
+    if unknown:
+        raise AssertionFileError(f"{where}: {unknown[0]}: unknown key (known: {', '.join(sorted(KEYS))})")
+    kinds = [kind for kind in KINDS if kind in entry]
+    if len(kinds) != 1:
+        raise AssertionFileError(f"{where}: needs exactly one of {', '.join(KINDS)}, got {kinds or 'none'}")
+    kind = kinds[0]
+    if "retriever" not in entry:
+        raise AssertionFileError(f"{where}: retriever: missing")
+    retriever = _names(entry["retriever"], f"{where}: retriever")
+    if kind == "metric":
+        for key in ("query_id", "k"):
+            if key in entry:
+                raise AssertionFileError(f"{where}: {key}: does not apply to a metric assertion")
+        metric = entry["metric"]
+        if metric not in METRICS:
+            raise AssertionFileError(f"{where}: metric: unknown metric {metric!r} (one of {', '.join(METRICS)})")
+        level = entry.get("level", "chunk")
+        if level not in ("chunk", "doc"):
+            raise AssertionFileError(f"{where}: level: expected chunk or doc, got {level!r}")
+        raw_slice = entry.get("slice") or {}
+        if not isinstance(raw_slice, dict):
+            raise AssertionFileError(f"{where}: slice: expected a mapping of question field to value, got {raw_slice!r}")
+        at_least = entry.get("at_least")
+        if not isinstance(at_least, (int, float)) or isinstance(at_least, bool):
+            raise AssertionFileError(f"{where}: at_least: expected a number, got {at_least!r}")
+        return Assertion(index, kind, retriever, metric=metric, level=level, at_least=float(at_least),
+                         slice={str(f): _names(v, f"{where}: slice: {f}") for f, v in raw_slice.items()})
+    for key in ("slice", "level", "at_least"):
+        if key in entry:
+            raise AssertionFileError(f"{where}: {key}: applies only to a metric assertion")
+    if "query_id" not in entry:
+        raise AssertionFileError(f"{where}: query_id: missing")
+    query_id = _names(entry["query_id"], f"{where}: query_id")
+    if kind in ("contains_doc", "excludes_doc") and ANY in query_id:
+        raise AssertionFileError(f"{where}: query_id: '*' cannot be used with {kind}, whose documents are per question")
+    k = _positive_int(entry.get("k", 5), f"{where}: k")
+    if kind in ("contains_doc", "excludes_doc"):
+        return Assertion(index, kind, retriever, query_id, k, docs=_names(entry[kind], f"{where}: {kind}"))
+    return Assertion(index, kind, retriever, query_id, k, n=_positive_int(entry[kind], f"{where}: {kind}"))
+
+
+def load_assertions(path: str | Path) -> list[Assertion]:
+    """Parse and validate an assertions file; every error names the file and the entry."""
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise AssertionFileError(f"{path}: not valid YAML: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("assertions"), list):
+        raise AssertionFileError(f"{path}: expected a mapping with a list under 'assertions'")
+    return [parse_entry(entry, f"{path}: assertions[{i}]", i) for i, entry in enumerate(data["assertions"])]
+
+
+def per_query_metrics(questions: list[dict], chunks: Sequence[Chunk],
+                      runs: dict[str, dict[str, Ranking]]) -> dict[str, dict[str, dict[str, dict[str, float]]]]:
+    """{retriever: {"chunk" | "doc": {qid: retrieval_metrics}}} over the answerable questions."""
+    chunk_qrels, doc_qrels = build_qrels(questions, chunks)
+    doc_of = {c.id: c.doc_id for c in chunks}
+    out: dict = {}
+    for name, run in runs.items():
+        out[name] = {"chunk": {}, "doc": {}}
+        for qid in chunk_qrels:
+            ranking = run.get(qid, [])
+            out[name]["chunk"][qid] = retrieval_metrics([c for c, _ in ranking], chunk_qrels[qid])
+            out[name]["doc"][qid] = retrieval_metrics(doc_ranking(ranking, doc_of), doc_qrels[qid])
+    return out
+
+
+def in_slice(question: dict, where: Mapping[str, tuple[str, ...]]) -> bool:
+    """Every field matches one of its values; a list field matches if it holds one."""
+    for fld, values in where.items():
+        value = question.get(fld)
+        held = value if isinstance(value, list) else [value]
+        if not any(str(v) in values for v in held if v is not None):
+            return False
+    return True
+
+
+def _expand(names: tuple[str, ...], every: list[str]) -> list[str]:
+    return every if ANY in names else list(names)
+
+
+def _check_top(a: Assertion, retriever: str, qid: str, runs: dict, doc_of: Mapping[str, str]) -> Result:
+    what = {"contains_doc": f"top {a.k} contains {' or '.join(a.docs)}",
+            "excludes_doc": f"top {a.k} does not contain {' or '.join(a.docs)}",
+            "min_distinct_docs": f"top {a.k} from at least {a.n} distinct documents",
+            "max_per_doc": f"no document more than {a.n} of the top {a.k}"}[a.kind]
+    text = f"{retriever} {qid}: {what}"
+    if retriever not in runs:
+        return Result(a.index, text, False, f"no run named {retriever}")
+    if qid not in runs[retriever]:
+        return Result(a.index, text, False, f"query {qid} not in run {retriever}")
+    docs = [doc_of[cid] for cid, _ in runs[retriever][qid][:a.k]]
+    observed = f"top {a.k} docs: {', '.join(docs) or '(none)'}"
+    counts = {d: docs.count(d) for d in docs}
+    if a.kind == "contains_doc":
+        passed = any(d in counts for d in a.docs)
+    elif a.kind == "excludes_doc":
+        passed = not any(d in counts for d in a.docs)
+    elif a.kind == "min_distinct_docs":
+        passed = len(counts) >= a.n
+        observed += f" ({len(counts)} distinct)"
+    else:
+        most = max(counts, key=lambda d: counts[d]) if counts else None
+        passed = most is None or counts[most] <= a.n
+        observed += f" (most: {most} × {counts[most]})" if most else ""
+    return Result(a.index, text, passed, observed)
+
+
+def _check_metric(a: Assertion, retriever: str, questions: list[dict], metrics: Mapping) -> Result:
+    where = ", ".join(f"{f}={'|'.join(v)}" for f, v in a.slice.items()) or "all questions"
+    text = f"{retriever}: {a.metric} ({a.level}) on {where} at least {a.at_least:g}"
+    by_qid = metrics.get(retriever, {}).get(a.level)
+    if by_qid is None:
+        return Result(a.index, text, False, f"no metrics for run {retriever}")
+    values = [by_qid[q["qid"]][a.metric] for q in questions if q["qid"] in by_qid and in_slice(q, a.slice)]
+    if not values:
+        return Result(a.index, text, False, "no answerable question in the slice")
+    value = mean(values)
+    return Result(a.index, text, value >= a.at_least, f"{a.metric} = {value:.3f} over {len(values)} questions")
+
+
+def check(assertions: Sequence[Assertion], runs: dict[str, dict[str, Ranking]], doc_of: Mapping[str, str],
+          questions: list[dict], per_query_metrics: Mapping) -> list[Result]:
+    """Evaluate every assertion, wildcards expanded, in file order."""
+    every_run = list(runs)
+    every_qid = [q["qid"] for q in questions]
+    results = []
+    for a in assertions:
+        for retriever in _expand(a.retriever, every_run):
+            if a.kind == "metric":
+                results.append(_check_metric(a, retriever, questions, per_query_metrics))
+                continue
+            for qid in _expand(a.query_id, every_qid):
+                results.append(_check_top(a, retriever, qid, runs, doc_of))
+    return results
+
+
+def format_markdown(results: Sequence[Result]) -> str:
+    """One `- PASS|FAIL text — observed` line per result, then "N of M passed"."""
+    lines = [f"- {r.status} {r.text} — {r.observed}" for r in results]
+    summary = f"{sum(r.passed for r in results)} of {len(results)} passed"
+    return "\n".join(lines + [""] * bool(lines) + [summary]) + "\n"
