@@ -121,7 +121,8 @@ def cmd_embed(a) -> None:
     texts = [index_text(c) for c in chunks]
     producer = {"embedder": a.name, "chunks_sha256": sha256_file(a.chunks)}
     if s["type"] == "hashing":
-        emb = HashingEmbedder.fit(texts, dim=s["dim"])
+        from .analyze import AnalyzerConfig
+        emb = HashingEmbedder.fit(texts, dim=s["dim"], analyzer=AnalyzerConfig.from_dict(s.get("analyzer", {})))
         producer["params"] = emb.params()
     else:
         from .biencoder import BiEncoderEmbedder, MiniBiEncoder

@@ -64,6 +64,7 @@ CORPUS_DEFAULTS: dict[str, Any] = {
         "k": 5,                        # the top k that overlap, always-on-top and diversity look at
         "always_share": 0.2,           # a chunk in the top k of more than this share of questions is "always on top"
     },
+    "note": "",                        # markdown shown at the top of the corpus's report section
     "assertions": "",                  # YAML file of assertions (workflow/assertions.*.yaml); "" = none
     "strict": False,                   # true: a failing assertion fails the build
 }

@@ -1,7 +1,7 @@
 """Embedders: map a list of strings to an (N, d) float32 matrix of unit vectors.
 
-`HashingEmbedder` is the untrained control (the seed's): TF-IDF weights of lowercased
-`\\w+` words, folded into `dim` buckets by a signed feature hash. The hash is blake2b of
+`HashingEmbedder` is the untrained control (the seed's): TF-IDF weights of the words an
+analyzer yields (by default lowercased `\\w+`; CJK character bigrams for Chinese), folded into `dim` buckets by a signed feature hash. The hash is blake2b of
 the word's UTF-8 bytes, never Python's `hash()`, so a word lands in the same bucket in
 every process and on every machine. IDF is fitted on the corpus the embedder indexes and
 travels with the vectors (in their sidecar), so queries are weighted like the chunks.
@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import hashlib
 import math
-import re
 from collections import Counter
 from typing import Protocol
 
 import numpy as np
 
-WORD_RE = re.compile(r"\w+", re.UNICODE)
+from .analyze import Analyzer, AnalyzerConfig
 
 
 class Embedder(Protocol):
@@ -36,30 +35,30 @@ class Embedder(Protocol):
         ...
 
 
-def words(text: str) -> list[str]:
-    return WORD_RE.findall(text.lower())
-
-
 def smoothed_idf(n_docs: int, df: int) -> float:
     """idf = log((1 + N) / (1 + df)) + 1 (never zero, so words in every text still count a little)."""
     return math.log((1 + n_docs) / (1 + df)) + 1.0
 
 
 class HashingEmbedder:
-    def __init__(self, dim: int = 256, idf: dict[str, float] | None = None, default_idf: float = 1.0):
+    def __init__(self, dim: int = 256, idf: dict[str, float] | None = None, default_idf: float = 1.0,
+                 analyzer: AnalyzerConfig = AnalyzerConfig()):
         self.d = dim
         self.idf = idf or {}
         self.default_idf = default_idf  # weight of a word the fitted corpus never saw
+        self.analyzer_config = analyzer
+        self.words = Analyzer(analyzer)
         self._slots: dict[str, tuple[int, float]] = {}
 
     @classmethod
-    def fit(cls, texts: list[str], dim: int = 256) -> "HashingEmbedder":
+    def fit(cls, texts: list[str], dim: int = 256, analyzer: AnalyzerConfig = AnalyzerConfig()) -> "HashingEmbedder":
+        words = Analyzer(analyzer)
         df: Counter[str] = Counter()
         for t in texts:
             df.update(set(words(t)))
         n = len(texts)
         idf = {w: smoothed_idf(n, c) for w, c in sorted(df.items())}
-        return cls(dim=dim, idf=idf, default_idf=smoothed_idf(n, 0))
+        return cls(dim=dim, idf=idf, default_idf=smoothed_idf(n, 0), analyzer=analyzer)
 
     def slot(self, word: str) -> tuple[int, float]:
         """(bucket, sign) of a word: bytes 0-7 of blake2b pick the bucket, bit 64 the sign."""
@@ -73,7 +72,7 @@ class HashingEmbedder:
     def embed(self, texts: list[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.d), dtype=np.float64)  # (N, d)
         for i, text in enumerate(texts):
-            for w, tf in Counter(words(text)).items():
+            for w, tf in Counter(self.words(text)).items():
                 bucket, sign = self.slot(w)
                 out[i, bucket] += sign * (1.0 + math.log(tf)) * self.idf.get(w, self.default_idf)
         norms = np.linalg.norm(out, axis=1, keepdims=True)  # (N, 1)
@@ -81,8 +80,10 @@ class HashingEmbedder:
         return out.astype(np.float32)
 
     def params(self) -> dict:
-        return {"type": "hashing", "dim": self.d, "default_idf": self.default_idf, "idf": self.idf}
+        return {"type": "hashing", "dim": self.d, "analyzer": self.analyzer_config.to_dict(),
+                "default_idf": self.default_idf, "idf": self.idf}
 
     @classmethod
     def from_params(cls, params: dict) -> "HashingEmbedder":
-        return cls(dim=params["dim"], idf=params["idf"], default_idf=params["default_idf"])
+        return cls(dim=params["dim"], idf=params["idf"], default_idf=params["default_idf"],
+                   analyzer=AnalyzerConfig.from_dict(params.get("analyzer", {})))

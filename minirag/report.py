@@ -96,6 +96,8 @@ class CorpusReport:
 
     def render(self) -> str:
         out = [f"## Corpus `{self.name}`", ""]
+        if self.cc.get("note"):
+            out += [self.cc["note"].strip(), ""]
         for part in (self.overview, self.retrieval_tables, self.fusion, self.tags, self.slices, self.ablation,
                      self.sweeps, self.diagnosis, self.assertions, self.encoders, self.answers, self.stage_times):
             out += part()
@@ -248,10 +250,16 @@ class CorpusReport:
             return []
         text = path.read_text(encoding="utf-8").strip()
         summary = text.splitlines()[-1]
+        per_run: dict[str, list[bool]] = {}
+        for r in read_json(path.with_suffix(".json")):
+            per_run.setdefault(r["assertion"].split(":")[0].split(" ")[0], []).append(r["passed"])
         return [f"### Assertions: {summary}", "",
                 f"From `{self.cc['assertions']}`, checked on the runs by `python -m minirag assert` "
-                f"({'strict: a failure fails the build' if self.cc['strict'] else 'recorded; the build does not fail'}).", "",
-                text, ""]
+                f"({'strict: a failure fails the build' if self.cc['strict'] else 'recorded; the build does not fail'}). "
+                "Per run:", "",
+                md_table(["Run", "what", "passed"], [[f"`{r}`", describe_retriever(self.cc, r) if r in self.cc["retrievers"] else "",
+                                                      f"{sum(v)} of {len(v)}"] for r, v in per_run.items()]), "",
+                "<details><summary>Every assertion</summary>", "", text, "", "</details>", ""]
 
     def encoders(self) -> list[str]:
         from .figures import plot_loss
