@@ -40,6 +40,8 @@ class BiEncoderConfig:
     lr: float = 3e-3               # Adam learning rate (constant)
     temperature: float = 0.05      # InfoNCE temperature: logits are cosine / temperature
     seed: int = 0                  # initialisation and batch order
+    idf_init: float = 2.0          # token vectors start with norm ~ idf^idf_init over the training texts (0 = plain)
+    lowercase: bool = True         # lowercase texts before tokenizing (the BPE is cased; case rarely matters for search)
     sources: tuple[str, ...] = ("title", "ict", "crops", "table_rows")  # pair sources (pairs.py)
 
     @classmethod
@@ -230,7 +232,7 @@ class BiEncoderEmbedder:
         texts = list(texts)
         if not texts:
             return np.zeros((0, self.d), dtype=np.float32)
-        return self.model.encode_ids(self.tokenizer.encode_batch(texts))
+        return self.model.encode_ids(encode_texts(self.tokenizer, texts, self.model.config))
 
 
 class Adam:
@@ -260,6 +262,21 @@ class Adam:
             self.params[k] -= step * m / (np.sqrt(v) + eps)
 
 
+def token_idf(tokens: Sequence[Sequence[int]], vocab_size: int) -> np.ndarray:
+    """(V,) smoothed idf of every token id over the texts: log((1 + N) / (1 + df)) + 1
+    (scikit-learn's smooth_idf, the formula embed.py uses); unseen tokens get the maximum."""
+    lens = np.array([len(t) for t in tokens], dtype=np.int64)
+    flat = np.fromiter((i for t in tokens for i in t), dtype=np.int64, count=int(lens.sum()))
+    pairs = np.unique(np.repeat(np.arange(len(tokens)), lens) * vocab_size + flat)  # distinct (text, token)
+    df = np.bincount(pairs % vocab_size, minlength=vocab_size)  # (V,)
+    return np.log((1.0 + len(tokens)) / (1.0 + df)) + 1.0
+
+
+def encode_texts(tokenizer, texts: list[str], config: BiEncoderConfig) -> list[list[int]]:
+    """Token ids as training and embedding both see them (lowercased if the config says so)."""
+    return tokenizer.encode_batch([t.lower() for t in texts] if config.lowercase else list(texts))
+
+
 def same_matrix(a_ids: np.ndarray, b_ids: np.ndarray) -> np.ndarray:
     """(B, B) bool: pairs i and j share their query text or their passage text."""
     return (a_ids[:, None] == a_ids[None, :]) | (b_ids[:, None] == b_ids[None, :])
@@ -270,8 +287,9 @@ def train_biencoder(pairs: list[tuple[str, str]], tokenizer, config: BiEncoderCo
                     ) -> tuple[MiniBiEncoder, list[float]]:
     """Train a MiniBiEncoder on (a, b) pairs; returns the model and the mean loss of each epoch.
 
-    Each distinct text is tokenized once. Batches are drawn from a seeded permutation per
-    epoch; the last, smaller batch of an epoch is kept (it still has negatives if B > 1).
+    Each distinct text is tokenized once; token vectors start with idf-scaled norms
+    (`idf_init`) computed on the training texts. Batches come from a seeded permutation
+    per epoch; the last, smaller batch of an epoch is kept (it still has negatives if B > 1).
     `progress(epoch, step, n_steps, loss)` is called after every step (epochs count from 1).
     """
     if not pairs:
@@ -279,9 +297,15 @@ def train_biencoder(pairs: list[tuple[str, str]], tokenizer, config: BiEncoderCo
     index: dict[str, int] = {}
     a_ids = np.array([index.setdefault(a, len(index)) for a, _ in pairs], dtype=np.int64)  # (n,)
     b_ids = np.array([index.setdefault(b, len(index)) for _, b in pairs], dtype=np.int64)  # (n,)
-    tokens = [ids[:config.max_tokens] for ids in tokenizer.encode_batch(list(index))]
+    tokens = [ids[:config.max_tokens] for ids in encode_texts(tokenizer, list(index), config)]
 
     model = MiniBiEncoder(tokenizer.vocab_size, config)
+    # Mean pooling weighs every token alike; starting rare tokens with longer vectors makes
+    # the untrained encoder a random projection of an idf-weighted bag of tokens (a TF-IDF
+    # control), which training then refines. Normalised by the mean so the scale stays ~1.
+    idf = token_idf(tokens, tokenizer.vocab_size)  # (V,)
+    scale = (idf / idf.mean()) ** config.idf_init  # (V,)
+    model.params["tok_emb"] *= scale[:, None].astype(model.params["tok_emb"].dtype)
     opt = Adam(model.params, config.lr)
     rng = np.random.default_rng([config.seed, 1])  # batch order; init used stream [seed]
     n, bs = len(pairs), config.batch_size

@@ -79,8 +79,7 @@ def cmd_train_biencoder(a) -> None:
     from .io import sha256_file, sha256_text
     from .pairs import beir_train_pairs, mine_pairs
     s = json.loads(a.settings)
-    cfg = BiEncoderConfig(**{k: (tuple(v) if isinstance(v, list) else v) for k, v in s.items()
-                             if k in BiEncoderConfig.__dataclass_fields__})
+    cfg = BiEncoderConfig.from_dict({k: v for k, v in s.items() if k != "type"})
     chunks = load_chunks(a.chunks)
     records = [c.to_record() for c in chunks]
     pairs = mine_pairs(records, cfg.sources, cfg.seed)
@@ -91,24 +90,27 @@ def cmd_train_biencoder(a) -> None:
     progress = make_progress(cfg.epochs)
     model, losses = train_biencoder([(x, y) for _, x, y in pairs], tok, cfg, progress=progress)
     pairs_hash = sha256_text("\n".join(f"{s_}\t{x}\t{y}" for s_, x, y in pairs))
-    model.save(a.out, {"config": s, "tokenizer_sha256": sha256_file(a.tokenizer),
+    model.save(a.out, {"settings": s, "tokenizer_sha256": sha256_file(a.tokenizer),
                        "training_pairs": len(pairs), "training_data_sha256": pairs_hash, "loss_per_epoch": losses})
 
 
 def make_progress(epochs: int):
-    """A progress bar on a terminal; one line per epoch otherwise (the rule's log)."""
+    """A progress bar on a terminal; one line per epoch, with its mean loss, otherwise too (the rule's log)."""
     tty = sys.stderr.isatty()
-    state = {"epoch": -1, "t0": time.perf_counter()}
+    state = {"t0": time.perf_counter(), "sum": 0.0}
 
     def progress(epoch: int, step: int, n_steps: int, loss: float) -> None:
+        # epoch counts from 1, step from 1 to n_steps (minirag.biencoder.train_biencoder)
+        state["sum"] = loss if step == 1 else state["sum"] + loss
         if tty:
-            filled = int(30 * (step + 1) / max(n_steps, 1))
-            sys.stderr.write(f"\repoch {epoch + 1}/{epochs} [{'#' * filled}{'.' * (30 - filled)}] loss {loss:.4f}")
+            filled = int(30 * step / max(n_steps, 1))
+            sys.stderr.write(f"\repoch {epoch}/{epochs} [{'#' * filled}{'.' * (30 - filled)}] loss {loss:.4f}")
             sys.stderr.flush()
-        if step + 1 == n_steps:
+        if step == n_steps:
             if tty:
                 sys.stderr.write("\n")
-            log(f"epoch {epoch + 1}/{epochs}: loss {loss:.4f} ({time.perf_counter() - state['t0']:.1f}s)")
+            log(f"epoch {epoch}/{epochs}: mean step loss {state['sum'] / n_steps:.4f} "
+                f"({time.perf_counter() - state['t0']:.1f}s)")
     return progress
 
 
@@ -290,6 +292,9 @@ def cmd_assert(a) -> int:
     questions = read_jsonl(questions_path)
     chunks = load_chunks(chunks_path)
     runs = {Path(p).stem: read_run(p) for p in run_paths}
+    for run in runs.values():  # a run file has no lines for a query that matched nothing
+        for q in questions:
+            run.setdefault(q["qid"], [])
     results = check(load_assertions(assertions_path), runs, {c.id: c.doc_id for c in chunks}, questions,
                     per_query_metrics(questions, chunks, runs))
     text = format_markdown(results)

@@ -21,6 +21,10 @@ corpora:
       dense: {type: dense, embedder: hashing}
       bm25: {type: bm25, index: plain}
       rrf: {type: rrf, of: [dense, bm25], k: 60}
+      linear: {type: linear, of: [dense, bm25], alpha: 0.6}
+      bm25-cap: {type: cap, base: bm25, cap: 2}
+      rrf-mmr: {type: mmr, base: rrf, lambda: 0.7, sweep: {lambda: [0.5]}}
+    assertions: fixture/assertions.yaml
 """
 
 

@@ -47,10 +47,16 @@ def test_full_build_writes_report_and_every_artifact(built):
                 "eval/slices.csv"):
         assert (root / rel).exists(), rel
     metrics = json.loads((root / "eval" / "metrics.json").read_text())
-    assert set(metrics["retrieval"]) == {"dense", "bm25", "rrf"}
+    assert set(metrics["retrieval"]) == {"dense", "bm25", "rrf", "linear", "bm25-cap", "rrf-mmr", "rrf-mmr@lambda=0.5"}
+    assert not (root / "answers" / "rrf-mmr@lambda=0.5.jsonl").exists()  # sweep points: retrieval only
+    for rel in ("diagnosis.csv", "overlap.csv", "always_on_top.csv", "diversity.csv", "assertions.md"):
+        assert (root / "eval" / rel).exists(), rel
     assert set(metrics["retrieval"]["rrf"]["chunk"]) >= {"hit@1", "hit@3", "hit@5", "mrr", "recall@5", "ndcg@10"}
     report = (built / "results" / "report.md").read_text()
-    assert "| `rrf` (RRF k=60 of dense + bm25) |" in report and "### Slices" in report
+    assert "### Assertions: 5 of 6 passed" in report and "### Sweep: `rrf-mmr` over lambda" in report
+    assert (built / "results" / "mini" / "figures" / "sweep-rrf-mmr-lambda.png").exists()
+    assert "| `rrf` | RRF k=60 of dense + bm25 |" in report and "### Slices" in report
+    assert "Built by `snakemake` from `mini.yaml`" in report
     manifest = json.loads((built / "results" / "manifest.json").read_text())
     assert "results/mini/chunks.jsonl" in manifest["files"]["mini"]["outputs"]
     assert "fixture/docs/en/index.md" in manifest["files"]["mini"]["inputs"]
@@ -66,7 +72,8 @@ def test_chunk_size_change_reruns_chunk_and_downstream_only(built):
         jobs = planned_jobs(built)
     finally:
         restore()
-    assert set(jobs) == {"chunk", "embed", "bm25", "retrieve", "prompt", "generate", "evaluate", "diagnose", "report"}
+    assert set(jobs) == {"chunk", "embed", "bm25", "retrieve", "prompt", "generate", "evaluate", "diagnose",
+                         "assertions", "report"}
     assert not UPSTREAM & set(jobs)
 
 
@@ -79,7 +86,8 @@ def test_bm25_parameter_change_does_not_rerun_embed(built):
     finally:
         cfg.write_text(text)
     assert "embed" not in jobs and "chunk" not in jobs
-    assert jobs["bm25"] == 1 and jobs["retrieve"] == 2  # bm25 and the rrf that fuses it; not dense
+    # bm25 and every run downstream of it (rrf, linear, cap, mmr and its sweep point); not dense
+    assert jobs["bm25"] == 1 and jobs["retrieve"] == 6
 
 
 def test_vocab_size_change_reruns_tokenizer_and_downstream_not_curate(built):
@@ -134,6 +142,23 @@ def test_search_and_answer_cli_on_built_artifacts(built):
     ans = json.loads(proc.stdout)
     assert "tuve" in ans["answer"] and not ans["abstained"]
     assert ans["citations"][0]["chunk_id"] in ans["retrieved"] and ans["citations"][0]["doc_id"] == "es/preterito.md"
+
+
+def test_assert_command_exits_nonzero_on_a_failure(built):
+    proc = run([sys.executable, "-m", "minirag", "assert", "--corpus", "mini", "--configfile", "mini.yaml"], built,
+               check=False)
+    assert proc.returncode == 1
+    assert "FAIL bm25 f-04: top 5 does not contain es/preterito.md" in proc.stdout and "5 of 6 passed" in proc.stdout
+
+
+def test_strict_assertions_fail_the_build(built):
+    restore = edit(built / "mini.yaml", "assertions: fixture/assertions.yaml",
+                   "assertions: fixture/assertions.yaml\n    strict: true")
+    try:
+        proc = snakemake(built, "results/report.md", check=False)
+    finally:
+        restore()
+    assert proc.returncode != 0 and "Error in rule assertions" in proc.stdout + proc.stderr
 
 
 def test_search_on_missing_artifacts_names_the_command(tmp_path):

@@ -1,6 +1,7 @@
 # Helpers every rule file uses: the merged per-corpus config, each stage's params as
 # canonical JSON, and the minirag source files a stage runs (so editing them reruns it).
 import json
+import os
 import sys
 from pathlib import Path
 

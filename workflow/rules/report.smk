@@ -16,7 +16,7 @@ rule report:
     params:
         # config order kept (not sorted): it is the order of the report's rows
         settings=lambda wc: json.dumps({"corpora": CORPORA, "results": "results"}, ensure_ascii=False),
-        config=lambda wc: str(list(workflow.overwrite_configfiles or workflow.configfiles)[-1]),
+        config=lambda wc: os.path.relpath(list(workflow.overwrite_configfiles or workflow.configfiles)[-1]),
     log:
         "results/logs/report.log",
     benchmark:

@@ -1,0 +1,55 @@
+import pytest
+
+from minirag.config import ConfigError, answered, corpus_config, corpus_names, stage_settings
+
+
+def cfg(**corpus):
+    return {"corpora": {"c": corpus}}
+
+
+def test_defaults_fill_every_stage():
+    cc = corpus_config(cfg(), "c")
+    assert cc["chunk"]["strategy"] == "tokens" and cc["bm25"]["plain"]["k1"] == 1.5
+    assert set(cc["retrievers"]) == {"dense", "bm25", "rrf"}
+
+
+def test_named_collections_replace_the_defaults_whole():
+    cc = corpus_config(cfg(retrievers={"bm25": {"type": "bm25"}}), "c")
+    assert list(cc["retrievers"]) == ["bm25"] and cc["retrievers"]["bm25"]["index"] == "plain"
+
+
+def test_stage_settings_hold_only_what_the_stage_reads():
+    cc = corpus_config(cfg(chunk={"strategy": "chars", "size": 300, "overlap": 30}), "c")
+    assert stage_settings(cc, "chunk") == {"strategy": "chars", "size": 300, "overlap": 30}
+    assert stage_settings(cc, "retrieve", "bm25") == {"type": "bm25", "index": "plain", "depth": 100}
+
+
+def test_sweep_expands_into_one_retriever_per_value():
+    cc = corpus_config(cfg(retrievers={
+        "dense": {"type": "dense"}, "bm25": {"type": "bm25"},
+        "rrf": {"type": "rrf", "of": ["dense", "bm25"], "sweep": {"k": [5, 200]}}}), "c")
+    assert cc["retrievers"]["rrf@k=5"]["k"] == 5 and cc["retrievers"]["rrf@k=200"]["sweep_of"] == "rrf"
+    assert "sweep" not in cc["retrievers"]["rrf"]
+    assert stage_settings(cc, "retrieve", "rrf@k=5") == {"type": "rrf", "of": ["dense", "bm25"], "k": 5, "depth": 100}
+    assert answered(cc) == ["dense", "bm25", "rrf"]  # sweep points are scored on retrieval only
+
+
+@pytest.mark.parametrize("retrievers, message", [
+    ({"r": {"type": "rrf", "of": ["r", "r"]}}, "retrievers.r.of: a retriever cannot take its own run"),
+    ({"a": {"type": "cap", "base": "b"}, "b": {"type": "cap", "base": "a"}}, "retrievers form a cycle"),
+    ({"d": {"type": "dense", "embedder": "nope"}}, "retrievers.d.embedder: unknown embedder 'nope'"),
+    ({"b": {"type": "bm25"}, "m": {"type": "mmr", "base": "b", "embedder": "x"}}, "retrievers.m.embedder: unknown embedder 'x'"),
+    ({"b": {"type": "bm25"}, "c": {"type": "cap", "base": "b", "sweep": {"lambda": [0.5]}}},
+     "retrievers.c.sweep.lambda: not a sweepable parameter of 'cap'"),
+    ({"b": {"type": "bm25"}, "l": {"type": "linear", "of": ["b", "b"], "weights": [1.0]}}, "retrievers.l.weights: one weight"),
+])
+def test_inconsistent_retrievers_are_refused_naming_the_key(retrievers, message):
+    with pytest.raises(ConfigError, match=message):
+        corpus_config(cfg(retrievers=retrievers), "c")
+
+
+def test_build_selects_corpora_and_refuses_unknown_ones():
+    config = {"build": ["b"], "corpora": {"a": {}, "b": {}}}
+    assert corpus_names(config) == ["b"]
+    with pytest.raises(ConfigError, match="build: unknown corpus 'z'"):
+        corpus_names({"build": ["z"], "corpora": {"a": {}}})
