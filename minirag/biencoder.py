@@ -20,6 +20,7 @@ tokenizer (any object with `encode_batch` and `vocab_size`), mining the pairs
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Callable, Sequence
@@ -41,8 +42,10 @@ class BiEncoderConfig:
     temperature: float = 0.05      # InfoNCE temperature: logits are cosine / temperature
     seed: int = 0                  # initialisation and batch order
     idf_init: float = 2.0          # token vectors start with norm ~ idf^idf_init over the training texts (0 = plain)
-    lowercase: bool = True         # lowercase texts before tokenizing (the BPE is cased; case rarely matters for search)
+    normalize: bool = True         # lowercase and space out punctuation before tokenizing (see normalize_text)
     sources: tuple[str, ...] = ("title", "ict", "crops", "table_rows")  # pair sources (pairs.py)
+    ict_per_chunk: int = 8         # inverse-cloze pairs mined per chunk (pairs.mine_pairs)
+    crops_per_chunk: int = 4       # crop pairs mined per chunk (pairs.mine_pairs)
 
     @classmethod
     def from_dict(cls, values: dict) -> "BiEncoderConfig":
@@ -272,9 +275,22 @@ def token_idf(tokens: Sequence[Sequence[int]], vocab_size: int) -> np.ndarray:
     return np.log((1.0 + len(tokens)) / (1.0 + df)) + 1.0
 
 
+PUNCT_RE = re.compile(r"([^\w\s])")
+
+
+def normalize_text(text: str) -> str:
+    """Lowercase, put a space on both sides of every punctuation mark, collapse whitespace.
+
+    The BPE pre-tokenizer glues a leading space or punctuation mark to a word, so "| go |",
+    "'go'", "(go)" and "Go" would give different tokens for one word; after this every
+    word reaches the tokenizer as " word" and matches itself wherever it occurs.
+    """
+    return " ".join(PUNCT_RE.sub(r" \1 ", text.lower()).split())
+
+
 def encode_texts(tokenizer, texts: list[str], config: BiEncoderConfig) -> list[list[int]]:
-    """Token ids as training and embedding both see them (lowercased if the config says so)."""
-    return tokenizer.encode_batch([t.lower() for t in texts] if config.lowercase else list(texts))
+    """Token ids as training and embedding both see them (normalized if the config says so)."""
+    return tokenizer.encode_batch([normalize_text(t) for t in texts] if config.normalize else list(texts))
 
 
 def same_matrix(a_ids: np.ndarray, b_ids: np.ndarray) -> np.ndarray:

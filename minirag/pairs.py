@@ -31,9 +31,9 @@ import numpy as np
 from .io import dumps_json, read_jsonl, sha256_text
 
 SOURCES = ("title", "ict", "crops", "table_rows")
-ICT_PER_CHUNK = 2         # sentences drawn (without replacement) from each chunk
+ICT_PER_CHUNK = 8         # default number of sentences drawn (without replacement) per chunk
 ICT_KEEP_PROB = 0.1       # Lee et al. 2019: the sentence stays in its context 10% of the time
-CROPS_PER_CHUNK = 2       # crop pairs drawn from each chunk
+CROPS_PER_CHUNK = 4       # default number of crop pairs drawn per chunk
 CROP_FRACTION = (0.2, 0.5)  # crop length as a fraction of the chunk's words (Contriever: 0.1-0.5)
 MIN_WORDS = 3             # shorter sentences, cells and crops carry too little to learn from
 
@@ -90,12 +90,12 @@ def title_pairs(chunk: dict) -> list[tuple[str, str]]:
     return out
 
 
-def ict_pairs(chunk: dict, rng: np.random.Generator) -> list[tuple[str, str]]:
+def ict_pairs(chunk: dict, rng: np.random.Generator, per_chunk: int) -> list[tuple[str, str]]:
     text = chunk["text"]
     spans = [(s, e) for s, e in sentence_spans(text) if n_words(text[s:e]) >= MIN_WORDS]
     if len(spans) < 2:  # a lone sentence has no context to retrieve
         return []
-    picks = rng.choice(len(spans), size=min(ICT_PER_CHUNK, len(spans)), replace=False)
+    picks = rng.choice(len(spans), size=min(per_chunk, len(spans)), replace=False)
     keep = rng.random(len(picks)) < ICT_KEEP_PROB
     out = []
     for pick, kept in zip(sorted(picks), keep):
@@ -105,7 +105,7 @@ def ict_pairs(chunk: dict, rng: np.random.Generator) -> list[tuple[str, str]]:
     return out
 
 
-def crop_pairs(chunk: dict, rng: np.random.Generator) -> list[tuple[str, str]]:
+def crop_pairs(chunk: dict, rng: np.random.Generator, per_chunk: int) -> list[tuple[str, str]]:
     text = chunk["text"]
     words = [m.span() for m in re.finditer(r"\S+", text)]
     n = len(words)
@@ -113,7 +113,7 @@ def crop_pairs(chunk: dict, rng: np.random.Generator) -> list[tuple[str, str]]:
     if n < 2 * MIN_WORDS or hi > n:
         return []
     out = []
-    for _ in range(CROPS_PER_CHUNK):
+    for _ in range(per_chunk):
         len1, len2 = rng.integers(lo, hi + 1, size=2)
         s1 = int(rng.integers(0, n - len1 + 1))
         # the second crop starts so that the two share at least one word
@@ -170,7 +170,9 @@ def table_row_pairs(chunk: dict) -> list[tuple[str, str]]:
     return out
 
 
-def mine_pairs(chunks: list[dict], sources: Sequence[str], seed: int) -> list[tuple[str, str, str]]:
+def mine_pairs(chunks: list[dict], sources: Sequence[str], seed: int,
+               ict_per_chunk: int = ICT_PER_CHUNK, crops_per_chunk: int = CROPS_PER_CHUNK,
+               ) -> list[tuple[str, str, str]]:
     """(source, a, b) pairs of the named sources, source by source in the order given and
     chunk by chunk in input order; exact duplicates (overlapping chunks) and pairs with an
     empty side or a == b are dropped."""
@@ -184,9 +186,9 @@ def mine_pairs(chunks: list[dict], sources: Sequence[str], seed: int) -> list[tu
             if source == "title":
                 found = title_pairs(chunk)
             elif source == "ict":
-                found = ict_pairs(chunk, chunk_rng(seed, chunk["id"], source))
+                found = ict_pairs(chunk, chunk_rng(seed, chunk["id"], source), ict_per_chunk)
             elif source == "crops":
-                found = crop_pairs(chunk, chunk_rng(seed, chunk["id"], source))
+                found = crop_pairs(chunk, chunk_rng(seed, chunk["id"], source), crops_per_chunk)
             else:
                 found = table_row_pairs(chunk)
             for a, b in found:
