@@ -183,39 +183,46 @@ class CorpusReport:
 
     def ablation(self) -> list[str]:
         div = self.diversity_means()
-        bases = list(dict.fromkeys(s["base"] for r, s in self.cc["retrievers"].items()
-                                   if s["type"] in ("cap", "mmr") and "sweep_of" not in s))
+        retrievers = self.cc["retrievers"]
+        bases = list(dict.fromkeys(s["base"] for s in retrievers.values() if s["type"] in ("cap", "mmr")))
         if not bases:
             return []
         rows = []
         for base in bases:
-            family = [base] + [r for r in self.main if self.cc["retrievers"][r].get("base") == base]
+            family = [base] + sorted((r for r, s in retrievers.items() if s.get("base") == base),
+                                     key=lambda r: (retrievers[r]["type"], retrievers[r].get("lambda", 0)))
             for r in family:
                 d = div.get(r, {})
                 rows.append([f"`{r}`", "none" if r == base else describe_retriever(self.cc, r), self.h5(r),
-                             self.retrieval[r]["chunk"]["mrr"], float(d["distinct_docs"]) if d.get("distinct_docs") else None,
+                             self.h5(r, "doc"), self.retrieval[r]["chunk"]["mrr"],
+                             float(d["distinct_docs"]) if d.get("distinct_docs") else None,
                              float(d["mean_cosine"]) if d.get("mean_cosine") else None])
         k = self.cc["diagnose"]["k"]
         return ["### Diversification ablation", "",
-                f"The same run with no diversification, a per-document cap, and MMR: hit@5 and MRR (chunk level), "
-                f"distinct documents in the top {k} and the mean pairwise cosine of the top-{k} chunk vectors "
-                f"(`{self.cc['diagnose']['embedder']}` vectors; lower = more diverse). Source: `eval/diversity.csv`.", "",
-                md_table(["Run", "diversification", "hit@5", "MRR", f"distinct docs in top {k}", "mean pairwise cos"],
-                         rows), ""]
+                f"The same fused run with no diversification, a per-document cap, and MMR (sweep points included): "
+                f"hit@5 at chunk and document level, MRR (chunk), distinct documents in the top {k} and the mean "
+                f"pairwise cosine of the top-{k} chunk vectors (`{self.cc['diagnose']['embedder']}` vectors; lower = "
+                "more diverse). A cap can only push a second chunk of the same page down, so it can cost chunk-level "
+                "hits while keeping every page. Source: `eval/diversity.csv`.", "",
+                md_table(["Run", "diversification", "hit@5", "hit@5 (doc)", "MRR", f"distinct docs in top {k}",
+                          "mean pairwise cos"], rows), ""]
 
     def sweeps(self) -> list[str]:
         from .figures import plot_sweep
         out = []
         for (name, param), points in sweep_groups(self.cc).items():
+            points = sorted([name] + points, key=lambda p: self.cc["retrievers"][p][param])
             values = [self.cc["retrievers"][p][param] for p in points]
             hit5 = [self.h5(p) for p in points]
             mrr = [self.retrieval[p]["chunk"]["mrr"] for p in points]
             png = Path(self.results) / self.name / "figures" / f"sweep-{name}-{param}.png"
             plot_sweep(png, f"{self.name}: {name}, sweeping {param}", param, values, {"hit@5": hit5, "MRR": mrr})
             out += [f"### Sweep: `{name}` over {param}", "",
-                    f"Each point is its own run (`runs/{name}@{param}=<value>.trec`) and evaluation.", "",
-                    md_table([param, "hit@5", "MRR", "nDCG@10"],
-                             [[v, h, m, self.retrieval[p]["chunk"]["ndcg@10"]] for v, h, m, p in zip(values, hit5, mrr, points)]),
+                    f"Each point is its own run (`runs/{name}@{param}=<value>.trec`, and `runs/{name}.trec` for the "
+                    f"configured value) and evaluation; chunk level.", "",
+                    md_table([param, "run", "hit@5", "MRR", "nDCG@10"],
+                             [[f"{v:g}", f"`{p}`", h, m, self.retrieval[p]["chunk"]["ndcg@10"]]
+                              for v, h, m, p in zip(values, hit5, mrr, points)]),
                     "", f"![hit@5 against {param}]({self.link(png)})", ""]
         return out
 
@@ -237,11 +244,14 @@ class CorpusReport:
                f"them can fix): {len(shared)} of {len(diag)}."]
         if pairs:
             out += [f"- Mean top-{k} overlap between channels: " + "; ".join(f"{p} {v:.2f}" for p, v in pairs) + "."]
+        share = f"{self.cc['diagnose']['always_share']:.0%}"
         if always:
-            out += ["", f"Chunks in the top {k} of more than {self.cc['diagnose']['always_share']:.0%} of questions "
-                    "(\"always on top\"):", "",
+            out += ["", f"Chunks in the top {k} of more than {share} of questions (\"always on top\"):", "",
                     md_table(["Channel", "chunk", "document", "questions"],
                              [[f"`{r['retriever']}`", r["chunk_id"], r["doc_id"], r["count"]] for r in always[:10]])]
+        else:
+            out += [f"- No chunk of a base channel is in the top {k} of more than {share} of questions "
+                    "(no \"always on top\" hub)."]
         return out + [""]
 
     def assertions(self) -> list[str]:
