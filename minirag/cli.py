@@ -79,7 +79,7 @@ def cmd_train_biencoder(a) -> None:
     from .io import sha256_file, sha256_text
     from .pairs import beir_train_pairs, mine_pairs
     s = json.loads(a.settings)
-    cfg = BiEncoderConfig.from_dict({k: v for k, v in s.items() if k != "type"})
+    cfg = BiEncoderConfig.from_dict({k: v for k, v in s.items() if k not in ("type", "train_qrels")})
     chunks = load_chunks(a.chunks)
     records = [c.to_record() for c in chunks]
     pairs = mine_pairs(records, cfg.sources, cfg.seed)

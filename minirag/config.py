@@ -83,7 +83,7 @@ SWEEPABLE = {"rrf": ("k",), "linear": ("alpha",), "cap": ("cap",), "mmr": ("lamb
 
 EMBEDDER_DEFAULTS: dict[str, dict[str, Any]] = {
     "hashing": {"dim": 256},
-    "biencoder": {},
+    "biencoder": {"train_qrels": False},  # add (query, relevant doc) pairs of source.train_split (BEIR)
 }
 
 
@@ -205,7 +205,13 @@ def check_references(cc: dict, where: str) -> None:
                               f"({', '.join(RETRIEVER_DEFAULTS)})")
     for name in retrievers:
         upstream_closure(retrievers, name, f"{where}.retrievers")
+    src = cc["source"]
+    if src["train_split"] and src["train_split"] == src["split"]:
+        raise ConfigError(f"{where}.source.train_split: {src['train_split']!r} is the evaluation split; "
+                          "training on it would score the model on what it was trained on")
     for name, emb in embedders.items():
+        if emb.get("train_qrels") and not (cc["source"]["format"] == "beir" and cc["source"]["train_split"]):
+            raise ConfigError(f"{where}.embedders.{name}.train_qrels: needs a BEIR source with source.train_split")
         if emb.get("type") not in EMBEDDER_DEFAULTS:
             raise ConfigError(f"{where}.embedders.{name}.type: unknown embedder type "
                               f"{emb.get('type')!r} ({', '.join(EMBEDDER_DEFAULTS)})")

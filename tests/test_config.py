@@ -53,3 +53,14 @@ def test_build_selects_corpora_and_refuses_unknown_ones():
     assert corpus_names(config) == ["b"]
     with pytest.raises(ConfigError, match="build: unknown corpus 'z'"):
         corpus_names({"build": ["z"], "corpora": {"a": {}}})
+
+
+def test_training_on_the_evaluation_split_is_refused():
+    with pytest.raises(ConfigError, match="source.train_split: 'test' is the evaluation split"):
+        corpus_config(cfg(source={"format": "beir", "path": "x", "split": "test", "train_split": "test"}), "c")
+
+
+def test_train_qrels_needs_a_beir_train_split():
+    with pytest.raises(ConfigError, match="embedders.b.train_qrels: needs a BEIR source"):
+        corpus_config(cfg(embedders={"b": {"type": "biencoder", "train_qrels": True}},
+                          retrievers={"d": {"type": "dense", "embedder": "b"}}, diagnose={"embedder": "b"}), "c")

@@ -7,7 +7,7 @@ def embedder(wc):
 
 def biencoder_inputs(wc):
     s = cc(wc)["source"]
-    if s["format"] == "beir" and s["train_split"]:
+    if embedder(wc).get("train_qrels") and s["format"] == "beir" and s["train_split"]:
         root = Path(s["path"])
         return {"queries": str(root / "queries.jsonl"), "corpus": str(root / "corpus.jsonl"),
                 "train_qrels": str(root / "qrels" / f"{s['train_split']}.tsv")}
