@@ -12,6 +12,12 @@ negatives and Adam; `train_biencoder` is the whole loop. Sequences are packed wi
 padding (a flat token array plus lengths) and pooled by one matrix product over the
 batch's distinct tokens, whatever the mix of lengths in a batch.
 
+Two choices beyond the textbook recipe, each measured in bench/notes/biencoder.md:
+texts are normalized before tokenizing (lowercase, punctuation spaced out, so a word
+gives the same BPE tokens in a table cell, in quotes or at a sentence start), and token
+vectors start with norms that grow with the token's idf over the training texts, so
+the untrained encoder is already an idf-weighted random projection of the bag of tokens.
+
 What it leaves out: word order (a bag of tokens, no attention or positions), the
 tokenizer (any object with `encode_batch` and `vocab_size`), mining the pairs
 (`minirag/pairs.py`), nearest-neighbour search, and any GPU or autograd library.
@@ -46,6 +52,7 @@ class BiEncoderConfig:
     sources: tuple[str, ...] = ("title", "ict", "crops", "table_rows")  # pair sources (pairs.py)
     ict_per_chunk: int = 8         # inverse-cloze pairs mined per chunk (pairs.mine_pairs)
     crops_per_chunk: int = 4       # crop pairs mined per chunk (pairs.mine_pairs)
+    qrels_repeat: int = 5          # BEIR train-split pairs, when used, are added this many times (few, in-domain)
 
     @classmethod
     def from_dict(cls, values: dict) -> "BiEncoderConfig":
@@ -307,6 +314,9 @@ def train_biencoder(pairs: list[tuple[str, str]], tokenizer, config: BiEncoderCo
     (`idf_init`) computed on the training texts. Batches come from a seeded permutation
     per epoch; the last, smaller batch of an epoch is kept (it still has negatives if B > 1).
     `progress(epoch, step, n_steps, loss)` is called after every step (epochs count from 1).
+    Same config, seed, pairs and tokenizer give byte-identical weights on one BLAS thread
+    count; OpenBLAS sums a product differently with 1 and 2 threads, so pin it
+    (OPENBLAS_NUM_THREADS=1, also the faster setting at these sizes).
     """
     if not pairs:
         raise ValueError("train_biencoder: no training pairs")

@@ -76,22 +76,20 @@ def cmd_train_biencoder(a) -> None:
     from .artifacts import load_chunks
     from .biencoder import BiEncoderConfig, train_biencoder
     from .bpe import BPETokenizer
-    from .io import sha256_file, sha256_text
-    from .pairs import beir_train_pairs, mine_pairs
+    from .io import sha256_file
+    from .pairs import beir_train_pairs, mine_pairs, pairs_sha256
     s = json.loads(a.settings)
     cfg = BiEncoderConfig.from_dict({k: v for k, v in s.items() if k not in ("type", "train_qrels")})
-    chunks = load_chunks(a.chunks)
-    records = [c.to_record() for c in chunks]
-    pairs = mine_pairs(records, cfg.sources, cfg.seed)
+    records = [c.to_record() for c in load_chunks(a.chunks)]
+    pairs = mine_pairs(records, cfg.sources, cfg.seed, cfg.ict_per_chunk, cfg.crops_per_chunk)
     if a.train_qrels:
-        pairs += beir_train_pairs(a.queries, a.train_qrels, a.corpus)
+        # repeated: a few thousand labelled pairs among tens of thousands of mined ones
+        pairs += cfg.qrels_repeat * beir_train_pairs(a.queries, a.train_qrels, a.corpus)
     log(f"train_biencoder: {len(pairs)} pairs from {', '.join(sorted({p[0] for p in pairs}))}")
     tok = BPETokenizer.load(a.tokenizer)
-    progress = make_progress(cfg.epochs)
-    model, losses = train_biencoder([(x, y) for _, x, y in pairs], tok, cfg, progress=progress)
-    pairs_hash = sha256_text("\n".join(f"{s_}\t{x}\t{y}" for s_, x, y in pairs))
-    model.save(a.out, {"settings": s, "tokenizer_sha256": sha256_file(a.tokenizer),
-                       "training_pairs": len(pairs), "training_data_sha256": pairs_hash, "loss_per_epoch": losses})
+    model, losses = train_biencoder([(x, y) for _, x, y in pairs], tok, cfg, progress=make_progress(cfg.epochs))
+    model.save(a.out, {"settings": s, "tokenizer_sha256": sha256_file(a.tokenizer), "training_pairs": len(pairs),
+                       "training_data_sha256": pairs_sha256(pairs), "loss_per_epoch": losses})
 
 
 def make_progress(epochs: int):
