@@ -12,7 +12,7 @@ negatives and Adam; `train_biencoder` is the whole loop. Sequences are packed wi
 padding (a flat token array plus lengths) and pooled by one matrix product over the
 batch's distinct tokens, whatever the mix of lengths in a batch.
 
-Two choices beyond the textbook recipe, each measured in bench/notes/biencoder.md:
+Two choices beyond the textbook recipe, each measured in bench/README.md:
 texts are normalized before tokenizing (lowercase, punctuation spaced out, so a word
 gives the same BPE tokens in a table cell, in quotes or at a sentence start), and token
 vectors start with norms that grow with the token's idf over the training texts, so

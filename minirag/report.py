@@ -99,7 +99,7 @@ class CorpusReport:
         if self.cc.get("note"):
             out += [self.cc["note"].strip(), ""]
         for part in (self.overview, self.retrieval_tables, self.fusion, self.tags, self.slices, self.ablation,
-                     self.sweeps, self.diagnosis, self.assertions, self.encoders, self.answers, self.stage_times):
+                     self.sweeps, self.diagnosis, self.mechanisms, self.assertions, self.encoders, self.answers, self.stage_times):
             out += part()
         return "\n".join(out)
 
@@ -253,6 +253,43 @@ class CorpusReport:
             out += [f"- No chunk of a base channel is in the top {k} of more than {share} of questions "
                     "(no \"always on top\" hub)."]
         return out + [""]
+
+    def mechanism_pairs(self) -> list[tuple[str, str, str]]:
+        """(mechanism, run without it, run with it): a title field, a cap, MMR, each against its own control."""
+        rets, pairs = self.cc["retrievers"], []
+        for r, spec in rets.items():
+            if "sweep_of" in spec:
+                continue
+            if spec["type"] in ("cap", "mmr"):
+                pairs.append((describe_retriever(self.cc, r).split(" + ")[-1], spec["base"], r))
+            elif spec["type"] == "bm25" and self.cc["bm25"][spec["index"]]["title_weight"]:
+                mine = {**self.cc["bm25"][spec["index"]], "title_weight": 0.0}
+                for other, o in rets.items():
+                    if o["type"] == "bm25" and self.cc["bm25"][o["index"]] == mine:
+                        pairs.append(("title field", other, r))
+        return pairs
+
+    def mechanisms(self) -> list[str]:
+        path = self.art.eval_dir / "diagnosis.csv"
+        pairs = self.mechanism_pairs()
+        if not pairs or not path.exists():
+            return []
+        k = self.cc["diagnose"]["k"]
+        diag = read_csv(path)
+
+        def inside(row: dict, run: str) -> bool:
+            return bool(row[f"{run}_doc"]) and int(row[f"{run}_doc"]) <= k
+
+        rows = []
+        for mech, without, with_ in pairs:
+            fixed = [r["qid"] for r in diag if inside(r, with_) and not inside(r, without)]
+            broken = [r["qid"] for r in diag if inside(r, without) and not inside(r, with_)]
+            rows.append([mech, f"`{without}` → `{with_}`", len(fixed), ", ".join(fixed[:8]) + (" …" if len(fixed) > 8 else ""),
+                         len(broken), ", ".join(broken[:8]) + (" …" if len(broken) > 8 else "")])
+        return [f"### What each mechanism fixes", "",
+                f"Per question, from `eval/diagnosis.csv`: a gold document's best chunk enters the top {k} with the "
+                f"mechanism (fixed) or leaves it (broken), against the same run without it.", "",
+                md_table(["Mechanism", "runs", "fixed", "questions", "broken", "questions"], rows), ""]
 
     def assertions(self) -> list[str]:
         path = self.art.eval_dir / "assertions.md"
