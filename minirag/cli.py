@@ -167,41 +167,20 @@ def cmd_retrieve(a) -> None:
         retriever = load_dense(art, s["embedder"], chunks) if s["type"] == "dense" else load_bm25(art, s["index"], chunks)
         ranked = retriever.search_batch([q["query"] for q in questions], s["depth"])
     else:
+        from .retrieve import combine
         runs = [read_run(p) for p in a.runs]
-        per_query = [[r.get(q["qid"], []) for r in runs] for q in questions]
-        ranked = [combine(s, rankings, chunks, a.vectors) for rankings in per_query]
+        doc_of = {c.id: c.doc_id for c in chunks}
+        vectors = chunk_vectors(a.vectors, chunks) if a.vectors else None
+        ranked = [combine(s, [r.get(q["qid"], []) for r in runs], doc_of, vectors, s["depth"]) for q in questions]
     write_run(a.out, {q["qid"]: r for q, r in zip(questions, ranked)}, a.name)
     log(f"retrieve: {a.name} ({s['type']}) {len(questions)} queries in {time.perf_counter() - t0:.2f}s -> {a.out}")
 
 
-def combine(s: dict, rankings: list, chunks, vectors_path: str | None):
-    """One query's ranking from the runs a fusion or diversifier reads."""
-    depth = s["depth"]
-    if s["type"] == "rrf":
-        n = max(depth, 20)
-        from .retrieve import reciprocal_rank_fusion
-        return reciprocal_rank_fusion([r[:n] for r in rankings], s["k"], top_k=depth)
-    if s["type"] == "linear":
-        from .fusion import linear_fusion
-        weights = s.get("weights") or [s["alpha"], 1.0 - s["alpha"]]
-        return linear_fusion(rankings, weights, norm=s["norm"], top_k=depth)
-    if s["type"] == "cap":
-        from .diversify import source_cap
-        return source_cap(rankings[0], {c.id: c.doc_id for c in chunks}, cap=s["cap"], k=depth)
-    from .diversify import mmr
-    return mmr(rankings[0], chunk_vectors(vectors_path, chunks), lam=s["lambda"], k=depth, pool=s["pool"])
-
-
-_VECTORS: dict = {}
-
-
 def chunk_vectors(path: str, chunks) -> dict:
-    """chunk id -> unit vector, loaded once per process and checked against the chunks."""
-    if path not in _VECTORS:
-        from .artifacts import load_aligned_vectors
-        vectors, _ = load_aligned_vectors(path, chunks)
-        _VECTORS[path] = {c.id: vectors[i] for i, c in enumerate(chunks)}
-    return _VECTORS[path]
+    """chunk id -> unit vector, checked against the chunks by content hash."""
+    from .artifacts import load_aligned_vectors
+    vectors, _ = load_aligned_vectors(path, chunks)
+    return {c.id: vectors[i] for i, c in enumerate(chunks)}
 
 
 def cmd_prompt(a) -> None:
@@ -326,6 +305,10 @@ def load_corpus(a):
     from .pipeline import CorpusArtifacts
     config = yaml.safe_load(Path(a.configfile).read_text(encoding="utf-8"))
     cc = corpus_config(config, a.corpus)
+    if getattr(a, "retriever", "") is None:
+        # default: the config's first fusion, else its first retriever
+        fused = [n for n, r in cc["retrievers"].items() if r["type"] in ("rrf", "linear") and "sweep_of" not in r]
+        a.retriever = (fused or list(cc["retrievers"]))[0]
     return cc, CorpusArtifacts(Path(a.results) / a.corpus)
 
 
@@ -417,7 +400,7 @@ def build_parser() -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=f"{name} over built artifacts (no rebuild)")
         sp.add_argument("query")
         sp.add_argument("--corpus", default="kb")
-        sp.add_argument("--retriever", default="rrf")
+        sp.add_argument("--retriever", default=None, help="a retriever of the config (default: its first fusion)")
         sp.add_argument("-k", type=int, default=5 if name == "search" else None)
         sp.add_argument("--json", action="store_true")
         sp.add_argument("--configfile", default="workflow/config.yaml")

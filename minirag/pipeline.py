@@ -25,8 +25,10 @@ from .embed import HashingEmbedder
 from .io import read_json
 from .prompt import build_prompt
 from .reader import Answer, make_reader
-from .retrieve import BM25Retriever, DenseRetriever, FusionRetriever, Retriever
+from .config import upstream
+from .retrieve import BM25Retriever, ComposedRetriever, DenseRetriever, Retriever
 from .store import FlatVectorStore
+from .trec import trec_order
 
 
 class MissingArtifact(FileNotFoundError):
@@ -93,8 +95,22 @@ def load_bm25(art: CorpusArtifacts, index: str, chunks: list[Chunk]) -> BM25Retr
     return BM25Retriever(bm, ids)
 
 
+class RunOrder:
+    """Ranks like the run file: `depth` results in trec_eval's order (ties: id descending), cut to k."""
+
+    def __init__(self, retriever: Retriever, depth: int):
+        self.retriever, self.depth = retriever, depth
+
+    def search(self, query: str, k: int = 5):
+        return trec_order(self.retriever.search(query, k=max(k, self.depth)))[:k]
+
+
 def load_retriever(art: CorpusArtifacts, cc: dict, name: str, chunks: list[Chunk]) -> Retriever:
-    """A live retriever for the config's retriever `name`, from built artifacts."""
+    """A live retriever for the config's retriever `name`, ranking exactly as runs/<name>.trec does."""
+    return RunOrder(build_retriever(art, cc, name, chunks), cc["depth"])
+
+
+def build_retriever(art: CorpusArtifacts, cc: dict, name: str, chunks: list[Chunk]) -> Retriever:
     if name not in cc["retrievers"]:
         raise KeyError(f"retrievers: no retriever named {name!r} (have: {', '.join(cc['retrievers'])})")
     spec = cc["retrievers"][name]
@@ -102,7 +118,12 @@ def load_retriever(art: CorpusArtifacts, cc: dict, name: str, chunks: list[Chunk
         return load_dense(art, spec["embedder"], chunks)
     if spec["type"] == "bm25":
         return load_bm25(art, spec["index"], chunks)
-    return FusionRetriever([load_retriever(art, cc, r, chunks) for r in spec["of"]], k_rrf=spec["k"])
+    vectors = None
+    if spec["type"] == "mmr":
+        matrix, _ = load_aligned_vectors(require(art.vectors(spec["embedder"]), "vectors"), chunks)
+        vectors = {c.id: matrix[i] for i, c in enumerate(chunks)}
+    inputs = [load_retriever(art, cc, r, chunks) for r in upstream(spec)]  # ordered as their run files
+    return ComposedRetriever(spec, inputs, {c.id: c.doc_id for c in chunks}, vectors, depth=cc["depth"])
 
 
 def rag_answer(query: str, retriever: Retriever, reader, chunks_by_id: dict[str, Chunk], k: int = 3) -> tuple[list, object, Answer]:

@@ -11,12 +11,17 @@ Every retriever answers `search(query, k) -> [(chunk_id, score), ...]`, best fir
 what lets a cosine in [-1, 1] and a BM25 score in [0, 30] be fused without calibration.
 Each fused ranking contributes its top max(k, 20), as in the seed lab.
 
-What it leaves out: score-based fusion, diversification and reranking.
+`combine` applies a fusion (rrf, linear) or a diversifier (cap, mmr) to one query's input
+rankings; the retrieve stage calls it on run files and `ComposedRetriever` on live
+retrievers, so `python -m minirag answer` ranks exactly as the run file does.
+
+What it leaves out: the score-based fusion and diversification formulas themselves
+(fusion.py, diversify.py) and reranking.
 """
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence
+from typing import Mapping, Protocol, Sequence
 
 from .chunk import Chunk
 from .store import FlatVectorStore
@@ -77,5 +82,33 @@ class FusionRetriever:
         return reciprocal_rank_fusion([r.search(query, n) for r in self.retrievers], self.k_rrf, top_k=k)
 
 
-def chunk_lookup(chunks: Sequence[Chunk]) -> dict[str, Chunk]:
-    return {c.id: c for c in chunks}
+def combine(spec: dict, rankings: Sequence[Ranking], doc_of: Mapping[str, str], vectors=None,
+            depth: int = 100) -> Ranking:
+    """One query's ranking from the rankings a fusion or diversifier reads (config `spec`)."""
+    kind = spec["type"]
+    if kind == "rrf":
+        n = max(depth, 20)
+        return reciprocal_rank_fusion([r[:n] for r in rankings], spec["k"], top_k=depth)
+    if kind == "linear":
+        from .fusion import linear_fusion
+        weights = spec.get("weights") or [spec["alpha"], 1.0 - spec["alpha"]]
+        return linear_fusion(rankings, weights, norm=spec["norm"], top_k=depth)
+    if kind == "cap":
+        from .diversify import source_cap
+        return source_cap(rankings[0], doc_of, cap=spec["cap"], k=depth)
+    if kind == "mmr":
+        from .diversify import mmr
+        return mmr(rankings[0], vectors, lam=spec["lambda"], k=depth, pool=spec["pool"])
+    raise ValueError(f"retrievers: {kind!r} does not combine other runs")
+
+
+class ComposedRetriever:
+    """A fusion or diversifier over live retrievers, each asked for `depth` results as in the graph."""
+
+    def __init__(self, spec: dict, inputs: Sequence[Retriever], doc_of: Mapping[str, str], vectors=None,
+                 depth: int = 100):
+        self.spec, self.inputs, self.doc_of, self.vectors, self.depth = spec, list(inputs), doc_of, vectors, depth
+
+    def search(self, query: str, k: int = 5) -> Ranking:
+        rankings = [r.search(query, k=self.depth) for r in self.inputs]
+        return combine(self.spec, rankings, self.doc_of, self.vectors, self.depth)[:k]

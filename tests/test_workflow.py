@@ -144,6 +144,17 @@ def test_search_and_answer_cli_on_built_artifacts(built):
     assert ans["citations"][0]["chunk_id"] in ans["retrieved"] and ans["citations"][0]["doc_id"] == "es/preterito.md"
 
 
+@pytest.mark.parametrize("retriever", ["rrf", "linear", "bm25-cap", "rrf-mmr"])
+def test_live_retrievers_rank_as_their_run_files(built, retriever):
+    # `search` rebuilds the retriever from artifacts; its top 5 must be the run file's.
+    from minirag.trec import read_run
+    ranked = read_run(built / "results" / "mini" / "runs" / f"{retriever}.trec")["f-03"]
+    proc = run([sys.executable, "-m", "minirag", "search", "past tense of try", "--retriever", retriever,
+                "-k", "5", "--json", "--corpus", "mini", "--configfile", "mini.yaml"], built)
+    got = [r["chunk_id"] for r in json.loads(proc.stdout)["results"]]
+    assert got == [cid for cid, _ in ranked[:5]]
+
+
 def test_assert_command_exits_nonzero_on_a_failure(built):
     proc = run([sys.executable, "-m", "minirag", "assert", "--corpus", "mini", "--configfile", "mini.yaml"], built,
                check=False)
