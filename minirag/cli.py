@@ -312,15 +312,23 @@ def load_corpus(a):
     return cc, CorpusArtifacts(Path(a.results) / a.corpus)
 
 
-def cmd_search(a) -> int:
+def open_retriever(a):
+    """(corpus config, chunks, retriever) from built artifacts; None after saying what is missing."""
     from .pipeline import MissingArtifact, load_chunks, load_retriever, require
     try:
         cc, art = load_corpus(a)
         chunks = load_chunks(require(art.chunks, "chunks"))
-        retriever = load_retriever(art, cc, a.retriever, chunks)
+        return cc, chunks, load_retriever(art, cc, a.retriever, chunks)
     except (MissingArtifact, KeyError, ValueError) as exc:
         log(f"error: {exc.args[0] if exc.args else exc}")
+        return None
+
+
+def cmd_search(a) -> int:
+    opened = open_retriever(a)
+    if opened is None:
         return 2
+    _, chunks, retriever = opened
     by_id = {c.id: c for c in chunks}
     ranked = retriever.search(a.query, k=a.k)
     rows = [{"rank": i, "chunk_id": cid, "score": round(score, 6), "doc_id": by_id[cid].doc_id,
@@ -335,14 +343,11 @@ def cmd_search(a) -> int:
 
 
 def cmd_answer(a) -> int:
-    from .pipeline import MissingArtifact, load_chunks, load_retriever, make_reader, rag_answer, require
-    try:
-        cc, art = load_corpus(a)
-        chunks = load_chunks(require(art.chunks, "chunks"))
-        retriever = load_retriever(art, cc, a.retriever, chunks)
-    except (MissingArtifact, KeyError, ValueError) as exc:
-        log(f"error: {exc.args[0] if exc.args else exc}")
+    from .pipeline import make_reader, rag_answer
+    opened = open_retriever(a)
+    if opened is None:
         return 2
+    cc, chunks, retriever = opened
     by_id = {c.id: c for c in chunks}
     t0 = time.perf_counter()
     ranked, prompt, answer = rag_answer(a.query, retriever, make_reader(cc["reader"]), by_id, k=a.k or cc["prompt"]["k"])
