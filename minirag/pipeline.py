@@ -19,13 +19,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .artifacts import load_aligned_vectors, load_chunks, vectors_sidecar_path
+from .artifacts import AlignmentError, load_aligned_vectors, load_chunks, vectors_sidecar_path
 from .chunk import Chunk
+from .config import upstream
 from .embed import HashingEmbedder
-from .io import read_json
+from .io import read_json, sha256_file
 from .prompt import build_prompt
 from .reader import Answer, make_reader
-from .config import upstream
 from .retrieve import BM25Retriever, ComposedRetriever, DenseRetriever, Retriever
 from .store import FlatVectorStore
 from .trec import trec_order
@@ -72,6 +72,11 @@ def make_embedder(sidecar: dict, tokenizer_path: Path | None = None, encoder_pat
     if params["type"] == "biencoder":
         from .biencoder import BiEncoderEmbedder, MiniBiEncoder
         from .bpe import BPETokenizer
+        # Queries must be embedded by the very encoder and tokenizer that embedded the chunks.
+        for path, key in ((encoder_path, "encoder_sha256"), (tokenizer_path, "tokenizer_sha256")):
+            if sha256_file(path) != sidecar[key]:
+                raise AlignmentError(f"{path} is not the file the vectors were embedded with "
+                                     f"({key} differs); re-run embed")
         return BiEncoderEmbedder(MiniBiEncoder.load(encoder_path), BPETokenizer.load(tokenizer_path))
     raise ValueError(f"{sidecar.get('embedder')}: unknown embedder type {params['type']!r}")
 
