@@ -8,7 +8,6 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "tests" / "fixtures" / "minikb"
-SHARED = Path(os.environ.get("MINIRAG_SHARED", REPO.parent / "shared"))
 
 MINI_CONFIG = """\
 build: [mini]
