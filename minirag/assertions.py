@@ -24,8 +24,8 @@ A retriever or question absent from the runs is a FAIL, not an error, so a renam
 cannot make the gate pass silently.
 
 The per-query metrics `check` reads have the shape
-`{retriever: {"chunk" | "doc": {qid: {metric: value}}}}`; `per_query_metrics` computes
-it from runs and gold, as the evaluate stage does, without reading any file.
+`{retriever: {"chunk" | "doc": {qid: {metric: value}}}}`, what `evaluate.per_query_metrics`
+computes from runs and gold for the evaluate stage too.
 
 What it leaves out: the CLI exit code and the stage (cli.py, the workflow).
 """
@@ -38,9 +38,7 @@ from typing import Any, Mapping, Sequence
 
 import yaml
 
-from .chunk import Chunk
-from .evaluate import METRIC_KEYS, build_qrels, doc_ranking, mean
-from .metrics import retrieval_metrics
+from .evaluate import METRIC_KEYS, mean, per_query_metrics  # noqa: F401  (per_query_metrics: the input `check` takes)
 from .retrieve import Ranking
 
 KINDS = ("contains_doc", "excludes_doc", "min_distinct_docs", "max_per_doc", "metric")
@@ -149,21 +147,6 @@ def load_assertions(path: str | Path) -> list[Assertion]:
     if not isinstance(data, dict) or not isinstance(data.get("assertions"), list):
         raise AssertionFileError(f"{path}: expected a mapping with a list under 'assertions'")
     return [parse_entry(entry, f"{path}: assertions[{i}]", i) for i, entry in enumerate(data["assertions"])]
-
-
-def per_query_metrics(questions: list[dict], chunks: Sequence[Chunk],
-                      runs: dict[str, dict[str, Ranking]]) -> dict[str, dict[str, dict[str, dict[str, float]]]]:
-    """{retriever: {"chunk" | "doc": {qid: retrieval_metrics}}} over the answerable questions."""
-    chunk_qrels, doc_qrels = build_qrels(questions, chunks)
-    doc_of = {c.id: c.doc_id for c in chunks}
-    out: dict = {}
-    for name, run in runs.items():
-        out[name] = {"chunk": {}, "doc": {}}
-        for qid in chunk_qrels:
-            ranking = run.get(qid, [])
-            out[name]["chunk"][qid] = retrieval_metrics([c for c, _ in ranking], chunk_qrels[qid])
-            out[name]["doc"][qid] = retrieval_metrics(doc_ranking(ranking, doc_of), doc_qrels[qid])
-    return out
 
 
 def in_slice(question: dict, where: Mapping[str, tuple[str, ...]]) -> bool:

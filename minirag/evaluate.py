@@ -68,6 +68,21 @@ def doc_ranking(ranking: Ranking, chunk_doc: dict[str, str]) -> list[str]:
     return list(seen)
 
 
+def per_query_metrics(questions: list[dict], chunks: Sequence[Chunk],
+                      runs: dict[str, dict[str, Ranking]]) -> dict[str, dict[str, dict[str, dict[str, float]]]]:
+    """{retriever: {"chunk" | "doc": {qid: retrieval_metrics}}} over the answerable questions."""
+    chunk_qrels, doc_qrels = build_qrels(questions, chunks)
+    doc_of = {c.id: c.doc_id for c in chunks}
+    out: dict = {}
+    for name, run in runs.items():
+        out[name] = {"chunk": {}, "doc": {}}
+        for qid in chunk_qrels:
+            ranking = run.get(qid, [])
+            out[name]["chunk"][qid] = retrieval_metrics([c for c, _ in ranking], chunk_qrels[qid])
+            out[name]["doc"][qid] = retrieval_metrics(doc_ranking(ranking, doc_of), doc_qrels[qid])
+    return out
+
+
 def mean(values: Iterable[float]) -> float:
     values = list(values)
     return sum(values) / len(values) if values else 0.0
@@ -92,17 +107,12 @@ def evaluate(corpus: str, questions: list[dict], chunks: Sequence[Chunk],
     chunk_doc = {c.id: c.doc_id for c in chunks}
     answerable = [q for q in questions if q["answerable"]]
     per_query: dict[str, dict] = {q["qid"]: {} for q in questions}
-    scores: dict[str, dict[str, dict[str, dict[str, float]]]] = {}
+    scores = per_query_metrics(questions, chunks, runs)
     for name, run in runs.items():
-        scores[name] = {"chunk": {}, "doc": {}}
         for q in answerable:
             ranking = run.get(q["qid"], [])
-            chunk_ids = [c for c, _ in ranking]
-            docs = doc_ranking(ranking, chunk_doc)
-            scores[name]["chunk"][q["qid"]] = retrieval_metrics(chunk_ids, chunk_qrels[q["qid"]])
-            scores[name]["doc"][q["qid"]] = retrieval_metrics(docs, doc_qrels[q["qid"]])
-            per_query[q["qid"]][name] = first_relevant_rank(chunk_ids, chunk_qrels[q["qid"]])
-            per_query[q["qid"]][name + "_doc"] = first_relevant_rank(docs, doc_qrels[q["qid"]])
+            per_query[q["qid"]][name] = first_relevant_rank([c for c, _ in ranking], chunk_qrels[q["qid"]])
+            per_query[q["qid"]][name + "_doc"] = first_relevant_rank(doc_ranking(ranking, chunk_doc), doc_qrels[q["qid"]])
     retrieval = {name: {level: {k: mean(m[k] for m in lv.values()) for k in METRIC_KEYS + ("recall@100",)}
                         for level, lv in by_level.items()} for name, by_level in scores.items()}
     answer_metrics, answer_rows = {}, {}
