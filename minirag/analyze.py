@@ -21,6 +21,8 @@ import unicodedata
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+from .settings import settings_from_dict
+
 DATA_DIR = Path(__file__).parent / "data"
 
 WORD_RE = re.compile(r"\w+")
@@ -97,14 +99,7 @@ class AnalyzerConfig:
 
     @classmethod
     def from_dict(cls, d: dict) -> "AnalyzerConfig":
-        names = {f.name for f in fields(cls)}
-        for key in d:
-            if key not in names:
-                raise ValueError(f"unknown analyzer option {key!r} (known: {', '.join(sorted(names))})")
-        d = dict(d)
-        if "stopwords" in d:
-            d["stopwords"] = tuple(d["stopwords"] or ())
-        return cls(**d)
+        return settings_from_dict(cls, d, "analyzer")
 
     def to_dict(self) -> dict:
         return {f.name: list(v) if isinstance(v := getattr(self, f.name), tuple) else v

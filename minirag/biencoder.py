@@ -27,13 +27,14 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
 
 from .io import save_npz, sha256_bytes, write_json
+from .settings import settings_from_dict
 
 
 @dataclass
@@ -57,14 +58,7 @@ class BiEncoderConfig:
     @classmethod
     def from_dict(cls, values: dict) -> "BiEncoderConfig":
         """Build from JSON-ish values; unknown keys are an error so a typo cannot pass silently."""
-        names = {f.name for f in fields(cls)}
-        unknown = sorted(set(values) - names)
-        if unknown:
-            raise ValueError(f"biencoder config: unknown key(s) {', '.join(unknown)}")
-        values = dict(values)
-        if "sources" in values:
-            values["sources"] = tuple(values["sources"])
-        return cls(**values)
+        return settings_from_dict(cls, values, "biencoder")
 
 
 PARAM_NAMES = ("tok_emb", "W1", "b1", "W2", "b2")

@@ -28,13 +28,14 @@ mapping from item index to chunk id (the caller keeps that list).
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
 from .analyze import Analyzer, AnalyzerConfig
 from .io import read_json, save_npz, write_json
+from .settings import settings_from_dict
 
 def lucene(df, tf, dl, n_items, avgdl, k1, b):
     """Lucene's BM25Similarity since 8.0 (also Anserini/Pyserini and bm25s "lucene").
@@ -111,11 +112,7 @@ class BM25Params:
 
     @classmethod
     def from_dict(cls, d: dict) -> "BM25Params":
-        names = {f.name for f in fields(cls)}
-        for key in d:
-            if key not in names:
-                raise ValueError(f"unknown BM25 option {key!r} (known: {', '.join(sorted(names))})")
-        return cls(**d)
+        return settings_from_dict(cls, d, "bm25")
 
 
 def _term_ids(token_lists: list[list[str]]) -> tuple[dict[str, int], list[np.ndarray]]:

@@ -252,7 +252,8 @@ def cmd_diagnose(a) -> None:
 def cmd_assert(a) -> int:
     """Stage mode (from the rule) writes the results; user mode (--corpus) exits 1 on a failure."""
     from .artifacts import load_chunks
-    from .assertions import check, format_markdown, load_assertions, per_query_metrics
+    from .assertions import check, format_markdown, load_assertions
+    from .evaluate import per_query_metrics
     from .io import atomic_write_text, write_json
     from .trec import read_run
     if a.corpus:

@@ -237,9 +237,9 @@ class CorpusReport:
         pairs = [[f"`{p.replace('|', '` vs `')}`", float(v)] for p, v in (overlap[0].items() if overlap else []) if p != "qid"]
         always = [r for r in read_csv(ev / "always_on_top.csv") if r["retriever"] in base_retrievers(self.cc)]
         out = ["### Diagnosis", "",
-               f"Files: `eval/diagnosis.csv` (per question, each channel's best rank of a gold chunk and of a gold "
-               f"document, and where it landed in each fused run), `eval/overlap.csv`, `eval/always_on_top.csv`, "
-               f"`eval/diversity.csv`.", "",
+               "Files: `eval/diagnosis.csv` (per question, each channel's best rank of a gold chunk and of a gold "
+               "document, and where it landed in each fused run), `eval/overlap.csv`, `eval/always_on_top.csv`, "
+               "`eval/diversity.csv`.", "",
                f"- Questions where no base channel has a gold document in its top {k} (a blind spot no fusion of "
                f"them can fix): {len(shared)} of {len(diag)}."]
         if pairs:
@@ -286,7 +286,7 @@ class CorpusReport:
             broken = [r["qid"] for r in diag if inside(r, without) and not inside(r, with_)]
             rows.append([mech, f"`{without}` → `{with_}`", len(fixed), ", ".join(fixed[:8]) + (" …" if len(fixed) > 8 else ""),
                          len(broken), ", ".join(broken[:8]) + (" …" if len(broken) > 8 else "")])
-        return [f"### What each mechanism fixes", "",
+        return ["### What each mechanism fixes", "",
                 f"Per question, from `eval/diagnosis.csv`: a gold document's best chunk enters the top {k} with the "
                 f"mechanism (fixed) or leaves it (broken), against the same run without it.", "",
                 md_table(["Mechanism", "runs", "fixed", "questions", "broken", "questions"], rows), ""]

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from typing import Mapping, Protocol, Sequence
 
-from .chunk import Chunk
 from .store import FlatVectorStore
 
 Ranking = list[tuple[str, float]]

@@ -2,7 +2,8 @@ import re
 
 import pytest
 
-from minirag.assertions import AssertionFileError, check, format_markdown, load_assertions, per_query_metrics
+from minirag.assertions import AssertionFileError, check, format_markdown, load_assertions
+from minirag.evaluate import per_query_metrics
 from helpers import make_chunk
 
 # Three documents; each question's gold is the whole of one document (no evidence span).
