@@ -77,3 +77,9 @@ def load_aligned_vectors(npy_path: str | Path, chunks: list[Chunk]) -> tuple[np.
         raise AlignmentError(f"{npy_path}: {vectors.shape[0]} rows for {len(chunks)} chunks "
                              f"(first unmatched row {min(len(rows), len(chunks))})")
     return vectors, sidecar
+
+
+def load_vectors_by_id(npy_path: str | Path, chunks: list[Chunk]) -> dict[str, np.ndarray]:
+    """chunk id -> its (d,) vector, checked against the chunks like load_aligned_vectors."""
+    vectors, _ = load_aligned_vectors(npy_path, chunks)
+    return {c.id: vectors[i] for i, c in enumerate(chunks)}

@@ -155,7 +155,7 @@ def cmd_bm25(a) -> None:
 
 
 def cmd_retrieve(a) -> None:
-    from .artifacts import load_chunks
+    from .artifacts import load_chunks, load_vectors_by_id
     from .trec import read_run, write_run
     s = json.loads(a.settings)
     questions = read_jsonl(a.questions)
@@ -170,17 +170,10 @@ def cmd_retrieve(a) -> None:
         from .retrieve import combine
         runs = [read_run(p) for p in a.runs]
         doc_of = {c.id: c.doc_id for c in chunks}
-        vectors = chunk_vectors(a.vectors, chunks) if a.vectors else None
+        vectors = load_vectors_by_id(a.vectors, chunks) if a.vectors else None
         ranked = [combine(s, [r.get(q["qid"], []) for r in runs], doc_of, vectors, s["depth"]) for q in questions]
     write_run(a.out, {q["qid"]: r for q, r in zip(questions, ranked)}, a.name)
     log(f"retrieve: {a.name} ({s['type']}) {len(questions)} queries in {time.perf_counter() - t0:.2f}s -> {a.out}")
-
-
-def chunk_vectors(path: str, chunks) -> dict:
-    """chunk id -> unit vector, checked against the chunks by content hash."""
-    from .artifacts import load_aligned_vectors
-    vectors, _ = load_aligned_vectors(path, chunks)
-    return {c.id: vectors[i] for i, c in enumerate(chunks)}
 
 
 def cmd_prompt(a) -> None:
@@ -227,7 +220,7 @@ def cmd_evaluate(a) -> None:
 
 
 def cmd_diagnose(a) -> None:
-    from .artifacts import load_chunks
+    from .artifacts import load_chunks, load_vectors_by_id
     from .diagnose import always_on_top, channel_ranks, diversity, topk_overlap, write_csv
     from .trec import read_run
     s = json.loads(a.settings)
@@ -235,7 +228,7 @@ def cmd_diagnose(a) -> None:
     chunks = load_chunks(a.chunks)
     doc_of = {c.id: c.doc_id for c in chunks}
     runs = {Path(p).stem: read_run(p) for p in a.runs}
-    vectors = chunk_vectors(a.vectors, chunks)
+    vectors = load_vectors_by_id(a.vectors, chunks)
     k = s["k"]
     base = {n: runs[n] for n in s["base"]}
     out = Path(a.out_dir)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .artifacts import AlignmentError, load_aligned_vectors, load_chunks, vectors_sidecar_path
+from .artifacts import AlignmentError, load_aligned_vectors, load_chunks, load_vectors_by_id
 from .chunk import Chunk
 from .config import upstream
 from .embed import HashingEmbedder
@@ -125,8 +125,7 @@ def build_retriever(art: CorpusArtifacts, cc: dict, name: str, chunks: list[Chun
         return load_bm25(art, spec["index"], chunks)
     vectors = None
     if spec["type"] == "mmr":
-        matrix, _ = load_aligned_vectors(require(art.vectors(spec["embedder"]), "vectors"), chunks)
-        vectors = {c.id: matrix[i] for i, c in enumerate(chunks)}
+        vectors = load_vectors_by_id(require(art.vectors(spec["embedder"]), "vectors"), chunks)
     inputs = [load_retriever(art, cc, r, chunks) for r in upstream(spec)]  # ordered as their run files
     return ComposedRetriever(spec, inputs, {c.id: c.doc_id for c in chunks}, vectors, depth=cc["depth"])
 
@@ -140,5 +139,4 @@ def rag_answer(query: str, retriever: Retriever, reader, chunks_by_id: dict[str,
     return ranked, prompt, answer
 
 
-__all__ = ["CorpusArtifacts", "MissingArtifact", "load_retriever", "load_chunks", "make_reader",
-           "rag_answer", "vectors_sidecar_path"]
+__all__ = ["CorpusArtifacts", "MissingArtifact", "load_retriever", "load_chunks", "make_reader", "rag_answer"]
