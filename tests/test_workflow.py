@@ -39,6 +39,15 @@ def edit(path, old, new):
     return lambda: path.write_text(text, encoding="utf-8")
 
 
+def planned_after_edit(project, path, old, new) -> dict[str, int]:
+    """What `snakemake -n` would run with one edit applied; the edit is undone afterwards."""
+    restore = edit(project / path, old, new)
+    try:
+        return planned_jobs(project)
+    finally:
+        restore()
+
+
 def test_full_build_writes_report_and_every_artifact(built):
     root = built / "results" / "mini"
     for rel in ("docs.jsonl", "questions.jsonl", "tokenizer.json", "chunks.jsonl", "vectors/hashing.npy",
@@ -67,45 +76,28 @@ def test_second_build_runs_nothing(built):
 
 
 def test_chunk_size_change_reruns_chunk_and_downstream_only(built):
-    restore = edit(built / "mini.yaml", "target_tokens: 40", "target_tokens: 60")
-    try:
-        jobs = planned_jobs(built)
-    finally:
-        restore()
+    jobs = planned_after_edit(built, "mini.yaml", "target_tokens: 40", "target_tokens: 60")
     assert set(jobs) == {"chunk", "embed", "bm25", "retrieve", "prompt", "generate", "evaluate", "diagnose",
                          "assertions", "report"}
     assert not UPSTREAM & set(jobs)
 
 
 def test_bm25_parameter_change_does_not_rerun_embed(built):
-    cfg = built / "mini.yaml"
-    text = cfg.read_text()
-    cfg.write_text(text + "    bm25: {plain: {k1: 1.2}}\n")
-    try:
-        jobs = planned_jobs(built)
-    finally:
-        cfg.write_text(text)
+    jobs = planned_after_edit(built, "mini.yaml", "    assertions: fixture/assertions.yaml",
+                              "    assertions: fixture/assertions.yaml\n    bm25: {plain: {k1: 1.2}}")
     assert "embed" not in jobs and "chunk" not in jobs
     # bm25 and every run downstream of it (rrf, linear, cap, mmr and its sweep point); not dense
     assert jobs["bm25"] == 1 and jobs["retrieve"] == 6
 
 
 def test_vocab_size_change_reruns_tokenizer_and_downstream_not_curate(built):
-    restore = edit(built / "mini.yaml", "vocab_size: 400", "vocab_size: 420")
-    try:
-        jobs = planned_jobs(built)
-    finally:
-        restore()
+    jobs = planned_after_edit(built, "mini.yaml", "vocab_size: 400", "vocab_size: 420")
     assert {"train_tokenizer", "chunk", "embed", "bm25"} <= set(jobs)
     assert "curate" not in jobs and "questions" not in jobs
 
 
 def test_editing_chunk_code_reruns_chunk_and_downstream(built):
-    restore = edit(built / "minirag" / "chunk.py", '"""', '"""Edited. ')
-    try:
-        jobs = planned_jobs(built)
-    finally:
-        restore()
+    jobs = planned_after_edit(built, "minirag/chunk.py", '"""', '"""Edited. ')
     assert "chunk" in jobs and "evaluate" in jobs and "report" in jobs
     assert not UPSTREAM & set(jobs)
 
