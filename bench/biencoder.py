@@ -25,6 +25,7 @@ pairs per abstract (the train-qrels pairs go in `qrels_repeat` = 5 times).
 
     .venv/bin/python bench/biencoder.py [--part kb|scifact|all] [--ablate] [--json]
                                         [--data DIR] [--kb DIR] [--seed N]
+                                        [--kb-vocab N] [--kb-target T]
                                         [--set KEY=VALUE ...]
 """
 
@@ -71,6 +72,9 @@ WIDE = dict(d=256, hidden=512, token_dim=256, temperature=0.1)
 SCIFACT = dict(max_tokens=256, ict_per_chunk=2, crops_per_chunk=2)
 KB_FIELDS = {"title": "title", "lang": "lang", "tags": "tags"}
 KB_SLICES = ("all", "en", "es", "cross", "conjugation")
+HASHING_DIMS = (64, 128, 256, 512, 1024)
+# The KB config's `bilingual` BM25 index (workflow/config.yaml; bench/kb_analyzers.py).
+BILINGUAL = AnalyzerConfig(stopwords=("en", "es"), stemmer="spanish", fold_accents=True)
 
 
 def dense_runs(embedder, queries: list[str], texts: list[str], ids: list[str], depth: int):
@@ -109,10 +113,11 @@ def in_slice(question: dict, name: str) -> bool:
     return name == "all" or question["lang"] == name or name in question.get("tags", [])
 
 
-def kb_part(kb: Path, wide: BiEncoderConfig, ablate: bool) -> dict:
+def kb_part(kb: Path, wide: BiEncoderConfig, ablate: bool, vocab_size: int = 2000, target_tokens: int = 150) -> dict:
     docs = curate_markdown(kb / "docs", "**/*.md", KB_FIELDS)
-    tokenizer = BPETokenizer.train([d["text"] for d in docs], 2000)
-    chunks = [c for d in docs for c in chunk_document(d, "tokens", tokenizer, target_tokens=150, overlap=20)]
+    tokenizer = BPETokenizer.train([d["text"] for d in docs], vocab_size)
+    chunks = [c for d in docs for c in chunk_document(d, "tokens", tokenizer, target_tokens=target_tokens,
+                                                      overlap=max(1, round(target_tokens * 2 / 15)))]
     questions = [q for q in load_questions(kb / "eval" / "questions.jsonl", docs) if q["answerable"]]
     chunk_qrels, doc_qrels = build_qrels(questions, chunks)
     chunk_doc = {c.id: c.doc_id for c in chunks}
@@ -133,8 +138,15 @@ def kb_part(kb: Path, wide: BiEncoderConfig, ablate: bool) -> dict:
     rows = []
     hashing, _ = dense_runs(HashingEmbedder.fit(texts, 256), qtexts, texts, ids, 20)
     bm25 = bm25_runs(BM25Index.build(texts, Analyzer(AnalyzerConfig()), BM25Params()), qtexts, ids, 20)
+    bilingual = bm25_runs(BM25Index.build(texts, Analyzer(BILINGUAL), BM25Params(title_weight=1.0),
+                                          titles=[c.title for c in chunks]), qtexts, ids, 20)
     rows.append({"retriever": "hashing (dim 256)", **scores(hashing)})
+    for dim in HASHING_DIMS:  # the control at other widths: what a d-number vector keeps untrained
+        if dim != 256:
+            run, _ = dense_runs(HashingEmbedder.fit(texts, dim), qtexts, texts, ids, 20)
+            rows.append({"retriever": f"hashing (dim {dim})", **scores(run)})
     rows.append({"retriever": "bm25 (plain)", **scores(bm25)})
+    rows.append({"retriever": "bm25 (bilingual + title)", **scores(bilingual)})
     configs = {"default": BiEncoderConfig(seed=wide.seed), "wide": wide}
     if ablate:
         for src in configs["wide"].sources:
@@ -152,9 +164,11 @@ def kb_part(kb: Path, wide: BiEncoderConfig, ablate: bool) -> dict:
                      "loss_first": losses[0], "loss_last": losses[-1]})
         if not name.startswith("wide -"):
             rows.append({"retriever": f"rrf(bm25, biencoder {name})", **scores(fuse(bm25, run, 20))})
+            rows.append({"retriever": f"rrf(bilingual, biencoder {name})", **scores(fuse(bilingual, run, 20))})
     rows.append({"retriever": "rrf(bm25, hashing)", **scores(fuse(bm25, hashing, 20))})
     slices = {name: sum(in_slice(q, name) for q in questions) for name in KB_SLICES}
-    return {"chunks": len(chunks), "questions": slices, "pairs": n_pairs, "rows": rows}
+    return {"chunks": len(chunks), "vocab_size": vocab_size, "target_tokens": target_tokens,
+            "questions": slices, "pairs": n_pairs, "rows": rows}
 
 
 # -- SciFact -------------------------------------------------------------------------------------
@@ -221,7 +235,8 @@ def scifact_part(data: Path, config: BiEncoderConfig, query_repeats: int) -> dic
 def print_tables(result: dict) -> None:
     if "kb" in result:
         kb = result["kb"]
-        print(f"KB: {kb['chunks']} chunks; answerable questions per slice {kb['questions']}")
+        print(f"KB: {kb['chunks']} chunks (BPE {kb['vocab_size']}, target {kb['target_tokens']} tokens); "
+              f"answerable questions per slice {kb['questions']}")
         print(f"{'retriever':34s} " + " ".join(f"{s:>11s}" for s in KB_SLICES) + f" {'doc':>6s} {'train s':>8s}")
         for r in kb["rows"]:
             train_s = f"{r['train_s']:8.1f}" if "train_s" in r else ""
@@ -249,6 +264,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--ablate", action="store_true", help="leave-one-out rows over the KB pair sources")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="override a BiEncoderConfig field of the KB wide and SciFact configs, e.g. --set epochs=4")
+    ap.add_argument("--kb-vocab", type=int, default=2000, help="KB BPE vocabulary size (the graph's: 2000)")
+    ap.add_argument("--kb-target", type=int, default=150, help="KB chunk target in BPE tokens (overlap 2/15 of it)")
     ap.add_argument("--query-repeats", type=int, default=1000)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
@@ -259,7 +276,7 @@ def main(argv: list[str] | None = None) -> None:
     result = {}
     if args.part in ("kb", "all"):
         wide = BiEncoderConfig.from_dict({**WIDE, "seed": args.seed, **overrides})
-        result["kb"] = kb_part(args.kb, wide, args.ablate)
+        result["kb"] = kb_part(args.kb, wide, args.ablate, args.kb_vocab, args.kb_target)
     if args.part in ("scifact", "all"):
         config = BiEncoderConfig.from_dict({**WIDE, **SCIFACT, "seed": args.seed, **overrides})
         result["scifact"] = scifact_part(args.data, config, args.query_repeats)

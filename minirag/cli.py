@@ -15,6 +15,7 @@ import argparse
 import json
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 from .io import read_jsonl, write_jsonl
@@ -85,10 +86,12 @@ def cmd_train_biencoder(a) -> None:
     if a.train_qrels:
         # repeated: a few thousand labelled pairs among tens of thousands of mined ones
         pairs += cfg.qrels_repeat * beir_train_pairs(a.queries, a.train_qrels, a.corpus)
-    log(f"train_biencoder: {len(pairs)} pairs from {', '.join(sorted({p[0] for p in pairs}))}")
+    by_source = dict(sorted(Counter(source for source, _, _ in pairs).items()))
+    log(f"train_biencoder: {len(pairs)} pairs ({', '.join(f'{k} {n}' for k, n in by_source.items())})")
     tok = BPETokenizer.load(a.tokenizer)
     model, losses = train_biencoder([(x, y) for _, x, y in pairs], tok, cfg, progress=make_progress(cfg.epochs))
     model.save(a.out, {"settings": s, "tokenizer_sha256": sha256_file(a.tokenizer), "training_pairs": len(pairs),
+                       "pairs_by_source": by_source,
                        "training_data_sha256": pairs_sha256(pairs), "loss_per_epoch": losses})
 
 

@@ -9,13 +9,17 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "tests" / "fixtures" / "minikb"
 
-MINI_CONFIG = """\
+# The fixture corpus as a config's `mini` entry, before its embedders and retrievers.
+MINI_CORPUS = """\
 build: [mini]
 corpora:
   mini:
     source: {format: markdown, path: fixture/docs, questions: fixture/questions.jsonl}
     tokenizer: {vocab_size: 400}
     chunk: {strategy: tokens, target_tokens: 40, overlap: 8}
+"""
+
+MINI_CONFIG = MINI_CORPUS + """\
     retrievers:
       dense: {type: dense, embedder: hashing}
       bm25: {type: bm25, index: plain}
@@ -48,9 +52,9 @@ def run(cmd: list[str], cwd: Path, check: bool = True) -> subprocess.CompletedPr
     return proc
 
 
-def snakemake(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+def snakemake(cwd: Path, *args: str, check: bool = True, configfile: str = "mini.yaml") -> subprocess.CompletedProcess:
     exe = Path(sys.executable).with_name("snakemake")
-    return run([str(exe), "-c1", *args, "--configfile", "mini.yaml"], cwd, check=check)
+    return run([str(exe), "-c1", *args, "--configfile", configfile], cwd, check=check)
 
 
 @pytest.fixture

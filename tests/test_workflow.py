@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from conftest import copy_project, run, snakemake
+from conftest import MINI_CORPUS, copy_project, run, snakemake
 
 pytestmark = pytest.mark.workflow
 
@@ -200,3 +200,43 @@ def test_bad_document_fails_the_build_naming_the_file(tmp_path):
     log = (project / "results" / "mini" / "logs" / "curate.log").read_text()
     assert "broken.md:1: front matter has no 'title'" in log
     assert not (project / "results" / "mini" / "docs.jsonl").exists()
+
+
+BIENCODER_CONFIG = MINI_CORPUS + """\
+    embedders:
+      hashing: {type: hashing, dim: 64}
+      tiny: {type: biencoder, d: 8, hidden: 16, token_dim: 16, epochs: 2, batch_size: 16}
+    retrievers:
+      hashing: {type: dense, embedder: hashing}
+      tiny: {type: dense, embedder: tiny}
+      bm25: {type: bm25, index: plain}
+      hybrid: {type: rrf, of: [tiny, bm25], k: 60}
+    diagnose: {embedder: tiny}
+"""
+
+
+def test_biencoder_is_trained_embedded_and_reported_against_its_control(tmp_path):
+    project = copy_project(tmp_path)
+    (project / "be.yaml").write_text(BIENCODER_CONFIG, encoding="utf-8")
+    snakemake(project, "results/report.md", configfile="be.yaml")
+    root = project / "results" / "mini"
+    sidecar = json.loads((root / "encoders" / "tiny.json").read_text())
+    assert len(sidecar["loss_per_epoch"]) == 2 and sidecar["tokenizer_sha256"]
+    assert sum(sidecar["pairs_by_source"].values()) == sidecar["training_pairs"]
+    assert set(sidecar["pairs_by_source"]) <= {"title", "ict", "crops", "table_rows"}
+    assert json.loads((root / "vectors" / "tiny.json").read_text())["encoder_sha256"]
+    assert (root / "figures" / "loss-tiny.png").stat().st_size > 0
+    report = (project / "results" / "report.md").read_text()
+    metrics = json.loads((root / "eval" / "metrics.json").read_text())["retrieval"]
+    trained, control = metrics["tiny"]["chunk"]["hit@5"], metrics["hashing"]["chunk"]["hit@5"]
+    verdict = "beats" if trained > control else "does not beat"
+    assert f"- `tiny` {verdict} the untrained control `hashing` on chunk hit@5: {trained:.3f} vs {control:.3f}" in report
+    assert f"MiniBiEncoder trained on {sidecar['training_pairs']:,} pairs (" in report
+    assert "### Encoder `tiny`" in report and "![training loss](mini/figures/loss-tiny.png)" in report
+    assert "| `hybrid` | RRF k=60 of tiny + bm25 |" in report
+    tag = json.loads((root / "eval" / "metrics.json").read_text())["tags"]
+    recall = max(tag[r]["conjugation"]["chunk"]["recall@5"] for r in metrics)
+    line = re.search(r"spec asks recall@5 ≥ 0\.95 of the best retriever: best is `([\w-]+)` with recall@5 = "
+                     r"([\d.]+) \((not met|met)\)", report)
+    assert line and tag[line[1]]["conjugation"]["chunk"]["recall@5"] == recall
+    assert (line[2], line[3]) == (f"{recall:.3f}", "met" if recall >= 0.95 else "not met")
