@@ -102,6 +102,13 @@ def test_editing_chunk_code_reruns_chunk_and_downstream(built):
     assert not UPSTREAM & set(jobs)
 
 
+def test_editing_a_module_only_imported_by_a_stage_reruns_that_stage(built):
+    # settings.py is never named by a rule: bm25.py imports it (and analyze.py, for the analyzer).
+    jobs = planned_after_edit(built, "minirag/settings.py", '"""', '"""Edited. ')
+    assert "bm25" in jobs and "retrieve" in jobs
+    assert not (UPSTREAM | {"chunk"}) & set(jobs)
+
+
 def test_edited_chunk_after_embedding_fails_loudly(built):
     root = built / "results" / "mini"
     chunks_path = root / "chunks.jsonl"

@@ -7,7 +7,7 @@ def embedder(wc):
 
 def biencoder_inputs(wc):
     s = cc(wc)["source"]
-    if embedder(wc).get("train_qrels") and s["format"] == "beir" and s["train_split"]:
+    if embedder(wc).get("train_qrels"):  # the config check makes sure the source is BEIR with a train split
         root = Path(s["path"])
         return {"queries": str(root / "queries.jsonl"), "corpus": str(root / "corpus.jsonl"),
                 "train_qrels": str(root / "qrels" / f"{s['train_split']}.tsv")}
@@ -32,8 +32,7 @@ rule train_biencoder:
     benchmark:
         "results/{corpus}/benchmarks/train_biencoder.{name}.tsv"
     shell:
-        # One BLAS thread: faster here, and the weights are byte-identical only for a fixed thread count.
-        "OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 {PY} -m minirag train-biencoder --settings {params.settings:q} --chunks {input.chunks} "
+        "{ONE_BLAS_THREAD} {PY} -m minirag train-biencoder --settings {params.settings:q} --chunks {input.chunks} "
         "--tokenizer {input.tokenizer} {params.beir} --out {output[0]} 2> {log}"
 
 
@@ -60,7 +59,7 @@ rule embed:
     benchmark:
         "results/{corpus}/benchmarks/embed.{name}.tsv"
     shell:
-        "OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 {PY} -m minirag embed --name {wildcards.name} --settings {params.settings:q} --chunks {input.chunks} "
+        "{ONE_BLAS_THREAD} {PY} -m minirag embed --name {wildcards.name} --settings {params.settings:q} --chunks {input.chunks} "
         "{params.model} --out {output[0]} 2> {log}"
 
 
@@ -85,17 +84,16 @@ def retrieve_inputs(wc):
     spec = cc(wc)["retrievers"][wc.name]
     if spec["type"] == "dense":
         inputs = {"vectors": results(wc, "vectors", f"{spec['embedder']}.npy"),
-                  "code": src("retrieve", "store", "embed", "artifacts", "pipeline")}
+                  "code": src("artifacts", "trec", "pipeline")}
         if embedder_of(wc, spec["embedder"])["type"] == "biencoder":
             inputs["encoder"] = results(wc, "encoders", f"{spec['embedder']}.npz")
             inputs["tokenizer"] = results(wc, "tokenizer.json")
-            inputs["code"] += src("biencoder", "bpe")
         return inputs
     if spec["type"] == "bm25":
         return {"index": results(wc, "bm25", spec["index"], "index.npz"),
-                "code": src("retrieve", "bm25", "analyze", "artifacts", "pipeline")}
+                "code": src("artifacts", "trec", "pipeline")}
     inputs = {"runs": [results(wc, "runs", f"{r}.trec") for r in upstream(spec)],
-              "code": src("retrieve", "trec", "fusion", "diversify", "artifacts")}
+              "code": src("artifacts", "trec", "retrieve")}
     if spec["type"] == "mmr":
         inputs["vectors"] = results(wc, "vectors", f"{spec['embedder']}.npy")
     return inputs
