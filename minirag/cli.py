@@ -164,7 +164,7 @@ def cmd_retrieve(a) -> None:
     questions = read_jsonl(a.questions)
     chunks = load_chunks(a.chunks)
     t0 = time.perf_counter()
-    if s["type"] in ("dense", "bm25"):
+    if s["type"] in ("dense", "bm25"):  # config.CHANNELS; not imported, so the stage does not run config.py
         from .pipeline import CorpusArtifacts, load_bm25, load_dense
         art = CorpusArtifacts(Path(a.chunks).parent)
         retriever = load_dense(art, s["embedder"], chunks) if s["type"] == "dense" else load_bm25(art, s["index"], chunks)
@@ -298,13 +298,13 @@ def cmd_download_beir(a) -> None:
 
 def load_corpus(a):
     import yaml
-    from .config import corpus_config
+    from .config import FUSIONS, corpus_config
     from .pipeline import CorpusArtifacts
     config = yaml.safe_load(Path(a.configfile).read_text(encoding="utf-8"))
     cc = corpus_config(config, a.corpus)
     if getattr(a, "retriever", "") is None:
         # default: the config's first fusion, else its first retriever
-        fused = [n for n, r in cc["retrievers"].items() if r["type"] in ("rrf", "linear") and "sweep_of" not in r]
+        fused = [n for n, r in cc["retrievers"].items() if r["type"] in FUSIONS and "sweep_of" not in r]
         a.retriever = (fused or list(cc["retrievers"]))[0]
     return cc, CorpusArtifacts(Path(a.results) / a.corpus)
 

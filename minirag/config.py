@@ -77,6 +77,7 @@ RETRIEVER_DEFAULTS: dict[str, dict[str, Any]] = {
     "cap": {"base": "", "cap": 2},                    # at most `cap` chunks per document, in rank order
     "mmr": {"base": "", "lambda": 0.7, "embedder": "hashing", "pool": 100},  # Carbonell & Goldstein 1998
 }
+CHANNELS = ("dense", "bm25")  # rank by themselves; every other type reads other retrievers' runs
 FUSIONS = ("rrf", "linear")
 DIVERSIFIERS = ("cap", "mmr")
 SWEEPABLE = {"rrf": ("k",), "linear": ("alpha",), "cap": ("cap",), "mmr": ("lambda",)}
@@ -170,7 +171,7 @@ def sweep_name(name: str, param: str, value: Any) -> str:
 
 def base_retrievers(cc: dict) -> list[str]:
     """Retrievers that rank by themselves (dense, bm25): the channels of every fusion."""
-    return [n for n, r in cc["retrievers"].items() if r["type"] in ("dense", "bm25")]
+    return [n for n, r in cc["retrievers"].items() if r["type"] in CHANNELS]
 
 
 def check_references(cc: dict, where: str) -> None:
@@ -181,9 +182,7 @@ def check_references(cc: dict, where: str) -> None:
         key = f"{where}.retrievers.{name}"
         kind = ret.get("type")
         if kind == "dense":
-            if ret["embedder"] not in embedders:
-                raise ConfigError(f"{key}.embedder: unknown embedder {ret['embedder']!r} "
-                                  f"(have: {', '.join(embedders) or 'none'})")
+            check_embedder(embedders, ret["embedder"], f"{key}.embedder")
         elif kind == "bm25":
             if ret["index"] not in indexes:
                 raise ConfigError(f"{key}.index: unknown bm25 index {ret['index']!r} "
@@ -197,9 +196,8 @@ def check_references(cc: dict, where: str) -> None:
                 raise ConfigError(f"{key}.weights: one weight per retriever in 'of' ({len(ret['of'])})")
         elif kind in DIVERSIFIERS:
             check_upstream(retrievers, name, ret["base"], f"{key}.base")
-            if kind == "mmr" and ret["embedder"] not in embedders:
-                raise ConfigError(f"{key}.embedder: unknown embedder {ret['embedder']!r} "
-                                  f"(have: {', '.join(embedders) or 'none'})")
+            if kind == "mmr":
+                check_embedder(embedders, ret["embedder"], f"{key}.embedder")
         else:
             raise ConfigError(f"{key}.type: unknown retriever type {kind!r} "
                               f"({', '.join(RETRIEVER_DEFAULTS)})")
@@ -215,11 +213,14 @@ def check_references(cc: dict, where: str) -> None:
         if emb.get("type") not in EMBEDDER_DEFAULTS:
             raise ConfigError(f"{where}.embedders.{name}.type: unknown embedder type "
                               f"{emb.get('type')!r} ({', '.join(EMBEDDER_DEFAULTS)})")
-    if cc["diagnose"]["embedder"] not in embedders:
-        raise ConfigError(f"{where}.diagnose.embedder: unknown embedder {cc['diagnose']['embedder']!r} "
-                          f"(have: {', '.join(embedders) or 'none'})")
+    check_embedder(embedders, cc["diagnose"]["embedder"], f"{where}.diagnose.embedder")
     if cc["prompt"]["k"] < 1:
         raise ConfigError(f"{where}.prompt.k: must be at least 1")
+
+
+def check_embedder(embedders: dict, name: str, key: str) -> None:
+    if name not in embedders:
+        raise ConfigError(f"{key}: unknown embedder {name!r} (have: {', '.join(embedders) or 'none'})")
 
 
 def check_upstream(retrievers: dict, name: str, other: str, key: str) -> None:
@@ -279,8 +280,8 @@ def stage_settings(cc: dict, stage: str, name: str | None = None) -> dict:
     if stage == "generate":
         return dict(cc["reader"])
     if stage == "diagnose":
-        return {**cc["diagnose"], "base": base_retrievers(cc),
-                "fused": [n for n, r in cc["retrievers"].items() if r["type"] not in ("dense", "bm25")]}
+        base = base_retrievers(cc)
+        return {**cc["diagnose"], "base": base, "fused": [n for n in cc["retrievers"] if n not in base]}
     if stage == "assert":
         return {"strict": cc["strict"]}
     raise KeyError(stage)

@@ -1,10 +1,11 @@
 """Embedders: map a list of strings to an (N, d) float32 matrix of unit vectors.
 
 `HashingEmbedder` is the untrained control (the seed's): TF-IDF weights of the words an
-analyzer yields (by default lowercased `\\w+`; CJK character bigrams for Chinese), folded into `dim` buckets by a signed feature hash. The hash is blake2b of
-the word's UTF-8 bytes, never Python's `hash()`, so a word lands in the same bucket in
-every process and on every machine. IDF is fitted on the corpus the embedder indexes and
-travels with the vectors (in their sidecar), so queries are weighted like the chunks.
+analyzer yields (by default lowercased `\\w+`; CJK character bigrams for Chinese), folded
+into `dim` buckets by a signed feature hash. The hash is blake2b of the word's UTF-8 bytes,
+never Python's `hash()`, so a word lands in the same bucket in every process and on every
+machine. IDF is fitted on the corpus the embedder indexes and travels with the vectors
+(in their sidecar), so queries are weighted like the chunks.
 
     weight(w, text) = (1 + log tf(w, text)) * idf(w),   idf(w) = log((1 + N) / (1 + df(w))) + 1
     v[bucket(w)]   += sign(w) * weight(w, text);         v /= ||v||

@@ -27,7 +27,7 @@ from typing import Iterable, Sequence
 
 from .chunk import Chunk
 from .io import atomic_write_text, write_json
-from .metrics import first_relevant_rank, retrieval_metrics
+from .metrics import retrieval_metrics
 from .trec import Ranking, write_qrels
 
 METRIC_KEYS = ("hit@1", "hit@3", "hit@5", "mrr", "recall@5", "ndcg@10")
@@ -83,6 +83,11 @@ def per_query_metrics(questions: list[dict], chunks: Sequence[Chunk],
     return out
 
 
+def rank_of(reciprocal_rank: float) -> int | None:
+    """The first relevant rank, read back from its reciprocal (1/i round-trips exactly); None if none."""
+    return round(1 / reciprocal_rank) if reciprocal_rank else None
+
+
 def mean(values: Iterable[float]) -> float:
     values = list(values)
     return sum(values) / len(values) if values else 0.0
@@ -104,15 +109,13 @@ def evaluate(corpus: str, questions: list[dict], chunks: Sequence[Chunk],
              runs: dict[str, dict[str, Ranking]], answers: dict[str, dict[str, dict]]) -> dict:
     """Everything the evaluate stage writes, as Python objects (see write_evaluation)."""
     chunk_qrels, doc_qrels = build_qrels(questions, chunks)
-    chunk_doc = {c.id: c.doc_id for c in chunks}
     answerable = [q for q in questions if q["answerable"]]
     per_query: dict[str, dict] = {q["qid"]: {} for q in questions}
     scores = per_query_metrics(questions, chunks, runs)
-    for name, run in runs.items():
-        for q in answerable:
-            ranking = run.get(q["qid"], [])
-            per_query[q["qid"]][name] = first_relevant_rank([c for c, _ in ranking], chunk_qrels[q["qid"]])
-            per_query[q["qid"]][name + "_doc"] = first_relevant_rank(doc_ranking(ranking, chunk_doc), doc_qrels[q["qid"]])
+    for name, by_level in scores.items():
+        for qid, m in by_level["chunk"].items():
+            per_query[qid][name] = rank_of(m["mrr"])
+            per_query[qid][name + "_doc"] = rank_of(by_level["doc"][qid]["mrr"])
     retrieval = {name: {level: {k: mean(m[k] for m in lv.values()) for k in METRIC_KEYS + ("recall@100",)}
                         for level, lv in by_level.items()} for name, by_level in scores.items()}
     answer_metrics, answer_rows = {}, {}

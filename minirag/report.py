@@ -16,7 +16,7 @@ from collections import Counter
 from importlib import metadata
 from pathlib import Path
 
-from .config import base_retrievers
+from .config import DIVERSIFIERS, FUSIONS, base_retrievers
 from .io import atomic_write_text, read_json, read_jsonl, sha256_file, write_json
 from .pipeline import CorpusArtifacts
 
@@ -155,7 +155,7 @@ class CorpusReport:
         return out
 
     def fusion(self) -> list[str]:
-        fused = [r for r in self.main if self.cc["retrievers"][r]["type"] in ("rrf", "linear")]
+        fused = [r for r in self.main if self.cc["retrievers"][r]["type"] in FUSIONS]
         if not fused:
             return []
         rows = []
@@ -211,7 +211,7 @@ class CorpusReport:
     def ablation(self) -> list[str]:
         div = self.diversity_means()
         retrievers = self.cc["retrievers"]
-        bases = list(dict.fromkeys(s["base"] for s in retrievers.values() if s["type"] in ("cap", "mmr")))
+        bases = list(dict.fromkeys(s["base"] for s in retrievers.values() if s["type"] in DIVERSIFIERS))
         if not bases:
             return []
         rows = []
@@ -287,7 +287,7 @@ class CorpusReport:
         for r, spec in rets.items():
             if "sweep_of" in spec:
                 continue
-            if spec["type"] in ("cap", "mmr"):
+            if spec["type"] in DIVERSIFIERS:
                 pairs.append((describe_retriever(self.cc, r).split(" + ")[-1], spec["base"], r))
             elif spec["type"] == "bm25" and self.cc["bm25"][spec["index"]]["title_weight"]:
                 mine = {**self.cc["bm25"][spec["index"]], "title_weight": 0.0}
