@@ -1,5 +1,5 @@
-# minirag: a RAG pipeline as a Snakemake build graph. Read ../shared/DESIGN.md for the
-# graph and artifact contracts; every rule calls `python -m minirag <stage>`.
+# minirag: a RAG pipeline as a Snakemake build graph. Every rule runs one stage module,
+# `python -m minirag.stages.<stage>`; README.md shows the graph and where each artifact lives.
 from snakemake.utils import min_version, validate
 
 min_version("9.11")
@@ -11,15 +11,18 @@ configfile: "workflow/config.yaml"
 validate(config, "workflow/schemas/config.schema.yaml")
 
 
+report: "workflow/report/workflow.rst"
+
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/corpus.smk"
 include: "workflow/rules/index.smk"
 include: "workflow/rules/answer.smk"
-include: "workflow/rules/diagnose.smk"
+include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/download.smk"
 
 
 rule all:
     input:
-        "results/report.md",
+        report_paths(RESULTS, REPORT)[0],

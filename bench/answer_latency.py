@@ -17,13 +17,12 @@ import argparse
 import json
 import statistics
 import time
-from pathlib import Path
 
-import yaml
-
-from minirag.config import corpus_config
+from minirag.answer.rag import rag_answer
+from minirag.answer.readers import make_reader
+from minirag.config.load import load_corpus
 from minirag.io import read_jsonl
-from minirag.pipeline import CorpusArtifacts, load_chunks, load_retriever, make_reader, rag_answer
+from minirag.live import open_corpus, open_retriever
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -39,11 +38,10 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3, help="passes over the questions (first one warms caches)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
-    cc = corpus_config(yaml.safe_load(Path(a.configfile).read_text(encoding="utf-8")), a.corpus)
-    art = CorpusArtifacts(Path(a.results) / a.corpus)
-    chunks = load_chunks(art.chunks)
+    cc = load_corpus(a.configfile, a.corpus)
+    layout, chunks, sources = open_corpus(a.results, a.corpus, cc)
     by_id = {c.id: c for c in chunks}
-    queries = [q["query"] for q in read_jsonl(art.questions)]
+    queries = [q["query"] for q in read_jsonl(layout.questions)]
     reader = make_reader(cc["reader"])
     k = cc["prompt"]["k"]
     rows = []
@@ -51,7 +49,7 @@ def main() -> None:
         if "sweep_of" in spec:
             continue
         t0 = time.perf_counter()
-        retriever = load_retriever(art, cc, name, chunks)
+        retriever = open_retriever(sources, cc, name)
         load_ms = (time.perf_counter() - t0) * 1000
         search_ms, answer_ms = [], []
         for rep in range(a.repeats):

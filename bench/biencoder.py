@@ -51,20 +51,21 @@ import pytrec_eval
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from minirag.analyze import Analyzer, AnalyzerConfig  # noqa: E402
-from minirag.artifacts import index_text  # noqa: E402
-from minirag.biencoder import BiEncoderConfig, BiEncoderEmbedder, train_biencoder  # noqa: E402
-from minirag.bm25 import BM25Index, BM25Params  # noqa: E402
-from minirag.bpe import BPETokenizer  # noqa: E402
-from minirag.chunk import chunk_document  # noqa: E402
-from minirag.corpus import curate_beir, curate_markdown, load_questions, read_qrels  # noqa: E402
-from minirag.embed import HashingEmbedder  # noqa: E402
-from minirag.evaluate import build_qrels  # noqa: E402
+from minirag.beir import beir_train_pairs, curate_beir, read_qrels  # noqa: E402
+from minirag.evaluation.evaluate import build_qrels  # noqa: E402
+from minirag.evaluation.metrics import hit_at  # noqa: E402
+from minirag.index.biencoder import BiEncoderConfig, BiEncoderEmbedder  # noqa: E402
+from minirag.index.biencoder_train import train_biencoder  # noqa: E402
+from minirag.index.bm25 import BM25Index, BM25Params  # noqa: E402
+from minirag.index.hashing import HashingEmbedder  # noqa: E402
+from minirag.index.pairs import mine_pairs  # noqa: E402
+from minirag.index.store import top_k  # noqa: E402
 from minirag.io import read_jsonl  # noqa: E402
-from minirag.metrics import hit_at  # noqa: E402
-from minirag.pairs import beir_train_pairs, mine_pairs  # noqa: E402
-from minirag.retrieve import reciprocal_rank_fusion  # noqa: E402
-from minirag.store import top_k  # noqa: E402
+from minirag.rank.fusion import reciprocal_rank_fusion  # noqa: E402
+from minirag.text.analyze import Analyzer, AnalyzerConfig  # noqa: E402
+from minirag.text.bpe import BPETokenizer  # noqa: E402
+from minirag.text.chunk import chunk_document, index_text  # noqa: E402
+from minirag.text.corpus import curate_markdown, load_questions  # noqa: E402
 
 WIDE = dict(d=256, hidden=512, token_dim=256, temperature=0.1)
 # SciFact: abstracts are longer than KB chunks; fewer unsupervised pairs per abstract leave
@@ -213,8 +214,7 @@ def scifact_part(data: Path, config: BiEncoderConfig, query_repeats: int) -> dic
         pairs = mine_pairs(chunks, [s for s in sources if s != "qrels"], config.seed,
                            config.ict_per_chunk, config.crops_per_chunk)
         if "qrels" in sources:
-            pairs += config.qrels_repeat * beir_train_pairs(data / "queries.jsonl", data / "qrels" / "train.tsv",
-                                                     data / "corpus.jsonl")
+            pairs += config.qrels_repeat * beir_train_pairs(data, "train", "test")
         model, losses = train_biencoder([(a, b) for _, a, b in pairs], tokenizer, config)
         train_s = time.perf_counter() - t0
         emb = BiEncoderEmbedder(model, tokenizer)

@@ -44,9 +44,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from minirag.analyze import Analyzer, AnalyzerConfig  # noqa: E402
-from minirag.bm25 import BM25Index, BM25Params  # noqa: E402
+from minirag.index.bm25 import BM25Index, BM25Params  # noqa: E402
 from minirag.io import read_jsonl  # noqa: E402
+from minirag.text.analyze import Analyzer, AnalyzerConfig  # noqa: E402
 
 K = 100
 SETTINGS = {

@@ -18,14 +18,13 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-from pathlib import Path
 
-from minirag.analyze import Analyzer, AnalyzerConfig
-from minirag.artifacts import index_text
-from minirag.bm25 import BM25Index, BM25Params
-from minirag.evaluate import mean, per_query_metrics
+from minirag.evaluation.evaluate import mean, per_query_metrics
+from minirag.index.bm25 import BM25Index, BM25Params
 from minirag.io import read_jsonl
-from minirag.pipeline import CorpusArtifacts, load_chunks
+from minirag.layout import CorpusLayout
+from minirag.text.analyze import Analyzer, AnalyzerConfig
+from minirag.text.chunk import index_text, load_chunks
 
 STOPWORDS = ((), ("en", "es"))
 STEMMERS = (None, "english", "spanish")
@@ -58,7 +57,7 @@ def main() -> None:
     ap.add_argument("--tag", default="conjugation", help="question tag whose recall@5 gets its own column")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
-    art = CorpusArtifacts(Path(a.results) / a.corpus)
+    art = CorpusLayout.of(a.results, a.corpus)
     chunks = load_chunks(art.chunks)
     questions = list(read_jsonl(art.questions))
     tagged = {q["qid"] for q in questions if a.tag in q.get("tags", [])}

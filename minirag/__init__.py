@@ -1,8 +1,45 @@
 """minirag: a retrieval-augmented generation pipeline written by hand on numpy.
 
-Each stage of the pipeline is a module with one job (curate, bpe, chunk, embed,
-bm25, retrieve, prompt, reader, evaluate, report); `python -m minirag <stage>` runs
-one stage on files, and the Snakemake graph in `workflow/` wires the stages together.
+The seed's public API is importable from here:
+
+    import minirag
+    chunks = [c for d in docs for c in minirag.chunk_document(d, "tokens", tokenizer)]
+    store = minirag.FlatVectorStore(minirag.HashingEmbedder.fit([c.text for c in chunks]))
+    store.add(chunks)
+    hybrid = minirag.HybridRetriever(minirag.DenseRetriever(store), minirag.BM25.from_chunks(chunks))
+    ranked, prompt, answer = minirag.rag_answer(query, hybrid, minirag.ExtractiveReader(), chunks, k=3)
+
+Names load on first use (PEP 562), so importing one stage's module never runs the
+others' code: the Snakemake rules list the modules a stage executes as its inputs, and an
+eager import here would make every stage depend on every module.
+
+Packages: text/ (curate, BPE, chunk, analyze), index/ (BM25, embedders, vectors, store),
+rank/ (channels, fusion, diversification, the kinds registry), answer/ (prompt, readers,
+the call site), evaluation/ (TREC files, metrics, diagnosis, assertions), report/,
+stages/ (one module per rule), config/ (settings per corpus, the schema).
 """
 
+from importlib import import_module
+
 __version__ = "0.1.0"
+
+_EXPORTS = {
+    "chunk_document": "text.chunk", "Chunk": "text.chunk", "BPETokenizer": "text.bpe",
+    "HashingEmbedder": "index.hashing", "MiniBiEncoder": "index.biencoder", "FlatVectorStore": "index.store",
+    "BM25": "rank.channels", "DenseRetriever": "rank.channels", "HybridRetriever": "rank.fusion",
+    "reciprocal_rank_fusion": "rank.fusion", "build_prompt": "answer.prompt", "ExtractiveReader": "answer.readers",
+    "rag_answer": "answer.rag",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'minirag' has no attribute {name!r}")
+    value = getattr(import_module(f".{_EXPORTS[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted([*globals(), *_EXPORTS])

@@ -1,14 +1,19 @@
-"""Which minirag source files a stage executes, so a rule can list them as its inputs.
+"""Which minirag source files a stage executes, so its rule can list them as inputs.
 
-Snakemake does not follow Python imports, so each rule names its stage's modules and the
-workflow lists the files they need: the named modules and, transitively, every minirag
-module they import (`from .x import ...` or `from . import x`, wherever it stands in the
-file, so lazy imports inside functions count too). Importing a module runs it, so a
-module that is only imported still belongs to the stage.
+Snakemake does not follow Python imports, so each rule names its stage's module
+(`stages.chunk`) and the workflow lists the files it needs: that module and, transitively,
+every minirag module it imports, wherever the import stands (lazy imports inside functions
+count too), at any depth (`from ..index.bm25 import BM25Index`, `from . import x`,
+`from minirag.text import chunk`). Importing `a.b.c` runs `a/__init__.py` and
+`a/b/__init__.py` first, so the packages' `__init__.py` files belong to the stage as well.
 
-What it leaves out: dynamic imports (importlib; minirag has none) and third-party
-packages (the manifest records their versions). The caller decides which modules not to
-follow: the CLI dispatcher imports every stage's modules lazily, one command each.
+    module_closure("minirag", ["stages.chunk"])
+    -> [minirag/__init__.py, minirag/io.py, minirag/settings.py, minirag/stages/__init__.py,
+        minirag/stages/chunk.py, minirag/stages/common.py, minirag/text/__init__.py, ...]
+
+What it leaves out: dynamic imports (importlib: minirag's own `__init__` loads its
+exports lazily, and those are not executed by a stage that does not use them) and
+third-party packages (the manifest records their versions).
 """
 
 from __future__ import annotations
@@ -18,30 +23,69 @@ from pathlib import Path
 from typing import Iterable
 
 
-def package_imports(path: Path) -> set[str]:
-    """Names of the sibling modules a source file imports with a relative import."""
+def module_file(package_dir: Path, module: str) -> Path | None:
+    """The file of a dotted module name below the package ("" is the package itself)."""
+    base = package_dir.joinpath(*module.split(".")) if module else package_dir
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+def resolve(current: str, is_package: bool, node: ast.ImportFrom, top: str) -> list[str]:
+    """Dotted names (relative to the package root) that an `from ... import ...` may load."""
+    if node.level == 0:
+        if not node.module or not (node.module == top or node.module.startswith(top + ".")):
+            return []
+        base = node.module[len(top) + 1:]
+    else:
+        parts = current.split(".") if current else []
+        # a module's own package is its parent; a package's __init__ is its own package
+        package = parts if is_package else parts[:-1]
+        up = node.level - 1
+        if up > len(package):
+            return []
+        package = package[:len(package) - up] if up else package
+        base = ".".join(package + ([node.module] if node.module else []))
+    # `from pkg import name` may import the submodule pkg.name
+    return [base] + [f"{base}.{alias.name}" if base else alias.name for alias in node.names]
+
+
+def imports_of(package_dir: Path, module: str, top: str) -> set[str]:
+    path = module_file(package_dir, module)
+    if path is None:  # a folder without __init__.py (a namespace package) runs nothing
+        return set()
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
-            if node.module:
-                found.add(node.module.split(".")[0])
-            else:
-                found.update(alias.name for alias in node.names)
-    return found
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            found.update(resolve(module, path.name == "__init__.py", node, top))
+        elif isinstance(node, ast.Import):
+            found.update(a.name[len(top) + 1:] for a in node.names if a.name.startswith(top + "."))
+    return {m for m in found if module_file(package_dir, m) is not None}
+
+
+def with_packages(module: str) -> list[str]:
+    """The module and every package above it: importing a.b.c runs a and a.b first."""
+    parts = module.split(".") if module else []
+    return [""] + [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
 
 
 def module_closure(package_dir: str | Path, modules: Iterable[str]) -> list[str]:
     """The named modules and all they import from the package, as sorted file paths."""
     package_dir = Path(package_dir)
+    top = package_dir.name
     seen: set[str] = set()
-    todo = list(modules)
+    todo = []
+    for name in modules:
+        if module_file(package_dir, name) is None:
+            raise FileNotFoundError(f"{package_dir / name.replace('.', '/')}.py: no such {top} module")
+        todo.append(name)
     while todo:
         name = todo.pop()
-        if name in seen:
-            continue
-        path = package_dir / f"{name}.py"
-        if not path.exists():
-            raise FileNotFoundError(f"{path}: no such minirag module")
-        seen.add(name)
-        todo.extend(package_imports(path) - seen)
-    return sorted(str(package_dir / f"{name}.py") for name in seen)
+        for m in with_packages(name):
+            if m in seen:
+                continue
+            seen.add(m)
+            todo.extend(imports_of(package_dir, m, top) - seen)
+    return sorted(str(module_file(package_dir, m)) for m in seen if module_file(package_dir, m) is not None)

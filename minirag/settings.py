@@ -1,31 +1,161 @@
-"""Build a settings dataclass from a config mapping, strictly.
+"""Settings dataclasses: declare a setting once, with its default and bounds; read and check it.
 
-Config values arrive as JSON/YAML builtins. An unknown key is an error naming it, so a
-typo ("temprature") cannot pass silently as a default; lists become tuples (the
-dataclasses are frozen or hashed), and None for a tuple-valued field means empty.
+Every configurable value of minirag is a field of a frozen dataclass that lives beside the
+code that reads it (`ChunkSettings` in text/chunk.py, `BM25Params` in index/bm25.py, ...).
+The field is the only home of its default; `setting()` adds the bounds that the JSON
+schema (config/schema.py) and `settings_from_dict` both read, so the two cannot disagree:
 
-What it leaves out: type checks of the values (the config schema does those).
+    k1: float = setting(1.5, minimum=0)   # term-frequency saturation
+
+`settings_from_dict` builds a dataclass from config builtins strictly: an unknown key is an
+error naming it (a typo such as "temprature" cannot pass as a default), every value is
+type- and bound-checked with its key path, lists become tuples, nested dataclasses are
+built recursively. `settings_to_dict` is the inverse, in field order, with config keys.
+A field whose config key is a Python keyword (MMR's `lambda`) names its key in `key=`.
+
+What it leaves out: cross-field rules (a dataclass's `check()` holds those) and anything
+about which stage reads which setting (config/corpus.py).
 """
 
 from __future__ import annotations
 
-from dataclasses import fields
-from typing import Any, Mapping, TypeVar
+import dataclasses
+import types
+import typing
+from dataclasses import MISSING, field, fields
+from typing import Any, Literal, Mapping, TypeVar
 
 T = TypeVar("T")
 
+BOUNDS = ("minimum", "maximum", "exclusive_minimum", "min_length", "min_items", "pattern")
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]*$"  # a name that becomes part of a file path
+
+
+class SettingsError(ValueError):
+    """A setting of the wrong type, out of bounds, or unknown; the message starts with its key path."""
+
+
+def setting(default: Any = MISSING, *, key: str | None = None, factory: Any = MISSING, **bounds: Any):
+    """A dataclass field with its bounds (`minimum`, `maximum`, `exclusive_minimum`,
+    `min_length`, `min_items`, `pattern`) and, when it differs from the field name, its config key."""
+    unknown = set(bounds) - set(BOUNDS)
+    if unknown:
+        raise TypeError(f"setting(): unknown bound(s) {sorted(unknown)}")
+    metadata = {"bounds": bounds, "key": key}
+    if factory is not MISSING:
+        return field(default_factory=factory, metadata=metadata)
+    return field(default=default, metadata=metadata)
+
+
+def config_key(f: dataclasses.Field) -> str:
+    return f.metadata.get("key") or f.name
+
+
+def type_hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _fail(where: str, msg: str) -> typing.NoReturn:
+    raise SettingsError(f"{where}: {msg}")
+
+
+def coerce(value: Any, hint: Any, where: str) -> Any:
+    """`value` checked against the type hint (and converted: list -> tuple, dict -> dataclass)."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        rest = [a for a in args if a is not type(None)]
+        return coerce(value, rest[0], where)
+    if origin is Literal:
+        if value not in args:
+            _fail(where, f"{value!r} is not one of {', '.join(map(str, args))}")
+        return value
+    if origin is tuple:
+        if value is None:
+            return ()
+        if not isinstance(value, (list, tuple)):
+            _fail(where, f"expected a list, got {type(value).__name__}")
+        return tuple(coerce(v, args[0], f"{where}[{i}]") for i, v in enumerate(value))
+    if dataclasses.is_dataclass(hint):
+        if isinstance(value, hint):
+            return value
+        if not isinstance(value, Mapping):
+            _fail(where, f"expected a mapping, got {type(value).__name__}")
+        return settings_from_dict(hint, value, where)
+    if hint is bool:
+        if not isinstance(value, bool):
+            _fail(where, f"expected true or false, got {value!r}")
+        return value
+    if hint is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            _fail(where, f"expected an integer, got {value!r}")
+        return value
+    if hint is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            _fail(where, f"expected a number, got {value!r}")
+        return float(value) if isinstance(value, int) else value
+    if hint is str:
+        if not isinstance(value, str):
+            _fail(where, f"expected a string, got {value!r}")
+        return value
+    return value
+
+
+def check_bounds(value: Any, bounds: Mapping[str, Any], where: str) -> None:
+    import re
+    if value is None:
+        return
+    if "minimum" in bounds and value < bounds["minimum"]:
+        _fail(where, f"{value!r} is below the minimum {bounds['minimum']}")
+    if "maximum" in bounds and value > bounds["maximum"]:
+        _fail(where, f"{value!r} is above the maximum {bounds['maximum']}")
+    if "exclusive_minimum" in bounds and value <= bounds["exclusive_minimum"]:
+        _fail(where, f"{value!r} must be greater than {bounds['exclusive_minimum']}")
+    if "min_length" in bounds and len(value) < bounds["min_length"]:
+        _fail(where, "must not be empty" if bounds["min_length"] == 1 else f"shorter than {bounds['min_length']}")
+    if "min_items" in bounds and len(value) < bounds["min_items"]:
+        _fail(where, f"needs at least {bounds['min_items']} item(s)")
+    if "pattern" in bounds and not re.fullmatch(bounds["pattern"].strip("^$"), value):
+        _fail(where, f"{value!r} does not match {bounds['pattern']}")
+
 
 def settings_from_dict(cls: type[T], values: Mapping[str, Any], what: str) -> T:
-    known = {f.name: f for f in fields(cls)}
-    unknown = sorted(set(values) - set(known))
+    """Build `cls` from config builtins, checking keys, types and bounds; errors name `what.key`."""
+    if not isinstance(values, Mapping):
+        _fail(what, f"expected a mapping, got {type(values).__name__}")
+    hints = type_hints(cls)
+    by_key = {config_key(f): f for f in fields(cls)}
+    unknown = sorted(set(values) - set(by_key))
     if unknown:
-        raise ValueError(f"{what}: unknown option(s) {', '.join(map(repr, unknown))} "
-                         f"(known: {', '.join(sorted(known))})")
+        _fail(what, f"unknown option(s) {', '.join(map(repr, unknown))} (known: {', '.join(sorted(by_key))})")
+    missing = [key for key, f in by_key.items()
+               if key not in values and f.default is MISSING and f.default_factory is MISSING]
+    if missing:
+        _fail(what, f"{missing[0]!r} is required")
     clean = {}
     for key, value in values.items():
-        if isinstance(value, list):
-            value = tuple(value)
-        elif value is None and isinstance(known[key].default, tuple):
-            value = ()
-        clean[key] = value
-    return cls(**clean)
+        f = by_key[key]
+        where = f"{what}.{key}"
+        clean[f.name] = coerce(value, hints[f.name], where)
+        # numbers are checked as written (2, not 2.0), the rest as converted (a list as a tuple)
+        shown = value if isinstance(value, (int, float)) and not isinstance(value, bool) else clean[f.name]
+        check_bounds(shown, f.metadata.get("bounds", {}), where)
+    obj = cls(**clean)
+    check = getattr(obj, "check", None)
+    if check is not None:
+        check(what)
+    return obj
+
+
+def to_builtin(value: Any) -> Any:
+    if dataclasses.is_dataclass(value):
+        return settings_to_dict(value)
+    if isinstance(value, tuple):
+        return [to_builtin(v) for v in value]
+    return value
+
+
+def settings_to_dict(obj: Any) -> dict[str, Any]:
+    """The dataclass as config builtins (tuples as lists), fields in declaration order."""
+    return {config_key(f): to_builtin(getattr(obj, f.name)) for f in fields(obj)}

@@ -2,7 +2,7 @@ import unicodedata
 
 import pytest
 
-from minirag.analyze import Analyzer, AnalyzerConfig, load_stopwords, tokenize
+from minirag.text.analyze import Analyzer, AnalyzerConfig, load_stopwords, tokenize
 
 
 def test_tokenize_accented():

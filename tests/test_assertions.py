@@ -1,10 +1,15 @@
 import re
 
 import pytest
-
-from minirag.assertions import AssertionFileError, check, format_markdown, load_assertions
-from minirag.evaluate import per_query_metrics
 from helpers import make_chunk
+
+from minirag.evaluation.assertions import (
+    AssertionFileError,
+    check,
+    format_markdown,
+    load_assertions,
+)
+from minirag.evaluation.evaluate import per_query_metrics
 
 # Three documents; each question's gold is the whole of one document (no evidence span).
 A0, A1, A2 = (make_chunk(f"a{i}", "a.md", 10 * i) for i in range(3))

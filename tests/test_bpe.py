@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from minirag.bpe import PROGRESS_EVERY, BPETokenizer, to_bytes
+from minirag.text.bpe import PROGRESS_EVERY, BPETokenizer, to_bytes
 
 SAMPLE = """# Métodos
 

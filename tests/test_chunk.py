@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from minirag.bpe import BPETokenizer
-from minirag.chunk import Chunk, SectionIndex, chunk_document, chunk_id
+from minirag.text.bpe import BPETokenizer
+from minirag.text.chunk import Chunk, SectionIndex, chunk_document, chunk_id
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -241,8 +241,8 @@ def test_chunk_ids_are_stable_across_processes(tok, tmp_path):
     tok.save(tmp_path / "tok.json")
     here = [c.id for c in chunk_document(doc_of(text), "tokens", tok, target_tokens=30, overlap=5)]
     code = ("import json, sys\n"
-            "from minirag.bpe import BPETokenizer\n"
-            "from minirag.chunk import chunk_document\n"
+            "from minirag.text.bpe import BPETokenizer\n"
+            "from minirag.text.chunk import chunk_document\n"
             "tok = BPETokenizer.load(sys.argv[1])\n"
             "doc = {'doc_id': 'docs/a.md', 'title': 'A title', 'text': sys.stdin.read()}\n"
             "chunks = chunk_document(doc, 'tokens', tok, target_tokens=30, overlap=5)\n"
@@ -262,7 +262,15 @@ def test_records_round_trip(tok):
 def test_strategy_errors_are_explicit(tok):
     with pytest.raises(ValueError, match="needs the trained tokenizer"):
         chunk_document(doc_of("text"))  # `tokens` is the default strategy
-    with pytest.raises(ValueError, match="unknown strategy"):
+    with pytest.raises(ValueError, match="chunk.strategy: 'paragraphs' is not one of tokens, sections, chars, none"):
         chunk_document(doc_of("text"), "paragraphs", tok)
-    with pytest.raises(AssertionError, match="overlap < target_tokens"):
+    with pytest.raises(ValueError, match=r"chunk.overlap: 10 must be less than target_tokens \(10\)"):
         chunk_document(doc_of("text"), "tokens", tok, target_tokens=10, overlap=10)
+    with pytest.raises(ValueError, match=r"chunk.overlap: 300 must be less than size \(300\)"):
+        chunk_document(doc_of("text"), "chars", size=300, overlap=300)
+
+
+def test_a_character_window_may_have_no_overlap():
+    text = "abcdefghij" * 5
+    chunks = chunk_document(doc_of(text), "chars", size=20, overlap=0)
+    assert "".join(c.text for c in chunks) == text and [c.offset for c in chunks] == [0, 20, 40]

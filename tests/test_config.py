@@ -1,6 +1,6 @@
 import pytest
 
-from minirag.config import ConfigError, answered, corpus_config, corpus_names, stage_settings
+from minirag.config.corpus import ConfigError, answered, corpus_config, corpus_names, stage_settings
 
 
 def cfg(**corpus):
@@ -64,3 +64,42 @@ def test_train_qrels_needs_a_beir_train_split():
     with pytest.raises(ConfigError, match="embedders.b.train_qrels: needs a BEIR source"):
         corpus_config(cfg(embedders={"b": {"type": "biencoder", "train_qrels": True}},
                           retrievers={"d": {"type": "dense", "embedder": "b"}}, diagnose={"embedder": "b"}), "c")
+
+
+@pytest.mark.parametrize("corpus, message", [
+    ({"chunk": {"target_tokens": "many"}}, r"corpora.c.chunk.target_tokens: expected an integer, got 'many'"),
+    ({"chunk": {"target_tokens": 0}}, r"corpora.c.chunk.target_tokens: 0 is below the minimum 1"),
+    ({"chunk": {"target_tokens": 20, "overlap": 20}}, r"corpora.c.chunk.overlap: 20 must be less than target_tokens"),
+    ({"chunk": {"strategy": "chars", "size": 50, "overlap": 60}}, r"corpora.c.chunk.overlap: 60 must be less than size"),
+    ({"tokenizer": {"vocab_size": True}}, r"corpora.c.tokenizer.vocab_size: expected an integer, got True"),
+    ({"bm25": {"x": {"k1": -1}}}, r"corpora.c.bm25.x.k1: -1 is below the minimum 0"),
+    ({"bm25": {"x": {"analyzer": {"stemer": "english"}}}}, r"corpora.c.bm25.x.analyzer: unknown option\(s\) 'stemer'"),
+    ({"embedders": {"e": {"type": "biencoder", "temprature": 0.1}}}, r"corpora.c.embedders.e: unknown option\(s\) 'temprature'"),
+    ({"embedders": {"e": {"type": "colbert"}}}, r"corpora.c.embedders.e.type: unknown embedder type 'colbert'"),
+    ({"retrievers": {"a b": {"type": "bm25"}}}, r"corpora.c.retrievers.a b: 'a b' does not match"),
+    ({"retrievers": {"..": {"type": "bm25"}}}, r"corpora.c.retrievers...: '..' does not match"),
+    ({"retrievers": {"r": {"type": "rrf", "of": ["x"]}}}, r"corpora.c.retrievers.r.of: needs at least 2 item\(s\)"),
+    ({"retrievers": {"r": {"type": "cap"}}}, r"corpora.c.retrievers.r: 'base' is required"),
+    ({"reader": {"type": "extractive", "threshold": 2}}, r"corpora.c.reader.threshold: 2 is above the maximum 1"),
+    ({"prompt": {"k": 0}}, r"corpora.c.prompt.k: 0 is below the minimum 1"),
+])
+def test_types_bounds_and_cross_field_rules_are_checked_with_the_key_path(corpus, message):
+    with pytest.raises(ConfigError, match=message):
+        corpus_config(cfg(**corpus), "c")
+
+
+def test_a_linear_fusion_of_three_runs_needs_its_weights():
+    rets = {"a": {"type": "bm25"}, "b": {"type": "bm25"}, "c": {"type": "bm25"},
+            "l": {"type": "linear", "of": ["a", "b", "c"]}}
+    with pytest.raises(ConfigError, match="retrievers.l.weights: alpha weighs two runs"):
+        corpus_config(cfg(retrievers=rets), "c")
+    cc = corpus_config(cfg(retrievers={**rets, "l": {**rets["l"], "weights": [0.5, 0.3, 0.2]}}), "c")
+    assert cc["retrievers"]["l"]["weights"] == [0.5, 0.3, 0.2]
+
+
+def test_settings_carry_every_default_from_their_dataclass():
+    from minirag.index.biencoder import BiEncoderConfig
+    cc = corpus_config(cfg(embedders={"e": {"type": "biencoder", "d": 32}},
+                           retrievers={"d": {"type": "dense", "embedder": "e"}}, diagnose={"embedder": "e"}), "c")
+    assert cc["embedders"]["e"]["d"] == 32 and cc["embedders"]["e"]["epochs"] == BiEncoderConfig.epochs
+    assert stage_settings(cc, "chunk") == {"strategy": "tokens", "target_tokens": 150, "overlap": 20}

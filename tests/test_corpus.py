@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from minirag.corpus import CorpusError, curate_beir, curate_markdown, load_beir_questions, load_questions
+from minirag.text.corpus import CorpusError, curate_markdown, load_questions
 
 FIELDS = {"title": "title", "lang": "lang", "tags": "tags"}
 
@@ -55,20 +55,6 @@ def test_field_names_are_corpus_settings(tmp_path):
     write(tmp_path / "p.mdx", "---\ntitle: 页面\nlanguage: zh\n---\n正文")
     (d,) = curate_markdown(tmp_path, "**/*.mdx", {"title": "title", "lang": "language", "tags": "tags"})
     assert d["lang"] == "zh" and d["title"] == "页面"
-
-
-def test_beir_duplicate_doc_id_is_rejected(tmp_path):
-    write(tmp_path / "corpus.jsonl", '{"_id": "1", "title": "a", "text": "x"}\n{"_id": "1", "title": "b", "text": "y"}\n')
-    with pytest.raises(CorpusError, match="duplicate doc id '1'"):
-        curate_beir(tmp_path)
-
-
-def test_beir_questions_keep_only_judged_queries_of_the_split(tmp_path):
-    write(tmp_path / "corpus.jsonl", '{"_id": "d1", "title": "", "text": "x"}\n{"_id": "d2", "title": "", "text": "y"}\n')
-    write(tmp_path / "queries.jsonl", '{"_id": "1", "text": "q one"}\n{"_id": "2", "text": "q two"}\n')
-    write(tmp_path / "qrels" / "test.tsv", "query-id\tcorpus-id\tscore\n2\td2\t1\n")
-    (q,) = load_beir_questions(tmp_path, "test", curate_beir(tmp_path))
-    assert q["qid"] == "2" and q["answerable"] and [g["doc_id"] for g in q["gold"]] == ["d2"]
 
 
 def question(**over):

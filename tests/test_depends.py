@@ -1,4 +1,4 @@
-"""The source files a stage executes: named modules plus what they import from the package."""
+"""The source files a stage executes: its module, what it imports from the package, the packages above."""
 
 from pathlib import Path
 
@@ -6,35 +6,58 @@ import pytest
 
 from minirag.depends import module_closure
 
-
-def write(pkg: Path, name: str, text: str) -> None:
-    (pkg / f"{name}.py").write_text(text, encoding="utf-8")
+REPO = Path(__file__).resolve().parents[1]
 
 
-def names(paths: list[str]) -> list[str]:
-    return [Path(p).stem for p in paths]
+def write(root: Path, rel: str, text: str = "") -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
 
 
-def test_closure_follows_relative_imports_at_any_depth_including_lazy_ones(tmp_path):
-    write(tmp_path, "stage", "from .helper import f\n\ndef run():\n    from .lazy import g\n    return g()\n")
-    write(tmp_path, "helper", "from . import leaf\nimport json\n")
-    write(tmp_path, "lazy", "")
-    write(tmp_path, "leaf", "from .stage import run\n")  # a cycle back to the start
-    write(tmp_path, "unrelated", "")
-    assert names(module_closure(tmp_path, ["stage"])) == ["helper", "lazy", "leaf", "stage"]
+def rels(paths: list[str], root: Path) -> list[str]:
+    return [Path(p).relative_to(root).as_posix() for p in paths]
 
 
-def test_closure_of_a_leaf_module_is_itself(tmp_path):
-    write(tmp_path, "leaf", "import numpy\n")
-    assert names(module_closure(tmp_path, ["leaf"])) == ["leaf"]
+@pytest.fixture
+def pkg(tmp_path):
+    root = tmp_path / "pkg"
+    write(root, "__init__.py", '"""face"""\n')
+    write(root, "io.py")
+    write(root, "stages/__init__.py")
+    write(root, "stages/run.py", "from ..text.cut import cut\n\ndef main():\n    from ..index import lazy\n")
+    write(root, "text/__init__.py")
+    write(root, "text/cut.py", "from . import words\nfrom ..io import x\nimport json\n")
+    write(root, "text/words.py", "from pkg.text.cut import cut\n")  # absolute, and a cycle back
+    write(root, "index/__init__.py")
+    write(root, "index/lazy.py")
+    write(root, "index/unrelated.py")
+    return root
 
 
-def test_an_unknown_module_is_an_error_naming_its_path(tmp_path):
-    write(tmp_path, "stage", "from .missing import x\n")
-    with pytest.raises(FileNotFoundError, match="missing.py"):
-        module_closure(tmp_path, ["stage"])
+def test_closure_follows_relative_absolute_and_lazy_imports_and_adds_every_package_init(pkg):
+    assert rels(module_closure(pkg, ["stages.run"]), pkg) == [
+        "__init__.py", "index/__init__.py", "index/lazy.py", "io.py", "stages/__init__.py", "stages/run.py",
+        "text/__init__.py", "text/cut.py", "text/words.py"]
 
 
-def test_the_bm25_stage_lists_the_settings_module_it_imports_indirectly():
-    package = Path(__file__).resolve().parents[1] / "minirag"
-    assert {"bm25", "analyze", "settings", "io"} <= set(names(module_closure(package, ["bm25"])))
+def test_closure_of_a_leaf_module_is_itself_and_its_packages(pkg):
+    assert rels(module_closure(pkg, ["index.unrelated"]), pkg) == ["__init__.py", "index/__init__.py",
+                                                                    "index/unrelated.py"]
+
+
+def test_an_unknown_module_is_an_error_naming_its_path(pkg):
+    with pytest.raises(FileNotFoundError, match="pkg/stages/missing.py"):
+        module_closure(pkg, ["stages.missing"])
+
+
+def test_the_bm25_stage_runs_the_settings_module_it_imports_indirectly_and_no_embedder():
+    files = rels(module_closure(REPO / "minirag", ["stages.bm25"]), REPO / "minirag")
+    assert {"stages/bm25.py", "index/bm25.py", "text/analyze.py", "settings.py", "io.py"} <= set(files)
+    assert not {"index/hashing.py", "index/biencoder.py", "stages/embed.py", "stages/chunk.py"} & set(files)
+
+
+def test_the_chunk_stage_does_not_run_curation_or_config_code():
+    files = rels(module_closure(REPO / "minirag", ["stages.chunk"]), REPO / "minirag")
+    assert "text/chunk.py" in files and "text/bpe.py" in files
+    assert not {"text/corpus.py", "config/corpus.py", "stages/curate.py", "report/markdown.py"} & set(files)

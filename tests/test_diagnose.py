@@ -2,9 +2,15 @@ import csv
 
 import numpy as np
 import pytest
-
-from minirag.diagnose import always_on_top, channel_ranks, diversity, topk_overlap, write_csv
 from helpers import make_chunk
+
+from minirag.evaluation.diagnose import (
+    always_on_top,
+    channel_ranks,
+    diversity,
+    topk_overlap,
+    write_csv,
+)
 
 # gold.md: g0 [0, 10) and g1 [10, 20); the evidence is at [12, 15), so only g1 is a gold chunk.
 # ptr.md: a pointer page whose chunks name the gold page; x.md: filler.

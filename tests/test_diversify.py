@@ -3,8 +3,8 @@ import math
 import numpy as np
 import pytest
 
-from minirag.diversify import mmr, source_cap
-from minirag.trec import read_run, write_run
+from minirag.evaluation.trec import read_run, write_run
+from minirag.rank.diversify import mmr, source_cap
 
 # Document A takes the first four places, as in the write-up's small-chunk Q2.
 HOGGED = [("A1", 0.95), ("A2", 0.94), ("A3", 0.93), ("A4", 0.92), ("B1", 0.80), ("C1", 0.70), ("D1", 0.60)]

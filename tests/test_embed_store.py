@@ -3,11 +3,11 @@ import sys
 
 import numpy as np
 import pytest
-
-from minirag.artifacts import AlignmentError, load_aligned_vectors, save_vectors
-from minirag.embed import HashingEmbedder
-from minirag.store import FlatVectorStore
 from helpers import make_chunk
+
+from minirag.index.hashing import HashingEmbedder
+from minirag.index.store import FlatVectorStore
+from minirag.index.vectors import AlignmentError, load_aligned_vectors, save_vectors
 
 
 def test_embedding_work_twice_gives_the_same_vector():
@@ -20,7 +20,7 @@ def test_embedding_work_twice_gives_the_same_vector():
 
 def test_hashing_is_stable_across_processes():
     # A fresh interpreter has a different hash() seed; blake2b buckets must not move.
-    code = "from minirag.embed import HashingEmbedder; print(HashingEmbedder(dim=64).embed(['trabajó mucho'])[0].tolist())"
+    code = "from minirag.index.hashing import HashingEmbedder; print(HashingEmbedder(dim=64).embed(['trabajó mucho'])[0].tolist())"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"PYTHONHASHSEED": "123", "PATH": ""}).stdout
     here = HashingEmbedder(dim=64).embed(["trabajó mucho"])[0].tolist()

@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from minirag.fusion import linear_fusion, minmax_normalise, zscore_normalise
+from minirag.rank.fusion import linear_fusion, minmax_normalise, zscore_normalise
 
 
 def test_minmax_by_hand():

@@ -2,11 +2,11 @@ import math
 import random
 
 import pytest
-
-from minirag.evaluate import build_qrels, contains_answer, doc_ranking
-from minirag.metrics import hit_at, ndcg_at, recall_at, reciprocal_rank
-from minirag.trec import format_run, read_run, write_run
 from helpers import make_chunk
+
+from minirag.evaluation.evaluate import build_qrels, contains_answer, doc_ranking
+from minirag.evaluation.metrics import hit_at, ndcg_at, recall_at, reciprocal_rank
+from minirag.evaluation.trec import format_run, read_run, write_run
 
 
 def test_hand_computed_metrics():

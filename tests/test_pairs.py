@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
 
-from minirag.pairs import (beir_train_pairs, mine_pairs, pairs_sha256, sentence_spans, table_row_pairs,
-                           table_rows)
+from minirag.index.pairs import (
+    mine_pairs,
+    pairs_sha256,
+    sentence_spans,
+    table_row_pairs,
+    table_rows,
+)
 
 PROSE = ("The past simple describes finished actions. Regular verbs add -ed to the base form. "
          "Irregular verbs must be learned one by one!\nSome learners find this hard. "
@@ -108,38 +112,6 @@ def test_pairs_come_source_by_source_and_duplicates_are_dropped():
 def test_unknown_source_is_an_error():
     with pytest.raises(ValueError, match="unknown source"):
         mine_pairs([chunk(PROSE)], ["titles"], seed=0)
-
-
-@pytest.fixture
-def beir(tmp_path):
-    (tmp_path / "queries.jsonl").write_text(
-        "".join(json.dumps(q) + "\n" for q in [{"_id": "1", "text": "q one"}, {"_id": "2", "text": "q two"}]),
-        encoding="utf-8")
-    (tmp_path / "corpus.jsonl").write_text(
-        "".join(json.dumps(d) + "\n" for d in [{"_id": "d1", "title": "T1", "text": "body one"},
-                                              {"_id": "d2", "title": "", "text": "body two"}]),
-        encoding="utf-8")
-    rows = "query-id\tcorpus-id\tscore\n1\td1\t1\n2\td2\t1\n2\td1\t0\n"
-    (tmp_path / "qrels").mkdir()
-    (tmp_path / "qrels" / "train.tsv").write_text(rows, encoding="utf-8")
-    (tmp_path / "qrels" / "test.tsv").write_text(rows, encoding="utf-8")
-    return tmp_path
-
-
-def test_beir_train_pairs_pair_queries_with_title_and_text_of_relevant_documents(beir):
-    pairs = beir_train_pairs(beir / "queries.jsonl", beir / "qrels" / "train.tsv", beir / "corpus.jsonl")
-    assert pairs == [("qrels_train", "q one", "T1 body one"), ("qrels_train", "q two", "body two")]
-
-
-def test_beir_test_split_is_never_used_for_training(beir):
-    with pytest.raises(ValueError, match="test split"):
-        beir_train_pairs(beir / "queries.jsonl", beir / "qrels" / "test.tsv", beir / "corpus.jsonl")
-
-
-def test_beir_unknown_ids_are_an_error(beir):
-    (beir / "qrels" / "dev.tsv").write_text("query-id\tcorpus-id\tscore\n9\td1\t1\n", encoding="utf-8")
-    with pytest.raises(ValueError, match="unknown query '9'"):
-        beir_train_pairs(beir / "queries.jsonl", beir / "qrels" / "dev.tsv", beir / "corpus.jsonl")
 
 
 def test_pairs_hash_depends_on_content_and_order():

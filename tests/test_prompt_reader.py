@@ -1,6 +1,7 @@
-from minirag.prompt import IDK, build_prompt
-from minirag.reader import ExtractiveReader, candidates
 from helpers import make_chunk
+
+from minirag.answer.prompt import IDK, build_prompt
+from minirag.answer.readers import ExtractiveReader, candidates
 
 
 def test_build_prompt_without_chunks_instructs_i_dont_know():

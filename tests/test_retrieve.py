@@ -1,13 +1,14 @@
 import numpy as np
-
-from minirag.analyze import Analyzer
-from minirag.bm25 import BM25Index, BM25Params
-from minirag.embed import HashingEmbedder
-from minirag.evaluate import mean
-from minirag.metrics import hit_at
-from minirag.retrieve import BM25Retriever, DenseRetriever, FusionRetriever, reciprocal_rank_fusion
-from minirag.store import FlatVectorStore
 from helpers import make_chunk
+
+from minirag.evaluation.evaluate import mean
+from minirag.evaluation.metrics import hit_at
+from minirag.index.bm25 import BM25Index, BM25Params
+from minirag.index.hashing import HashingEmbedder
+from minirag.index.store import FlatVectorStore
+from minirag.rank.channels import BM25Retriever, DenseRetriever
+from minirag.rank.fusion import HybridRetriever, reciprocal_rank_fusion
+from minirag.text.analyze import Analyzer
 
 
 def test_rrf_fusion_combines():
@@ -37,7 +38,7 @@ class Fixed:
 
 def test_fusion_asks_each_retriever_for_at_least_20():
     r1, r2 = Fixed([(f"a{i}", 1.0) for i in range(30)]), Fixed([(f"b{i}", 1.0) for i in range(30)])
-    out = FusionRetriever([r1, r2]).search("q", k=5)
+    out = HybridRetriever(r1, r2).search("q", k=5)
     assert r1.asked == [20] and r2.asked == [20] and len(out) == 5
 
 
@@ -63,7 +64,7 @@ def test_hybrid_beats_alone_on_eval():
     store.add(chunks)
     dense = DenseRetriever(store)
     bm25 = BM25Retriever(BM25Index.build(DOCS, Analyzer(), BM25Params()), [c.id for c in chunks])
-    hybrid = FusionRetriever([dense, bm25])
+    hybrid = HybridRetriever(dense, bm25)
     ids = [c.id for c in chunks]
 
     def hit5(r):
@@ -79,7 +80,7 @@ def test_fusion_recovers_what_either_channel_finds_in_its_top_ranks():
     # holds both: the mechanism behind "hybrid beats either channel alone".
     a = Fixed([("g1", 1.0)] + [(f"a{i}", 1.0) for i in range(30)])
     b = Fixed([("g2", 1.0)] + [(f"b{i}", 1.0) for i in range(30)])
-    fused = [cid for cid, _ in FusionRetriever([a, b]).search("q", k=5)]
+    fused = [cid for cid, _ in HybridRetriever(a, b).search("q", k=5)]
     assert "g1" in fused and "g2" in fused
     alone = [[cid for cid, _ in r.search("q", k=5)] for r in (a, b)]
     assert ("g2" in alone[0]) is False and ("g1" in alone[1]) is False

@@ -1,57 +1,41 @@
-# Prompt, generate and evaluate: per retriever, then one evaluation per corpus.
+# Prompt and generate: per retriever whose answers are scored.
 
 
 rule prompt:
     input:
-        questions="results/{corpus}/questions.jsonl",
-        chunks="results/{corpus}/chunks.jsonl",
-        run="results/{corpus}/runs/{name}.trec",
-        code=src("prompt", "artifacts", "trec"),
+        questions=L.questions,
+        chunks=L.chunks,
+        run=L.run("{name}"),
+        code=code("prompt"),
     output:
-        "results/{corpus}/prompts/{name}.jsonl",
+        prompts=L.prompts("{name}"),
+    log:
+        L.log("prompt", "{name}"),
+    benchmark:
+        L.benchmark("prompt", "{name}")
+    conda:
+        "../envs/minirag.yaml"
     params:
         settings=settings("prompt"),
-    log:
-        "results/{corpus}/logs/prompt.{name}.log",
-    benchmark:
-        "results/{corpus}/benchmarks/prompt.{name}.tsv"
     shell:
-        "{PY} -m minirag prompt --settings {params.settings:q} --questions {input.questions} "
-        "--chunks {input.chunks} --run {input.run} --out {output} 2> {log}"
+        "python -m minirag.stages.prompt --settings {params.settings:q} --questions {input.questions:q} "
+        "--chunks {input.chunks:q} --run {input.run:q} --out {output.prompts:q} 2> {log:q}"
 
 
 rule generate:
     input:
-        prompts="results/{corpus}/prompts/{name}.jsonl",
-        code=src("reader", "prompt"),
+        prompts=L.prompts("{name}"),
+        code=code("generate"),
     output:
-        "results/{corpus}/answers/{name}.jsonl",
+        answers=L.answers("{name}"),
+    log:
+        L.log("generate", "{name}"),
+    benchmark:
+        L.benchmark("generate", "{name}")
+    conda:
+        "../envs/minirag.yaml"
     params:
         settings=settings("generate"),
-    log:
-        "results/{corpus}/logs/generate.{name}.log",
-    benchmark:
-        "results/{corpus}/benchmarks/generate.{name}.tsv"
     shell:
-        "{PY} -m minirag generate --settings {params.settings:q} --prompts {input.prompts} --out {output} 2> {log}"
-
-
-rule evaluate:
-    input:
-        questions="results/{corpus}/questions.jsonl",
-        chunks="results/{corpus}/chunks.jsonl",
-        runs=lambda wc: [results(wc, "runs", f"{r}.trec") for r in cc(wc)["retrievers"]],
-        # BEIR and gold_docs questions judge documents, not answers: no reader runs there.
-        answers=lambda wc: [results(wc, "answers", f"{r}.jsonl") for r in answered(cc(wc))],
-        code=src("evaluate", "metrics", "trec", "artifacts"),
-    output:
-        multiext("results/{corpus}/eval/", "metrics.json", "per_query.csv", "slices.csv", "qrels.chunk.txt", "qrels.doc.txt"),
-    params:
-        answers=lambda wc, input: ("--answers " + " ".join(input.answers)) if input.answers else "",
-    log:
-        "results/{corpus}/logs/evaluate.log",
-    benchmark:
-        "results/{corpus}/benchmarks/evaluate.tsv"
-    shell:
-        "{PY} -m minirag evaluate --corpus {wildcards.corpus} --questions {input.questions} --chunks {input.chunks} "
-        "--runs {input.runs} {params.answers} --out-dir results/{wildcards.corpus}/eval 2> {log}"
+        "python -m minirag.stages.generate --settings {params.settings:q} --prompts {input.prompts:q} "
+        "--out {output.answers:q} 2> {log:q}"

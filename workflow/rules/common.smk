@@ -1,45 +1,74 @@
-# Helpers every rule file uses: the merged per-corpus config, each stage's params as
-# canonical JSON, and the minirag source files a stage runs (so editing them reruns it).
+# Helpers every rule file uses; rule files hold rules only. The config is checked here
+# (schema, then minirag's own checks with key paths) before any job is planned.
 import json
 import os
 import sys
 from pathlib import Path
 
-from minirag.download import BEIR_DATASETS
-from minirag.report import figure_paths
+from minirag.config.corpus import (
+    ConfigError,
+    corpus_config,
+    corpus_names,
+    params_json,
+    stage_settings,
+)
+from minirag.beir import BEIR_DATASETS
 from minirag.depends import module_closure
-from minirag.config import ConfigError, answered, corpus_config, corpus_names, params_json, stage_settings, upstream
+from minirag.graph import CorpusGraph
+from minirag.layout import CorpusLayout, report_paths
 
-PY = sys.executable
-# One BLAS thread for the bi-encoder's matrix products: faster at these sizes on shared cores,
-# and its weights are byte-identical only for a fixed thread count.
-ONE_BLAS_THREAD = "OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1"
-SRC = Path(workflow.basedir) / "minirag"
 
+# Stages run with the interpreter that runs Snakemake, on PATH or not (a venv need not be active);
+# envvars passes PATH on to jobs that run elsewhere (a cluster node).
+envvars:
+    "PATH",
+
+
+os.environ["PATH"] = os.pathsep.join(
+    [str(Path(sys.executable).parent), os.environ.get("PATH", "")]
+)
+
+RESULTS = "results"
 try:
     CORPORA = {name: corpus_config(config, name) for name in corpus_names(config)}
 except ConfigError as exc:
     raise WorkflowError(f"config error: {exc}")
+REPORT = config.get("report", "report")
+# The layout as patterns: L.run("{name}") is results/{corpus}/runs/{name}.trec.
+L = CorpusLayout(Path(RESULTS) / "{corpus}")
 
 
 wildcard_constraints:
     corpus="|".join(CORPORA),
-    name=r"[A-Za-z0-9_.@=-]+",
+    name=r"[A-Za-z0-9][A-Za-z0-9_.@=-]*",
 
 
-def src(*modules):
-    """Source files the stage executes: the CLI entry point (its per-command lazy imports not
-    followed) and the stage's modules with everything they import from minirag."""
-    return [str(SRC / "__main__.py"), str(SRC / "cli.py")] + module_closure(SRC, ("io", *modules))
+def code(stage):
+    """The source files the stage's module executes: editing one reruns the stage."""
+    return module_closure(Path(workflow.basedir) / "minirag", [f"stages.{stage}"])
 
 
-def settings(stage, name=None):
-    return lambda wc: params_json(stage_settings(CORPORA[wc.corpus], stage, name or getattr(wc, "name", None)))
+def settings(stage):
+    """The config values the stage reads, as canonical JSON (the rule's params)."""
+    return lambda wc: params_json(
+        stage_settings(CORPORA[wc.corpus], stage, getattr(wc, "name", None))
+    )
+
+
+def graph(wc):
+    return graph_of(wc.corpus)
 
 
 def cc(wc):
     return CORPORA[wc.corpus]
 
 
-def results(wc, *parts):
-    return str(Path("results", wc.corpus, *parts))
+def graph_of(corpus):
+    return CorpusGraph(CORPORA[corpus], CorpusLayout.of(RESULTS, corpus))
+
+
+def config_path():
+    """The config file the run was given last (what the report says it was built from)."""
+    return os.path.relpath(
+        list(workflow.overwrite_configfiles or workflow.configfiles)[-1]
+    )

@@ -4,19 +4,22 @@
 
 rule download_beir:
     input:
-        code=src("download"),
+        code=code("download_beir"),
     output:
-        "data/beir/{dataset}/corpus.jsonl",
-        "data/beir/{dataset}/queries.jsonl",
-    wildcard_constraints:
-        dataset="|".join(BEIR_DATASETS),
-    params:
-        url=lambda wc: BEIR_DATASETS[wc.dataset][0],
-        md5=lambda wc: BEIR_DATASETS[wc.dataset][1],
+        corpus="data/beir/{dataset}/corpus.jsonl",
+        queries="data/beir/{dataset}/queries.jsonl",
     log:
         "data/beir/logs/download.{dataset}.log",
     benchmark:
         "data/beir/benchmarks/download.{dataset}.tsv"
+    wildcard_constraints:
+        dataset="|".join(BEIR_DATASETS),
+    conda:
+        "../envs/minirag.yaml"
+    params:
+        url=lambda wc: BEIR_DATASETS[wc.dataset][0],
+        md5=lambda wc: BEIR_DATASETS[wc.dataset][1],
+        out_dir=lambda wc: f"data/beir/{wc.dataset}",
     shell:
-        "{PY} -m minirag download-beir --url {params.url:q} --md5 {params.md5} "
-        "--out-dir data/beir/{wildcards.dataset} 2> {log}"
+        "python -m minirag.stages.download_beir --url {params.url:q} --md5 {params.md5:q} "
+        "--out-dir {params.out_dir:q} 2> {log:q}"

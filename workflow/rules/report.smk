@@ -1,26 +1,81 @@
-# The report over every corpus of the config, and the manifest of what it was built from.
+# Figures (one job each) and the report over every corpus of the config, with its manifest.
+
+
+rule sweep_figure:
+    input:
+        metrics=L.eval("metrics.json"),
+        code=code("sweep_figure"),
+    output:
+        figure=report(
+            L.figure("sweep-{swept}-{param}"),
+            caption="../report/sweep.rst",
+            category="{corpus}",
+            subcategory="sweeps",
+        ),
+    log:
+        L.log("sweep_figure", "{swept}-{param}"),
+    benchmark:
+        L.benchmark("sweep_figure", "{swept}-{param}")
+    wildcard_constraints:
+        swept=r"[A-Za-z0-9][A-Za-z0-9_-]*",
+        param=r"[A-Za-z_]+",
+    conda:
+        "../envs/minirag.yaml"
+    params:
+        settings=lambda wc: params_json(graph(wc).sweep_settings(wc.swept, wc.param)),
+    shell:
+        "python -m minirag.stages.sweep_figure --settings {params.settings:q} --metrics {input.metrics:q} "
+        "--out {output.figure:q} 2> {log:q}"
+
+
+rule loss_figure:
+    input:
+        sidecar=L.encoder_sidecar("{name}"),
+        code=code("loss_figure"),
+    output:
+        figure=report(
+            L.figure("loss-{name}"),
+            caption="../report/loss.rst",
+            category="{corpus}",
+            subcategory="encoders",
+        ),
+    log:
+        L.log("loss_figure", "{name}"),
+    benchmark:
+        L.benchmark("loss_figure", "{name}")
+    conda:
+        "../envs/minirag.yaml"
+    params:
+        title=lambda wc: f"{wc.corpus}: {wc.name} training loss",
+    shell:
+        "python -m minirag.stages.loss_figure --title {params.title:q} --sidecar {input.sidecar:q} "
+        "--out {output.figure:q} 2> {log:q}"
 
 
 rule report:
     input:
-        metrics=expand("results/{corpus}/eval/metrics.json", corpus=CORPORA),
-        diagnosis=expand("results/{corpus}/eval/diagnosis.csv", corpus=CORPORA),
-        assertions=[f"results/{c}/eval/assertions.md" for c in CORPORA if CORPORA[c]["assertions"]],
-        encoders=[f"results/{c}/encoders/{e}.json" for c in CORPORA for e, s in CORPORA[c]["embedders"].items()
-                  if s["type"] == "biencoder"],
-        code=src("report", "pipeline", "figures"),
+        artifacts=[f for c in CORPORA for f in graph_of(c).artifacts()],
+        benchmarks=[f for c in CORPORA for f in graph_of(c).benchmarks()],
+        code=code("report"),
     output:
-        report="results/report.md",
-        manifest="results/manifest.json",
-        figures=[f for c in CORPORA for f in figure_paths("results", c, CORPORA[c])],
-    params:
-        # config order kept (not sorted): it is the order of the report's rows
-        settings=lambda wc: json.dumps({"corpora": CORPORA, "results": "results"}, ensure_ascii=False),
-        config=lambda wc: os.path.relpath(list(workflow.overwrite_configfiles or workflow.configfiles)[-1]),
+        report=report(
+            report_paths(RESULTS, REPORT)[0],
+            caption="../report/report.rst",
+            category="report",
+        ),
+        manifest=report_paths(RESULTS, REPORT)[1],
     log:
-        "results/logs/report.log",
+        f"{RESULTS}/logs/{REPORT}.log",
     benchmark:
-        "results/benchmarks/report.tsv"
+        f"{RESULTS}/benchmarks/{REPORT}.tsv"
+    conda:
+        "../envs/minirag.yaml"
+    params:
+        # config order kept (not sorted): it is the order of the report's sections
+        settings=json.dumps(
+            {"corpora": CORPORA, "results": RESULTS}, ensure_ascii=False
+        ),
+        config=config_path(),
     shell:
-        "{PY} -m minirag report --settings {params.settings:q} --config {params.config:q} "
-        "--out {output.report} --manifest {output.manifest} 2> {log}"
+        "python -m minirag.stages.report --settings {params.settings:q} --config {params.config:q} "
+        "--out {output.report:q} --manifest {output.manifest:q} 2> {log:q}"

@@ -1,0 +1,265 @@
+"""The experiment config: one corpus's settings, checked, and each stage's share of them.
+
+`workflow/config.yaml` names one or more corpora; each says where its documents and
+questions are and how every stage treats them. `corpus_config` builds every section from
+its settings dataclass (text/corpus.py, text/bpe.py, text/chunk.py, index/*, rank/kinds.py,
+answer/*, evaluation/diagnose.py: the only homes of the defaults), checks types, bounds,
+cross-field rules and every name a setting refers to, with the key path in the message,
+and returns plain builtins. `stage_settings` hands each stage exactly the values it
+reads, so Snakemake reruns a stage only when one of *its* values changes.
+
+Named collections (`embedders`, `bm25`, `retrievers`) replace the defaults whole: a
+config that lists its retrievers means exactly those. A retriever's `sweep: {param:
+[values]}` becomes one more retriever per value, `name@param=value`, each its own run.
+
+What it leaves out: reading YAML (Snakemake and the CLI do that) and any file I/O.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from ..answer.prompt import PromptSettings
+from ..answer.readers import reader_settings
+from ..beir import refuse_training_on
+from ..evaluation.diagnose import DiagnoseSettings
+from ..index.bm25 import BM25Settings
+from ..index.embedders import EmbedderKind
+from ..rank.kinds import KINDS, RetrieverKind, kind_of
+from ..settings import (
+    NAME_PATTERN,
+    SettingsError,
+    check_bounds,
+    setting,
+    settings_from_dict,
+    settings_to_dict,
+)
+from ..text.bpe import TokenizerSettings
+from ..text.chunk import ChunkSettings
+from ..text.corpus import SourceSettings
+
+
+class ConfigError(ValueError):
+    """A config value that is missing, unknown or inconsistent; the message names the key."""
+
+
+@dataclass(frozen=True)
+class CorpusSettings:
+    """The single-valued sections of a corpus; the named collections are listed in COLLECTIONS."""
+    source: SourceSettings = SourceSettings()
+    tokenizer: TokenizerSettings = TokenizerSettings()
+    chunk: ChunkSettings = ChunkSettings()
+    depth: int = setting(100, minimum=1)       # ranks written per query in every run file
+    prompt: PromptSettings = PromptSettings()
+    diagnose: DiagnoseSettings = DiagnoseSettings()
+    note: str = ""                             # markdown shown at the top of the corpus's report section
+    assertions: str = ""                       # YAML file of assertions (workflow/assertions.*.yaml); "" = none
+    strict: bool = False                       # true: a failing assertion fails the build
+
+
+# The collections a corpus has when its config names none; each entry's settings take
+# their kind's defaults. `reader` is a single kind-typed entry.
+COLLECTIONS: dict[str, dict[str, dict]] = {
+    "embedders": {"hashing": {"type": "hashing"}},
+    "bm25": {"plain": {}},
+    "retrievers": {"dense": {"type": "dense", "embedder": "hashing"}, "bm25": {"type": "bm25", "index": "plain"},
+                   "rrf": {"type": "rrf", "of": ["dense", "bm25"]}},
+}
+DEFAULT_READER = {"type": "extractive"}
+
+
+def corpus_names(config: dict) -> list[str]:
+    """The corpora to build: `build` if the config sets it, else every corpus it names.
+
+    Snakemake merges a `--configfile` into workflow/config.yaml, so a config for another
+    corpus says `build: [itself]` rather than relying on the default's corpora vanishing.
+    """
+    corpora = config.get("corpora") or {}
+    if not corpora:
+        raise ConfigError("config: 'corpora' must name at least one corpus")
+    names = config.get("build") or list(corpora)
+    for name in names:
+        if name not in corpora:
+            raise ConfigError(f"build: unknown corpus {name!r} (have: {', '.join(corpora)})")
+    return list(names)
+
+
+def corpus_config(config: dict, corpus: str) -> dict:
+    """The full, checked settings of one corpus as builtins; errors name the key path."""
+    corpora = config.get("corpora") or {}
+    if corpus not in corpora:
+        raise ConfigError(f"corpora: no corpus named {corpus!r} (have: {', '.join(corpora)})")
+    where = f"corpora.{corpus}"
+    try:
+        check_name(corpus, "corpora")
+        return _corpus_config(corpora[corpus] or {}, where)
+    except SettingsError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def _corpus_config(user: Mapping[str, Any], where: str) -> dict:
+    if not isinstance(user, Mapping):
+        raise SettingsError(f"{where}: expected a mapping, got {type(user).__name__}")
+    plain = {k: v for k, v in user.items() if k not in (*COLLECTIONS, "reader")}
+    cc = settings_to_dict(settings_from_dict(CorpusSettings, plain, where))
+    cc["embedders"] = {name: EmbedderKind.from_spec(spec_of(spec, f"{where}.embedders.{name}"),
+                                                    f"{where}.embedders.{name}").spec()
+                       for name, spec in named(user, "embedders", where).items()}
+    cc["bm25"] = {name: settings_to_dict(settings_from_dict(BM25Settings, spec or {}, f"{where}.bm25.{name}"))
+                  for name, spec in named(user, "bm25", where).items()}
+    cc["retrievers"] = expand_sweeps(named(user, "retrievers", where), f"{where}.retrievers")
+    reader_cls, reader = reader_settings(spec_of(user.get("reader", DEFAULT_READER), f"{where}.reader"), f"{where}.reader")
+    cc["reader"] = {"type": reader_cls.type, **settings_to_dict(reader)}
+    check_references(cc, where)
+    return cc
+
+
+def spec_of(value: Any, where: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise SettingsError(f"{where}: expected a mapping with a 'type', got {type(value).__name__}")
+    return value
+
+
+def named(user: Mapping[str, Any], key: str, where: str) -> dict[str, Any]:
+    """A named collection of the config, or the default one; names are checked."""
+    value = user[key] if key in user else COLLECTIONS[key]
+    if not isinstance(value, Mapping) or not value:
+        raise SettingsError(f"{where}.{key}: name at least one entry")
+    for name in value:
+        check_name(name, f"{where}.{key}")
+    return dict(value)
+
+
+def check_name(name: Any, where: str) -> None:
+    """A name becomes part of file paths: letters, digits, '-' and '_' only, never '.' or '/'."""
+    if not isinstance(name, str):
+        raise SettingsError(f"{where}: name {name!r} must be a string")
+    check_bounds(name, {"pattern": NAME_PATTERN}, f"{where}.{name}")
+
+
+def expand_sweeps(retrievers: Mapping[str, Any], where: str) -> dict[str, dict]:
+    out: dict[str, dict] = {}
+    for name, spec in retrievers.items():
+        key = f"{where}.{name}"
+        kind = RetrieverKind.from_spec(spec_of(spec, key), key)
+        out[name] = kind.spec()
+        sweep = spec.get("sweep") or {}
+        if not isinstance(sweep, Mapping):
+            raise SettingsError(f"{key}.sweep: expected a mapping of parameter -> list of values")
+        for param, values in sweep.items():
+            if param not in kind.sweepable:
+                raise SettingsError(f"{key}.sweep.{param}: not a sweepable parameter of {kind.type!r} "
+                                    f"(sweepable: {', '.join(kind.sweepable) or 'none'})")
+            if not isinstance(values, list) or not values:
+                raise SettingsError(f"{key}.sweep.{param}: expected a non-empty list of values")
+            for value in values:
+                point = RetrieverKind.from_spec({**out[name], param: value}, f"{key}.sweep.{param}")
+                out[sweep_name(name, param, value)] = {**point.spec(), "sweep_of": name, "sweep_param": param}
+    return out
+
+
+def sweep_name(name: str, param: str, value: Any) -> str:
+    """The retriever a sweep point becomes, e.g. `rrf@k=20`: its own run, its own evaluation."""
+    return f"{name}@{param}={value}"
+
+
+def check_references(cc: dict, where: str) -> None:
+    for name in cc["retrievers"]:
+        kind_of(cc, name).check(name, cc, f"{where}.retrievers.{name}")
+    for name in cc["retrievers"]:
+        upstream_closure(cc, name, f"{where}.retrievers")
+    src = cc["source"]
+    try:
+        refuse_training_on(src["train_split"], src["split"], f"{where}.source.train_split")
+    except ValueError as exc:
+        raise SettingsError(str(exc)) from None
+    for name, spec in cc["embedders"].items():
+        EmbedderKind.from_spec(spec, f"{where}.embedders.{name}").check(cc, f"{where}.embedders.{name}")
+    if cc["diagnose"]["embedder"] not in cc["embedders"]:
+        raise SettingsError(f"{where}.diagnose.embedder: unknown embedder {cc['diagnose']['embedder']!r} "
+                            f"(have: {', '.join(cc['embedders']) or 'none'})")
+
+
+def upstream(spec: Mapping[str, Any]) -> list[str]:
+    """The retrievers whose runs this one reads."""
+    return RetrieverKind.from_spec(spec, "retriever").upstream()
+
+
+def upstream_closure(cc: dict, name: str, key: str, seen: tuple = ()) -> None:
+    if name in seen:
+        raise SettingsError(f"{key}.{name}: retrievers form a cycle ({' -> '.join(seen + (name,))})")
+    for other in upstream(cc["retrievers"][name]):
+        upstream_closure(cc, other, key, seen + (name,))
+
+
+def family(cc: Mapping[str, Any], name: str) -> str:
+    return KINDS[cc["retrievers"][name]["type"]].family
+
+
+def base_retrievers(cc: dict) -> list[str]:
+    """Retrievers that rank by themselves (channels): the inputs of every fusion."""
+    return [n for n in cc["retrievers"] if family(cc, n) == "channel"]
+
+
+def main_retrievers(cc: dict) -> list[str]:
+    """Every retriever but sweep points."""
+    return [n for n, r in cc["retrievers"].items() if "sweep_of" not in r]
+
+
+def has_answers(cc: dict) -> bool:
+    """Whether the corpus's questions carry answers for a reader to be scored on."""
+    return cc["source"]["format"] == "markdown" and cc["source"]["questions_format"] == "minirag"
+
+
+def answered(cc: dict) -> list[str]:
+    """Retrievers whose runs go through prompt and reader: all but sweep points (they are
+    scored on retrieval only), and none where the questions carry no answers."""
+    return main_retrievers(cc) if has_answers(cc) else []
+
+
+def sweep_groups(cc: dict) -> dict[tuple[str, str], list[str]]:
+    """(swept retriever, parameter) -> the retrievers of its points, in config order."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for name, spec in cc["retrievers"].items():
+        if "sweep_of" in spec:
+            groups.setdefault((spec["sweep_of"], spec["sweep_param"]), []).append(name)
+    return groups
+
+
+def params_json(value: Any) -> str:
+    """A stage's settings as canonical JSON: sorted keys, so equal settings compare equal."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def stage_settings(cc: dict, stage: str, name: str | None = None) -> dict:
+    """Exactly the values `stage` reads; `name` picks an embedder, index or retriever."""
+    src = cc["source"]
+    if stage == "curate":
+        return {"format": src["format"], "fields": src["fields"], "default_lang": src["default_lang"]}
+    if stage == "questions":
+        return {"format": src["format"], "split": src["split"], "questions_format": src["questions_format"],
+                "question_langs": src["question_langs"]}
+    if stage == "train_tokenizer":
+        return dict(cc["tokenizer"])
+    if stage == "chunk":
+        return settings_from_dict(ChunkSettings, cc["chunk"], "chunk").used()
+    if stage in ("embed", "train_biencoder"):
+        return dict(cc["embedders"][name])
+    if stage == "bm25":
+        return dict(cc["bm25"][name])
+    if stage == "retrieve":
+        # The embedder's or index's own settings travel in the artifact it reads.
+        spec = {k: v for k, v in cc["retrievers"][name].items() if k not in ("sweep_of", "sweep_param")}
+        return {**spec, "depth": cc["depth"]}
+    if stage == "prompt":
+        return dict(cc["prompt"])
+    if stage == "generate":
+        return dict(cc["reader"])
+    if stage == "diagnose":
+        base = base_retrievers(cc)
+        return {**cc["diagnose"], "base": base, "fused": [n for n in cc["retrievers"] if n not in base]}
+    if stage == "assertions":
+        return {"strict": cc["strict"], "inputs_of": {n: upstream(s) for n, s in cc["retrievers"].items()}}
+    raise KeyError(stage)

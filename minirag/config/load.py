@@ -1,0 +1,48 @@
+"""Read a config file the way the workflow does: YAML, the schema, then minirag's checks.
+
+The command line (`search`, `answer`, `assert`) loads configs here, so a config the
+workflow would refuse is refused with the same message, naming the file and the key path.
+
+What it leaves out: Snakemake's merging of several config files (the workflow merges a
+`--configfile` into workflow/config.yaml; here one file is one config).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from .corpus import ConfigError, corpus_config
+from .schema import config_schema
+
+
+def validate(config: dict, where: str) -> None:
+    import jsonschema
+    errors = sorted(jsonschema.Draft202012Validator(config_schema()).iter_errors(config), key=lambda e: list(e.path))
+    if errors:
+        first = errors[0]
+        key = ".".join(map(str, first.absolute_path)) or "(top level)"
+        raise ConfigError(f"{where}: {key}: {first.message}")
+
+
+def load_config(path: str | Path) -> dict:
+    path = Path(path)
+    try:
+        config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: config file not found") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+    if not isinstance(config, dict):
+        raise ConfigError(f"{path}: expected a mapping with 'corpora'")
+    validate(config, str(path))
+    return config
+
+
+def load_corpus(path: str | Path, corpus: str) -> dict:
+    """One corpus's checked settings from a config file."""
+    try:
+        return corpus_config(load_config(path), corpus)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}" if not str(exc).startswith(str(path)) else str(exc)) from None

@@ -1,0 +1,1 @@
+"""Evaluation: TREC files, ranking metrics, per-question scoring, diagnosis and the assertions gate."""

@@ -1,0 +1,198 @@
+"""Evaluate runs and answers against gold that does not depend on chunking.
+
+Gold is per question: documents and, for a markdown corpus, an evidence span (the
+character range where the evidence string occurs in the document). Relevance is then
+derived for whatever chunking the graph used:
+- a document is relevant when it is a gold document;
+- a chunk is relevant when it comes from a gold document and its [char_start, char_end)
+  overlaps the evidence span (any chunk of a gold document when there is no span, as in
+  BEIR, whose judgements are per document).
+A chunk run becomes a document run by keeping each document at its best chunk's rank.
+
+Retrieval metrics (metrics.py) are averaged over answerable questions, at chunk and at
+document level; answers are scored on: contains the gold answer (whole-word, case
+folded), cites a relevant chunk, and abstains exactly when the question is unanswerable.
+
+What it leaves out: the report's prose and tables (report.py).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import statistics
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from ..io import atomic_write_text, write_json
+from ..text.chunk import Chunk
+from .metrics import retrieval_metrics
+from .trec import Ranking, write_qrels
+
+METRIC_KEYS = ("hit@1", "hit@3", "hit@5", "mrr", "recall@5", "ndcg@10")
+
+
+def overlaps(a0: int, a1: int, b0: int, b1: int) -> bool:
+    return a0 < b1 and b0 < a1
+
+
+def build_qrels(questions: list[dict], chunks: Sequence[Chunk]) -> tuple[dict, dict]:
+    """(chunk qrels, doc qrels) as {qid: {id: grade}} for the answerable questions."""
+    by_doc: dict[str, list[Chunk]] = {}
+    for c in chunks:
+        by_doc.setdefault(c.doc_id, []).append(c)
+    chunk_qrels: dict[str, dict[str, int]] = {}
+    doc_qrels: dict[str, dict[str, int]] = {}
+    for q in questions:
+        if not q["answerable"]:
+            continue
+        cq, dq = {}, {}
+        for g in q["gold"]:
+            grade = g.get("grade", 1)
+            dq[g["doc_id"]] = max(dq.get(g["doc_id"], 0), grade)
+            for c in by_doc.get(g["doc_id"], []):
+                if g.get("char_start") is None or overlaps(
+                        c.metadata["char_start"], c.metadata["char_end"], g["char_start"], g["char_end"]):
+                    cq[c.id] = max(cq.get(c.id, 0), grade)
+        chunk_qrels[q["qid"]] = cq
+        doc_qrels[q["qid"]] = dq
+    return chunk_qrels, doc_qrels
+
+
+def doc_ranking(ranking: Ranking, chunk_doc: dict[str, str]) -> list[str]:
+    """Documents in the order of their best chunk."""
+    seen: dict[str, None] = {}
+    for cid, _ in ranking:
+        seen.setdefault(chunk_doc[cid], None)
+    return list(seen)
+
+
+def per_query_metrics(questions: list[dict], chunks: Sequence[Chunk],
+                      runs: dict[str, dict[str, Ranking]]) -> dict[str, dict[str, dict[str, dict[str, float]]]]:
+    """{retriever: {"chunk" | "doc": {qid: retrieval_metrics}}} over the answerable questions."""
+    chunk_qrels, doc_qrels = build_qrels(questions, chunks)
+    doc_of = {c.id: c.doc_id for c in chunks}
+    out: dict = {}
+    for name, run in runs.items():
+        out[name] = {"chunk": {}, "doc": {}}
+        for qid in chunk_qrels:
+            ranking = run.get(qid, [])
+            out[name]["chunk"][qid] = retrieval_metrics([c for c, _ in ranking], chunk_qrels[qid])
+            out[name]["doc"][qid] = retrieval_metrics(doc_ranking(ranking, doc_of), doc_qrels[qid])
+    return out
+
+
+def rank_of(reciprocal_rank: float) -> int | None:
+    """The first relevant rank, read back from its reciprocal (1/i round-trips exactly); None if none."""
+    return round(1 / reciprocal_rank) if reciprocal_rank else None
+
+
+def mean(values: Iterable[float]) -> float:
+    values = list(values)
+    return sum(values) / len(values) if values else 0.0
+
+
+def percentile(values: list[float], p: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    idx = min(len(ordered) - 1, max(0, int(round(p / 100 * (len(ordered) - 1)))))
+    return ordered[idx]
+
+
+def contains_answer(answer: str, gold: str) -> bool:
+    return re.search(r"(?<!\w)" + re.escape(gold.casefold()) + r"(?!\w)", answer.casefold()) is not None
+
+
+def evaluate(corpus: str, questions: list[dict], chunks: Sequence[Chunk],
+             runs: dict[str, dict[str, Ranking]], answers: dict[str, dict[str, dict]]) -> dict:
+    """Everything the evaluate stage writes, as Python objects (see write_evaluation)."""
+    chunk_qrels, doc_qrels = build_qrels(questions, chunks)
+    answerable = [q for q in questions if q["answerable"]]
+    per_query: dict[str, dict] = {q["qid"]: {} for q in questions}
+    scores = per_query_metrics(questions, chunks, runs)
+    for name, by_level in scores.items():
+        for qid, m in by_level["chunk"].items():
+            per_query[qid][name] = rank_of(m["mrr"])
+            per_query[qid][name + "_doc"] = rank_of(by_level["doc"][qid]["mrr"])
+    retrieval = {name: {level: {k: mean(m[k] for m in lv.values()) for k in METRIC_KEYS + ("recall@100",)}
+                        for level, lv in by_level.items()} for name, by_level in scores.items()}
+    answer_metrics, answer_rows = {}, {}
+    for name, recs in answers.items():
+        rows = {}
+        for q in questions:
+            a = recs[q["qid"]]
+            rows[q["qid"]] = {
+                "contains": bool(q["answerable"] and q["answer"] and contains_answer(a["answer"], q["answer"])),
+                "cites": bool(q["answerable"] and any(chunk_qrels[q["qid"]].get(c, 0) > 0 for c in a["citations"])),
+                "abstain_ok": a["abstained"] == (not q["answerable"]),
+                "answer": a["answer"], "abstained": a["abstained"]}
+        lat = [recs[q["qid"]]["latency_ms"] for q in questions]
+        answer_metrics[name] = {
+            "reader": next(iter(recs.values()))["reader"] if recs else "",
+            "contains_answer": mean(rows[q["qid"]]["contains"] for q in answerable),
+            "cites_relevant": mean(rows[q["qid"]]["cites"] for q in answerable),
+            "abstention_accuracy": mean(r["abstain_ok"] for r in rows.values()),
+            "latency_ms_p50": statistics.median(lat) if lat else 0.0,
+            "latency_ms_p95": percentile(lat, 95)}
+        answer_rows[name] = rows
+    slices = slice_rows(questions, scores)
+    tags = sorted({t for q in answerable for t in q.get("tags", [])})
+    tag_metrics = {name: {t: {level: {k: mean(scores[name][level][q["qid"]][k] for q in answerable if t in q.get("tags", []))
+                                      for k in METRIC_KEYS} for level in ("chunk", "doc")} for t in tags}
+                   for name in scores}
+    metrics = {"corpus": corpus, "questions": len(questions), "answerable": len(answerable),
+               "retrieval": retrieval, "answers": answer_metrics, "tags": tag_metrics}
+    return {"metrics": metrics, "per_query": per_query, "slices": slices, "answer_rows": answer_rows,
+            "chunk_qrels": chunk_qrels, "doc_qrels": doc_qrels}
+
+
+def slice_rows(questions: list[dict], scores: dict) -> list[dict]:
+    """Mean metrics per retriever, level, language and difficulty ('all' = any)."""
+    answerable = [q for q in questions if q["answerable"]]
+    langs = ["all"] + sorted({q["lang"] for q in answerable})
+    diffs = ["all"] + sorted({q["difficulty"] for q in answerable})
+    rows = []
+    for name, by_level in scores.items():
+        for level in ("chunk", "doc"):
+            for lang in langs:
+                for diff in diffs:
+                    qs = [q for q in answerable if lang in ("all", q["lang"]) and diff in ("all", q["difficulty"])]
+                    if not qs:
+                        continue
+                    row = {"retriever": name, "level": level, "lang": lang, "difficulty": diff, "n": len(qs)}
+                    row.update({k: round(mean(by_level[level][q["qid"]][k] for q in qs), 6) for k in METRIC_KEYS})
+                    rows.append(row)
+    return rows
+
+
+def to_csv(rows: list[dict], columns: list[str]) -> str:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    for r in rows:
+        writer.writerow({c: ("" if r.get(c) is None else r.get(c)) for c in columns})
+    return buf.getvalue()
+
+
+def write_evaluation(out_dir: str | Path, result: dict, questions: list[dict], runs: list[str], answers: list[str]) -> None:
+    out_dir = Path(out_dir)
+    write_json(out_dir / "metrics.json", result["metrics"])
+    columns = ["qid", "lang", "difficulty", "answerable"]
+    for r in runs:
+        columns += [r, r + "_doc"]
+    for a in answers:
+        columns += [a + "_answer_ok"]
+    rows = []
+    for q in questions:
+        row = {"qid": q["qid"], "lang": q["lang"], "difficulty": q["difficulty"], "answerable": q["answerable"],
+               **result["per_query"][q["qid"]]}
+        for a in answers:
+            ar = result["answer_rows"][a][q["qid"]]
+            row[a + "_answer_ok"] = ar["contains"] if q["answerable"] else ar["abstain_ok"]
+        rows.append(row)
+    atomic_write_text(out_dir / "per_query.csv", to_csv(rows, columns))
+    atomic_write_text(out_dir / "slices.csv", to_csv(result["slices"], ["retriever", "level", "lang", "difficulty", "n", *METRIC_KEYS]))
+    write_qrels(out_dir / "qrels.chunk.txt", result["chunk_qrels"])
+    write_qrels(out_dir / "qrels.doc.txt", result["doc_qrels"])

@@ -1,0 +1,56 @@
+"""TREC run and qrels files, the format trec_eval, pytrec_eval and ranx read as they are.
+
+A run line is `qid Q0 id rank score run_name`. Lines of a query are written in the
+order trec_eval itself ranks them, score descending and, on equal scores, id
+descending, so the rank column a person reads is the rank every evaluator computes.
+Scores are written with 6 decimals and ranked after rounding, for the same reason.
+
+What it leaves out: metrics (metrics.py) and how rankings are made (retrieve.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..io import atomic_write_text
+from ..rank.ranking import Ranking
+
+
+def trec_order(ranking: Ranking) -> Ranking:
+    rounded = [(doc, round(float(score), 6)) for doc, score in ranking]
+    # two stable sorts: id descending, then score descending
+    rounded.sort(key=lambda x: x[0], reverse=True)
+    rounded.sort(key=lambda x: x[1], reverse=True)
+    return rounded
+
+
+def format_run(run: dict[str, Ranking], name: str) -> str:
+    lines = []
+    for qid, ranking in run.items():
+        for rank, (doc, score) in enumerate(trec_order(ranking), start=1):
+            lines.append(f"{qid} Q0 {doc} {rank} {score:.6f} {name}\n")
+    return "".join(lines)
+
+
+def write_run(path: str | Path, run: dict[str, Ranking], name: str) -> None:
+    atomic_write_text(path, format_run(run, name))
+
+
+def read_run(path: str | Path) -> dict[str, Ranking]:
+    """{qid: [(id, score), ...]} in rank order; every qid of the file, even with one line."""
+    run: dict[str, list[tuple[int, str, float]]] = {}
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            parts = line.split()
+            if not parts:
+                continue
+            if len(parts) != 6:
+                raise ValueError(f"{path}:{lineno}: expected 6 fields 'qid Q0 id rank score run', got {len(parts)}")
+            qid, _, doc, rank, score, _ = parts
+            run.setdefault(qid, []).append((int(rank), doc, float(score)))
+    return {q: [(d, s) for _, d, s in sorted(rows)] for q, rows in run.items()}
+
+
+def write_qrels(path: str | Path, qrels: dict[str, dict[str, int]]) -> None:
+    lines = [f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in sorted(docs.items())]
+    atomic_write_text(path, "".join(lines))

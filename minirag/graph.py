@@ -1,0 +1,181 @@
+"""What each rule of the graph reads, for one corpus: the input functions of workflow/rules/*.smk.
+
+`CorpusGraph(cc, layout)` answers, for a corpus's checked config and its results layout,
+which files a rule's job reads besides the fixed ones its rule names: the documents of
+the source, the runs a fusion combines, the vectors and query-side files of a dense
+channel, every artifact the report summarises. The rule files stay declarations; tests
+ask the same questions without Snakemake.
+
+    CorpusGraph(cc, CorpusLayout.of("results", "kb")).retrieve("hybrid")
+    -> {"runs": ["results/kb/runs/biencoder.trec", "results/kb/runs/bm25.trec"]}
+
+What it leaves out: the rules' outputs (the rule files build them from the same layout),
+the code each stage runs (depends.py) and running anything.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from .config.corpus import answered, main_retrievers, sweep_groups
+from .index.embedders import embedder_kind
+from .layout import DIAGNOSIS_FILES, EVAL_FILES, CorpusLayout
+from .rank.kinds import kind_of
+
+
+def paths(*items) -> list[str]:
+    return [str(p) for p in items]
+
+
+def flags(**values) -> str:
+    """`--key value ...` for every value given (lists: every item), quoted for the shell."""
+    out = []
+    for key, value in values.items():
+        if value:
+            items = value if isinstance(value, list) else [value]
+            out.append(f"--{key.replace('_', '-')} " + " ".join(shlex.quote(str(v)) for v in items))
+    return " ".join(out)
+
+
+class CorpusGraph:
+    def __init__(self, cc: dict, layout: CorpusLayout):
+        self.cc, self.layout = cc, layout
+
+    @property
+    def source(self) -> dict:
+        return self.cc["source"]
+
+    def documents(self) -> list[str]:
+        if self.source["format"] == "beir":
+            return paths(Path(self.source["path"]) / "corpus.jsonl")
+        return sorted(str(p) for p in Path(self.source["path"]).glob(self.source["glob"]) if p.is_file())
+
+    def question_source(self) -> str:
+        """What the questions stage reads: the BEIR folder, or the questions file."""
+        return self.source["path"] if self.source["format"] == "beir" else self.source["questions"]
+
+    def question_files(self) -> list[str]:
+        if self.source["format"] == "beir":
+            root = Path(self.source["path"])
+            return paths(root / "queries.jsonl", root / "qrels" / f"{self.source['split']}.tsv")
+        return [self.source["questions"]]
+
+    def chunk(self) -> dict:
+        # Only token-bounded strategies read the tokenizer; the others must not rerun when it changes.
+        return {"tokenizer": str(self.layout.tokenizer)} if self.cc["chunk"]["strategy"] in ("tokens", "sections") else {}
+
+    def chunk_args(self) -> str:
+        return flags(**self.chunk())
+
+    def train(self, name: str) -> dict:
+        """A BEIR training split's files, when the encoder trains on its qrels."""
+        if not self.cc["embedders"][name].get("train_qrels"):
+            return {}
+        root = Path(self.source["path"])
+        return {"beir_queries": str(root / "queries.jsonl"), "beir_corpus": str(root / "corpus.jsonl"),
+                "beir_qrels": str(root / "qrels" / f"{self.source['train_split']}.tsv")}
+
+    def train_args(self, name: str) -> str:
+        if not self.train(name):
+            return ""
+        return flags(beir=self.source["path"], train_split=self.source["train_split"], eval_split=self.source["split"])
+
+    def embedder_files(self, name: str) -> dict:
+        return {k: str(v) for k, v in embedder_kind(self.cc, name).files(self.layout, name).items()}
+
+    def embed_args(self, name: str) -> str:
+        return flags(**self.embedder_files(name))
+
+    def vectors(self, name: str) -> dict:
+        """An embedder's vectors and the files its query side needs."""
+        return {"vectors": str(self.layout.vectors(name)), **self.embedder_files(name)}
+
+    def retrieve(self, name: str) -> dict:
+        kind = kind_of(self.cc, name)
+        inputs: dict = {}
+        if kind.upstream():
+            inputs["runs"] = paths(*(self.layout.run(r) for r in kind.upstream()))
+        if kind.embedder():
+            inputs.update(self.vectors(kind.embedder()))
+        if kind.index():
+            inputs["index"] = paths(*self.layout.bm25_files(kind.index()))
+        return inputs
+
+    def retrieve_args(self, name: str) -> str:
+        kind = kind_of(self.cc, name)
+        inputs = self.retrieve(name)
+        return flags(runs=inputs.get("runs"), vectors=inputs.get("vectors"), tokenizer=inputs.get("tokenizer"),
+                     encoder=inputs.get("encoder"), index=kind.index() and str(self.layout.bm25(kind.index())))
+
+    def runs(self) -> list[str]:
+        return paths(*(self.layout.run(r) for r in self.cc["retrievers"]))
+
+    def answers(self) -> list[str]:
+        # BEIR and gold_docs questions judge documents, not answers: no reader runs there.
+        return paths(*(self.layout.answers(r) for r in answered(self.cc)))
+
+    def sweeps(self) -> list[tuple[str, str]]:
+        return list(sweep_groups(self.cc))
+
+    def sweep_settings(self, swept: str, param: str) -> dict:
+        """What the sweep figure of `swept` over `param` plots: its points (run, value) in value order."""
+        runs = self.cc["retrievers"]
+        points = sorted([swept] + sweep_groups(self.cc)[(swept, param)], key=lambda r: runs[r][param])
+        return {"title": f"{self.layout.root.name}: {swept}, sweeping {param}", "param": param,
+                "points": [[r, runs[r][param]] for r in points]}
+
+    def trained(self) -> list[str]:
+        return [e for e in self.used_embedders() if embedder_kind(self.cc, e).trained]
+
+    def figures(self) -> list[str]:
+        """Every PNG of the corpus: one per sweep, one loss curve per trained encoder."""
+        figs = [self.layout.figure(f"sweep-{name}-{param}") for name, param in self.sweeps()]
+        figs += [self.layout.figure(f"loss-{e}") for e in self.trained()]
+        return paths(*figs)
+
+    def used_embedders(self) -> list[str]:
+        """Embedders whose vectors some job reads (a dense channel, MMR, the diagnosis)."""
+        used = {kind_of(self.cc, r).embedder() for r in self.cc["retrievers"]} | {self.cc["diagnose"]["embedder"]}
+        return [e for e in self.cc["embedders"] if e in used]
+
+    def used_indexes(self) -> list[str]:
+        used = {kind_of(self.cc, r).index() for r in self.cc["retrievers"]}
+        return [i for i in self.cc["bm25"] if i in used]
+
+    def uses_tokenizer(self) -> bool:
+        return bool(self.chunk()) or any("tokenizer" in self.embedder_files(e) for e in self.used_embedders())
+
+    def jobs(self) -> list[tuple[str, str | None]]:
+        """(stage, name) of every job the corpus's report depends on, in graph order."""
+        jobs = [("curate", None), ("questions", None)] + [("train_tokenizer", None)] * self.uses_tokenizer()
+        jobs += [("chunk", None)] + [("train_biencoder", e) for e in self.trained()]
+        jobs += [("embed", e) for e in self.used_embedders()] + [("bm25", i) for i in self.used_indexes()]
+        jobs += [("retrieve", r) for r in self.cc["retrievers"]]
+        jobs += [(stage, r) for r in answered(self.cc) for stage in ("prompt", "generate")]
+        jobs += [("evaluate", None), ("diagnose", None)] + [("assertions", None)] * bool(self.cc["assertions"])
+        jobs += [("sweep_figure", f"{n}-{p}") for n, p in self.sweeps()] + [("loss_figure", e) for e in self.trained()]
+        return jobs
+
+    def artifacts(self) -> list[str]:
+        """Every file the corpus's jobs write but logs and benchmarks: what the report stands on."""
+        lay = self.layout
+        files = [lay.docs, lay.questions] + [lay.tokenizer] * self.uses_tokenizer() + [lay.chunks]
+        for e in self.trained():
+            files += [lay.encoder(e), lay.encoder_sidecar(e)]
+        for e in self.used_embedders():
+            files += [lay.vectors(e), lay.vectors_sidecar(e)]
+        for i in self.used_indexes():
+            files += lay.bm25_files(i)
+        files += [lay.run(r) for r in self.cc["retrievers"]]
+        files += [f for r in answered(self.cc) for f in (lay.prompts(r), lay.answers(r))]
+        files += [lay.eval(f) for f in EVAL_FILES + DIAGNOSIS_FILES]
+        if self.cc["assertions"]:
+            files += [lay.eval("assertions.md"), lay.eval("assertions.json")]
+        return paths(*files) + self.figures()
+
+    def benchmarks(self) -> list[str]:
+        return paths(*(self.layout.benchmark(stage, name) for stage, name in self.jobs()))
+
+    def main_retrievers(self) -> list[str]:
+        return main_retrievers(self.cc)

@@ -1,0 +1,1 @@
+"""Indexes over chunks: BM25, the hashing and MiniBiEncoder embedders, vectors on disk, the flat store."""

@@ -1,0 +1,294 @@
+"""BM25 over numpy arrays: build an index of items (chunks or documents), save it, search it.
+
+The index is a compressed-sparse term -> postings layout: for term t, the items that contain
+it are `items[indptr[t]:indptr[t+1]]` (ascending) and their precomputed BM25 weights
+idf(t) * tf-part(f, |D|) are `weights[...]` (float32). A query is scored by gathering the
+posting lists of its terms and summing them per item with one `np.bincount` (terms in half
+the items or more are added as dense rows instead); the top k come from `np.partition` plus
+a sort of the few candidates. Python loops run over queries and their terms, never over
+items or postings. The (N,) float64 sums are the scores returned.
+
+Variants (`BM25Params.variant`), each a function below with its formula and source:
+`lucene` (default), `robertson` (classic IDF, negative values floored as rank_bm25's BM25Okapi
+does, so it reproduces BM25Okapi's scores), `atire` (Trotman et al.'s IDF log(N/df)).
+Document lengths are exact (as in bm25s) unless `lucene_norms` rounds them the way a Lucene
+index stores them, which is what reproduces Pyserini's published figures.
+
+Title field (BM25F-style, the seed's fix for pointer pages): when `title_weight` > 0 each
+item also carries its document's title; every query term found in that title adds
+title_weight * IDF(term), the IDF taken from the body statistics (df = 0 for a term in no body).
+Repeated query terms count once per occurrence, as in Lucene's BooleanQuery of term clauses
+and in bm25s.
+
+What this module leaves out: positions and phrase queries, dynamic pruning (WAND, block-max:
+every posting of every query term is read), incremental updates (rebuild instead), and the
+mapping from item index to chunk id (the caller keeps that list).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from ..io import read_json, save_npz, write_json
+from ..settings import setting, settings_from_dict
+from ..text.analyze import Analyzer, AnalyzerConfig
+
+
+def lucene(df, tf, dl, n_items, avgdl, k1, b):
+    """Lucene's BM25Similarity since 8.0 (also Anserini/Pyserini and bm25s "lucene").
+
+    idf = log(1 + (N - df + 0.5) / (df + 0.5))            never negative
+    tf  = f / (f + k1 (1 - b + b |D| / avgdl))
+    Lucene 8 dropped the constant (k1 + 1) numerator of the classic formula (the seed keeps it):
+    a constant factor that leaves rankings unchanged; this index follows Lucene, without it.
+    Returns (idf per term (V,), tf part per posting (P,)).
+    """
+    idf = np.log1p((n_items - df + 0.5) / (df + 0.5))
+    return idf, tf / (tf + k1 * (1 - b + b * dl / avgdl))
+
+
+def robertson(df, tf, dl, n_items, avgdl, k1, b):
+    """Robertson & Spärck Jones IDF with the classic tf (Robertson et al., TREC-3 Okapi, 1994).
+
+    idf = log((N - df + 0.5) / (df + 0.5))
+    tf  = f (k1 + 1) / (f + k1 (1 - b + b |D| / avgdl))
+    The IDF goes negative for terms in more than half the items, which would make a match
+    count against an item. Choice: floor negative values at epsilon * mean IDF, epsilon = 0.25,
+    the mean over all body terms before flooring -- exactly what rank_bm25 0.2.2's BM25Okapi
+    does, so this variant reproduces BM25Okapi's scores. Terms in no body (title-only) have
+    df = 0 and are left out of the mean, as they are absent from BM25Okapi's vocabulary.
+    """
+    idf = np.log((n_items - df + 0.5) / (df + 0.5))
+    in_body = df > 0
+    if in_body.any():
+        floor = 0.25 * idf[in_body].mean()
+        idf = np.where(idf < 0, floor, idf)
+    return idf, tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))
+
+
+def atire(df, tf, dl, n_items, avgdl, k1, b):
+    """ATIRE's BM25 (Trotman, Puurula & Burgess, "Improvements to BM25 and language models
+    examined", ADCS 2014; bm25s "atire").
+
+    idf = log(N / df)                                       never negative for df >= 1
+    tf  = f (k1 + 1) / (f + k1 (1 - b + b |D| / avgdl))
+    Note: rank_bm25's BM25Okapi calls itself ATIRE in a docstring but computes the Robertson
+    IDF with an epsilon floor; that formula is the `robertson` variant here. A title-only term
+    (df = 0) would get an infinite IDF; it is given df = 1.
+    """
+    idf = np.log(n_items / np.maximum(df, 1))
+    return idf, tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))
+
+
+VARIANTS = {"lucene": lucene, "robertson": robertson, "atire": atire}
+
+
+def lucene_norm_length(dl: np.ndarray) -> np.ndarray:
+    """|D| as Lucene keeps it: one byte per document (SmallFloat.intToByte4, Lucene 7+).
+
+    Lengths below 24 are exact; above, 24 + x keeps the 4 leading bits of x = |D| - 24,
+    rounded down (|D| = 100 -> 96, 300 -> 280). Pyserini's published BEIR figures come from
+    indexes stored this way; avgdl stays exact (Lucene divides the exact token total).
+    """
+    x = np.maximum(np.asarray(dl, dtype=np.int64) - 24, 0)
+    shift = np.maximum(np.frexp(x.astype(np.float64))[1] - 4, 0)  # frexp's exponent = bit length
+    return np.where(dl < 24, dl, 24 + ((x >> shift) << shift))
+
+
+@dataclass(frozen=True)
+class BM25Params:
+    """How an index scores: the variant and its parameters (what params.json records)."""
+    variant: Literal["lucene", "robertson", "atire"] = "lucene"  # the functions above
+    k1: float = setting(1.5, minimum=0)   # term-frequency saturation (Pyserini's BEIR flat runs use 0.9)
+    b: float = setting(0.75, minimum=0, maximum=1)  # length normalisation (Pyserini's BEIR flat runs use 0.4)
+    title_weight: float = setting(0.0, minimum=0)  # BM25F-style title field: weight x IDF per query term in the title; 0 = off
+    lucene_norms: bool = False  # quantize |D| to Lucene's one-byte norm, as Pyserini's indexes do (bm25s: exact)
+
+    def __post_init__(self):
+        if self.variant not in VARIANTS:
+            raise ValueError(f"unknown BM25 variant {self.variant!r} (known: {', '.join(VARIANTS)})")
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "BM25Params":
+        return settings_from_dict(cls, d, "bm25")
+
+
+@dataclass(frozen=True)
+class BM25Settings(BM25Params):
+    """A BM25 index of the config (`bm25: {name: ...}`): scoring, plus how chunks become words."""
+    analyzer: AnalyzerConfig = AnalyzerConfig()  # the seed's lowercased \w+ unless set
+    prefix_title: bool = True   # index "title / section / text", the seed's title + body
+
+    def scoring(self) -> BM25Params:
+        return BM25Params(**{f.name: getattr(self, f.name) for f in fields(BM25Params)})
+
+    def describe(self) -> str:
+        title = f", title field {self.title_weight:g}" if self.title_weight else ""
+        return f"BM25 {self.variant} k1={self.k1:g} b={self.b:g}{title}{self.analyzer.describe()}"
+
+
+def _term_ids(token_lists: list[list[str]]) -> tuple[dict[str, int], list[np.ndarray]]:
+    """Vocabulary with ids in sorted term order, and each token list as an id array."""
+    first_seen: dict[str, int] = {}
+    provisional = [np.fromiter((first_seen.setdefault(t, len(first_seen)) for t in toks),
+                               dtype=np.int64, count=len(toks)) for toks in token_lists]
+    terms = sorted(first_seen)
+    remap = np.empty(len(terms), dtype=np.int64)  # (V,) first-seen id -> sorted id
+    remap[[first_seen[t] for t in terms]] = np.arange(len(terms))
+    return {t: i for i, t in enumerate(terms)}, [remap[ids] for ids in provisional]
+
+
+def _flat(arrays: list[np.ndarray]) -> np.ndarray:
+    return np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
+
+
+def _csr(term_ids: np.ndarray, item_ids: np.ndarray, n_terms: int, n_items: int):
+    """Distinct (term, item) pairs sorted by term then item, their counts, and the term indptr."""
+    keys, counts = np.unique(term_ids * n_items + item_ids, return_counts=True)  # (P,)
+    terms, items = np.divmod(keys, n_items)
+    indptr = np.zeros(n_terms + 1, dtype=np.int64)
+    np.cumsum(np.bincount(terms, minlength=n_terms), out=indptr[1:])
+    return indptr, terms, items.astype(np.int32), counts
+
+
+def _top_k(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The k best items of scores (N,) with score > 0, best first, ties to the lower index."""
+    n = len(scores)
+    kth = np.partition(scores, n - k)[n - k] if k < n else 0.0
+    # every item tied with the k-th score stays a candidate, so the sort can prefer lower indices
+    hits = np.flatnonzero(scores >= kth) if kth > 0 else np.flatnonzero(scores > 0)  # (H,)
+    vals = scores[hits]
+    order = np.lexsort((hits, -vals))[:k]
+    return hits[order].astype(np.int64), vals[order]
+
+
+class BM25Index:
+    def __init__(self, arrays: dict[str, np.ndarray], vocab: dict[str, int], params: BM25Params,
+                 analyzer: Analyzer, avgdl: float):
+        self.arrays = arrays  # indptr (V+1,), items (P,), weights (P,), title_* likewise, doc_lengths (N,)
+        self.vocab = vocab
+        self.params = params
+        self.analyzer = analyzer
+        self.avgdl = avgdl
+        self.n_items = n = len(arrays["doc_lengths"])
+        # Search-time helpers, derived here rather than saved. Posting bounds as Python ints
+        # (indexing a list is cheaper than a numpy scalar). Terms in at least half the items
+        # also get a dense (N,) weight row, no bigger than their posting list (4 bytes per item
+        # vs 8 per posting) and summed without scattering: a stopword-heavy query is mostly these.
+        indptr = arrays["indptr"]
+        self._bounds = indptr.tolist()
+        self._title_bounds = arrays["title_indptr"].tolist() if len(arrays["title_items"]) else None
+        frequent = np.flatnonzero(2 * np.diff(indptr) >= n) if n else np.zeros(0, dtype=np.int64)
+        self._dense_row = {int(t): r for r, t in enumerate(frequent)}
+        self._dense = np.zeros((len(frequent), n), dtype=np.float32)  # (D, N)
+        for r, t in enumerate(frequent):
+            self._dense[r, arrays["items"][indptr[t]:indptr[t + 1]]] = arrays["weights"][indptr[t]:indptr[t + 1]]
+
+    @classmethod
+    def build(cls, texts: list[str], analyzer: Analyzer, params: BM25Params,
+              titles: list[str] | None = None) -> "BM25Index":
+        """Index texts[i] as item i; titles[i] is the title of item i's document (chunks share it)."""
+        if titles is not None and len(titles) != len(texts):
+            raise ValueError(f"{len(titles)} titles for {len(texts)} texts")
+        title_tokens = None
+        if titles is not None and params.title_weight > 0:
+            seen: dict[str, list[str]] = {}  # many chunks share one title: analyze it once
+            title_tokens = [seen[t] if t in seen else seen.setdefault(t, analyzer(t)) for t in titles]
+        return cls.from_tokens([analyzer(t) for t in texts], analyzer, params, title_tokens)
+
+    @classmethod
+    def from_tokens(cls, tokens: list[list[str]], analyzer: Analyzer, params: BM25Params,
+                    title_tokens: list[list[str]] | None = None) -> "BM25Index":
+        """Index already analyzed items (`analyzer` is kept to analyze queries the same way)."""
+        n = len(tokens)
+        use_titles = title_tokens is not None and params.title_weight > 0
+        if use_titles and len(title_tokens) != n:
+            raise ValueError(f"{len(title_tokens)} titles for {n} items")
+        vocab, ids = _term_ids(tokens + (title_tokens if use_titles else []))
+        body_ids, n_terms = ids[:n], len(vocab)
+        lengths = np.array([len(t) for t in tokens], dtype=np.int64)  # (N,)
+        avgdl = float(lengths.mean()) if n else 0.0
+
+        term_ids = _flat(body_ids)                                                # (T,) every token
+        item_ids = np.repeat(np.arange(n), lengths)                               # (T,)
+        indptr, terms, items, tf = _csr(term_ids, item_ids, n_terms, n)
+        df = np.diff(indptr)  # (V,) items whose body holds the term
+        dl = lengths[items]  # (P,) length of each posting's item
+        if params.lucene_norms:
+            dl = lucene_norm_length(dl)
+        idf, tf_part = VARIANTS[params.variant](df, tf, dl, n, avgdl, params.k1, params.b)
+        arrays = {"indptr": indptr, "items": items,
+                  "weights": (idf[terms] * tf_part).astype(np.float32)}
+
+        if use_titles:
+            title_ids = ids[n:]
+            t_items = np.repeat(np.arange(n), [len(t) for t in title_ids])
+            t_indptr, t_terms, t_items, _ = _csr(_flat(title_ids), t_items, n_terms, n)
+            t_weights = params.title_weight * idf[t_terms]  # presence, not frequency, in the title
+        else:
+            t_indptr = np.zeros(n_terms + 1, dtype=np.int64)
+            t_items, t_weights = np.zeros(0, dtype=np.int32), np.zeros(0)
+        arrays.update(title_indptr=t_indptr, title_items=t_items,
+                      title_weights=t_weights.astype(np.float32), doc_lengths=lengths.astype(np.int32))
+        return cls(arrays, vocab, params, analyzer, avgdl)
+
+    def search(self, query: str, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Item indices (<=k,) and scores (<=k,), best first; items scoring 0 are left out."""
+        return self.search_batch([query], k)[0]
+
+    def search_batch(self, queries: list[str], k: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        """`search` for many queries."""
+        return [self._search_terms([self.vocab[t] for t in self.analyzer(q) if t in self.vocab], k)
+                for q in queries]
+
+    def _search_terms(self, terms: list[int], k: int) -> tuple[np.ndarray, np.ndarray]:
+        # Scored one query at a time: an (N,) accumulator stays in cache where a (queries, N)
+        # one does not (measured 4x slower on SciFact).
+        a, k = self.arrays, min(k, self.n_items)
+        if not terms or k <= 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        dense, bounds = self._dense_row, self._bounds
+        spans = [(bounds[t], bounds[t + 1]) for t in terms if t not in dense]
+        items = [a["items"][i:j] for i, j in spans]      # views, no copy until the concatenate
+        weights = [a["weights"][i:j] for i, j in spans]
+        if self._title_bounds is not None:
+            tb = self._title_bounds
+            items += [a["title_items"][tb[t]:tb[t + 1]] for t in terms]
+            weights += [a["title_weights"][tb[t]:tb[t + 1]] for t in terms]
+        # float64 sums; astype because bincount of nothing at all returns integers
+        scores = np.bincount(np.concatenate(items) if items else np.zeros(0, dtype=np.int32),
+                             weights=np.concatenate(weights) if items else None,
+                             minlength=self.n_items).astype(np.float64, copy=False)  # (N,)
+        for t in terms:
+            if t in dense:
+                scores += self._dense[dense[t]]
+        return _top_k(scores, k)
+
+    def save(self, directory) -> None:
+        """index.npz (arrays), vocab.json (term -> id, sorted), params.json; same input, same bytes."""
+        directory = Path(directory)
+        save_npz(directory / "index.npz", **self.arrays)
+        write_json(directory / "vocab.json", self.vocab)
+        # written last: a directory with params.json holds a complete index
+        write_json(directory / "params.json", {
+            "params": asdict(self.params), "analyzer": self.analyzer.config.to_dict(),
+            "n_items": self.n_items, "avgdl": self.avgdl})
+
+    @classmethod
+    def load(cls, directory) -> "BM25Index":
+        directory = Path(directory)
+        meta = read_json(directory / "params.json")
+        with np.load(directory / "index.npz", allow_pickle=False) as npz:
+            arrays = {name: npz[name] for name in npz.files}
+        with open(directory / "vocab.json", encoding="utf-8") as fh:
+            vocab = json.load(fh)
+        analyzer = Analyzer(AnalyzerConfig.from_dict(meta["analyzer"]))
+        index = cls(arrays, vocab, BM25Params.from_dict(meta["params"]), analyzer, meta["avgdl"])
+        if index.n_items != meta["n_items"]:
+            raise ValueError(f"{directory}: index.npz has {index.n_items} items, params.json says {meta['n_items']}")
+        return index

@@ -1,0 +1,112 @@
+"""Where every artifact of a corpus lives under `results/<corpus>/`: the one copy of the layout.
+
+The Snakemake rules build their input and output patterns from it (a `CorpusLayout` whose
+root is `results/{corpus}` gives `results/{corpus}/runs/{name}.trec`), and the Python that
+loads artifacts at query time (live.py, the report) asks it for real paths. Each method
+names one artifact:
+
+    results/<corpus>/
+      docs.jsonl  questions.jsonl  tokenizer.json  chunks.jsonl
+      encoders/<embedder>.npz + .json      vectors/<embedder>.npy + .json
+      bm25/<index>/{index.npz, vocab.json, params.json, items.json}
+      runs/<retriever>.trec   prompts/<retriever>.jsonl   answers/<retriever>.jsonl
+      eval/{metrics.json, per_query.csv, slices.csv, qrels.chunk.txt, qrels.doc.txt,
+            diagnosis.csv, overlap.csv, always_on_top.csv, diversity.csv,
+            assertions.md, assertions.json}
+      figures/*.png   logs/<stage>[.<name>].log   benchmarks/<stage>[.<name>].tsv
+
+What it leaves out: which artifacts a corpus has (the config decides) and reading them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+BM25_FILES = ("index.npz", "vocab.json", "params.json", "items.json")
+EVAL_FILES = ("metrics.json", "per_query.csv", "slices.csv", "qrels.chunk.txt", "qrels.doc.txt")
+DIAGNOSIS_FILES = ("diagnosis.csv", "overlap.csv", "always_on_top.csv", "diversity.csv")
+
+
+def report_paths(results: str | Path, name: str) -> tuple[Path, Path]:
+    """(report, manifest) of a config's report: results/<name>.md and its manifest, which for
+    the default report is results/manifest.json and otherwise results/<name>.manifest.json."""
+    manifest = "manifest.json" if name == "report" else f"{name}.manifest.json"
+    return Path(results) / f"{name}.md", Path(results) / manifest
+
+
+@dataclass(frozen=True)
+class CorpusLayout:
+    root: Path  # results/<corpus>, or the pattern results/{corpus}
+
+    @classmethod
+    def of(cls, results: str | Path, corpus: str) -> "CorpusLayout":
+        return cls(Path(results) / corpus)
+
+    @property
+    def docs(self) -> Path:
+        return self.root / "docs.jsonl"
+
+    @property
+    def questions(self) -> Path:
+        return self.root / "questions.jsonl"
+
+    @property
+    def tokenizer(self) -> Path:
+        return self.root / "tokenizer.json"
+
+    @property
+    def chunks(self) -> Path:
+        return self.root / "chunks.jsonl"
+
+    def encoder(self, embedder: str) -> Path:
+        return self.root / "encoders" / f"{embedder}.npz"
+
+    def encoder_sidecar(self, embedder: str) -> Path:
+        return self.encoder(embedder).with_suffix(".json")
+
+    def vectors(self, embedder: str) -> Path:
+        return self.root / "vectors" / f"{embedder}.npy"
+
+    def vectors_sidecar(self, embedder: str) -> Path:
+        return self.vectors(embedder).with_suffix(".json")
+
+    def bm25(self, index: str) -> Path:
+        return self.root / "bm25" / index
+
+    def bm25_files(self, index: str) -> list[Path]:
+        return [self.bm25(index) / name for name in BM25_FILES]
+
+    def run(self, retriever: str) -> Path:
+        return self.root / "runs" / f"{retriever}.trec"
+
+    def prompts(self, retriever: str) -> Path:
+        return self.root / "prompts" / f"{retriever}.jsonl"
+
+    def answers(self, retriever: str) -> Path:
+        return self.root / "answers" / f"{retriever}.jsonl"
+
+    @property
+    def eval_dir(self) -> Path:
+        return self.root / "eval"
+
+    def eval(self, name: str) -> Path:
+        """A file of eval/: metrics.json, per_query.csv, diagnosis.csv, assertions.md, ..."""
+        return self.eval_dir / name
+
+    @property
+    def figures_dir(self) -> Path:
+        return self.root / "figures"
+
+    def figure(self, name: str) -> Path:
+        return self.figures_dir / f"{name}.png"
+
+    def log(self, stage: str, name: str | None = None) -> Path:
+        return self.root / "logs" / (f"{stage}.{name}.log" if name else f"{stage}.log")
+
+    def benchmark(self, stage: str, name: str | None = None) -> Path:
+        return self.root / "benchmarks" / (f"{stage}.{name}.tsv" if name else f"{stage}.tsv")
+
+    @property
+    def benchmarks_dir(self) -> Path:
+        return self.root / "benchmarks"

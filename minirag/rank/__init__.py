@@ -1,0 +1,1 @@
+"""Ranking: retrievers over indexes, fusions and diversifiers over rankings, and the registry of kinds."""

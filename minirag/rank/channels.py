@@ -1,0 +1,62 @@
+"""Channels: retrievers that rank chunks by themselves, from an index.
+
+Every retriever answers `search(query, k) -> [(chunk_id, score), ...]`, best first:
+- `DenseRetriever`: cosine over a FlatVectorStore of precomputed, hash-checked vectors.
+- `BM25Retriever`: a BM25Index over the chunks (index/bm25.py); `BM25.from_chunks(chunks)`
+  builds one in memory, the seed lab's API.
+Both also answer `search_batch(queries, k)`, which the retrieve stage uses.
+
+What it leaves out: rankings made from other rankings (fusion.py, diversify.py) and
+loading indexes from disk (live.py).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..index.bm25 import BM25Index, BM25Settings
+from ..index.store import FlatVectorStore
+from ..text.analyze import Analyzer
+from ..text.chunk import Chunk, index_text
+from .ranking import Ranking
+
+
+class DenseRetriever:
+    def __init__(self, store: FlatVectorStore):
+        self.store = store
+
+    def search(self, query: str, k: int = 5) -> Ranking:
+        return [(c.id, s) for c, s in self.store.search(query, k)]
+
+    def search_batch(self, queries: list[str], k: int) -> list[Ranking]:
+        qvecs = self.store.embedder.embed(queries)  # (Q, d)
+        ids = [c.id for c in self.store.chunks]
+        return [[(ids[i], float(s)) for i, s in zip(idx, sims)]
+                for idx, sims in self.store.search_vectors(qvecs, k)]
+
+
+class BM25Retriever:
+    """A BM25 index whose item i is chunk_ids[i]."""
+
+    def __init__(self, index: BM25Index, chunk_ids: Sequence[str]):
+        assert index.n_items == len(chunk_ids), (index.n_items, len(chunk_ids))
+        self.index = index
+        self.chunk_ids = list(chunk_ids)
+
+    def search(self, query: str, k: int = 5) -> Ranking:
+        idx, scores = self.index.search(query, k)
+        return [(self.chunk_ids[i], float(s)) for i, s in zip(idx, scores)]
+
+    def search_batch(self, queries: list[str], k: int) -> list[Ranking]:
+        return [[(self.chunk_ids[i], float(s)) for i, s in zip(idx, scores)]
+                for idx, scores in self.index.search_batch(queries, k)]
+
+    @classmethod
+    def from_chunks(cls, chunks: Sequence[Chunk], settings: BM25Settings = BM25Settings()) -> "BM25Retriever":
+        """Index chunks in memory as the bm25 stage does (title + section + text, the analyzer, the title field)."""
+        texts = [index_text(c, with_title=settings.prefix_title) for c in chunks]
+        index = BM25Index.build(texts, Analyzer(settings.analyzer), settings.scoring(), titles=[c.title for c in chunks])
+        return cls(index, [c.id for c in chunks])
+
+
+BM25 = BM25Retriever  # the seed lab's name: BM25.from_chunks(chunks).search(query, k)

@@ -1,0 +1,1 @@
+"""The report: tables computed from artifacts, rendered to markdown; figures; the manifest."""

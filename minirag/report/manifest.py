@@ -1,0 +1,46 @@
+"""results/<report>.manifest.json: what a report was built from, byte for byte.
+
+The config as the report saw it, the versions of Python and the packages, and the sha256
+of every input (documents, questions, assertions files) and every output under each
+corpus's results folder. Two builds with equal manifests stand on equal bytes.
+
+What it leaves out: logs and benchmark files' timings are hashed like any output, so
+they differ between builds; compare `files.*.outputs` without them to check a rebuild.
+"""
+
+from __future__ import annotations
+
+import platform
+from importlib import metadata
+from pathlib import Path
+
+from ..io import sha256_file
+
+PACKAGES = ("numpy", "pandas", "snakemake", "pyyaml", "matplotlib", "pystemmer")
+
+
+def package_versions() -> dict:
+    out = {"python": platform.python_version()}
+    for name in PACKAGES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return out
+
+
+def manifest(corpora: dict, results: str | Path, config_path: str | None) -> dict:
+    files = {}
+    for name, cc in corpora.items():
+        src = Path(cc["source"]["path"])
+        pattern = cc["source"]["glob"] if cc["source"]["format"] == "markdown" else "**/*"
+        sources = sorted(p for p in src.glob(pattern) if p.is_file())
+        if cc["source"]["format"] == "markdown":
+            sources.append(Path(cc["source"]["questions"]))
+        if cc["assertions"]:
+            sources.append(Path(cc["assertions"]))
+        root = Path(results) / name
+        outputs = sorted(p for p in root.rglob("*") if p.is_file() and not p.name.startswith("."))
+        files[name] = {"inputs": {str(p): sha256_file(p) for p in sources},
+                       "outputs": {str(p): sha256_file(p) for p in outputs}}
+    return {"config": config_path, "corpora": corpora, "packages": package_versions(), "files": files}

@@ -1,0 +1,240 @@
+"""Render the report's tables (tables.py) as markdown: one template per section.
+
+Each section is a template of prose with named slots, filled from the facts and tables
+`CorpusTables` computed; `md_table` renders any DataFrame (floats to 3 decimals, missing
+values as –, lists joined). A section with nothing to show renders as nothing.
+
+What it leaves out: computing anything (tables.py), figures (figures.py, drawn by their
+own rules; the report only links them) and the manifest (manifest.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from .tables import MIN_TAG_QUESTIONS, CorpusTables
+
+HEADER = """# minirag report
+
+Built by `snakemake` from `{config}`. Every table is read from the artifact it names under `results/<corpus>/`; `{manifest}` holds the sha256 of every input and output.
+"""
+
+OVERVIEW = """## Corpus `{name}`
+
+{note}- Source: `{source[path]}` ({source[format]}); {n_docs} documents ({docs_by_lang}), {chars:,} characters.
+- Chunking: `{chunk[strategy]}` ({chunking}); {n_chunks} chunks, median {median_chars} characters.
+- Questions: {questions} ({answerable} answerable); by language {by_lang}; by difficulty {by_difficulty}.
+"""
+
+CHUNKING = {"tokens": "target {target_tokens} BPE tokens, overlap {overlap}",
+            "sections": "one per section, budget {max_tokens} tokens per part",
+            "chars": "{size} characters, overlap {overlap}", "none": "one chunk per document"}
+
+RETRIEVAL = """### Retrieval, {level} level
+
+Answerable questions only; {what}. Source: `eval/metrics.json`.
+
+{table}
+"""
+RELEVANT = {"chunk": "a chunk is relevant when it overlaps the gold evidence span "
+                     "(any chunk of a gold document where gold has no span)",
+            "doc": "a document is relevant when it is a gold document; its rank is its best chunk's"}
+
+BEST = "Best retriever by chunk hit@5: `{best}`, hit@5 = {hit5:.3f} on {answerable} answerable questions.\n"
+
+FUSION = """### Fusion
+
+Each fused run against the best of the channels it fuses (chunk-level hit@5). {target}Where a fusion stays below its best channel, the diagnosis below shows why (channel overlap, shared misses, chunks always on top).
+
+{table}
+"""
+FUSION_TARGET = ("The `target` column is the corpus's target from its assertions file (the seed lab's "
+                 "acceptance: a hybrid at least 5 percentage points above its best single channel). ")
+
+TARGETS = """### Targets: {met} of {total} met
+
+Figures a spec asks for, from the `targets:` of `{file}`; checked on the runs like the assertions, reported here, never failing the build.
+
+{table}
+"""
+
+TAGS = """### By tag (chunk level)
+
+Tags carried by at least {min_n} answerable questions.
+
+{table}
+"""
+
+SLICES = """### Slices: hit@5 by language and difficulty (chunk level)
+
+Source: `eval/slices.csv` (all metrics, both levels).
+
+{table}
+"""
+
+ABLATION = """### Diversification ablation
+
+The same fused run with no diversification, a per-document cap, and MMR (sweep points included): hit@5 at chunk and document level, MRR (chunk), distinct documents in the top {k} and the mean pairwise cosine of the top-{k} chunk vectors (`{embedder}` vectors; lower = more diverse). A cap can only push a second chunk of the same page down, so it can cost chunk-level hits while keeping every page. Source: `eval/diversity.csv`.
+
+{table}
+"""
+
+SWEEP = """### Sweep: `{name}` over {param}
+
+Each point is its own run (`runs/{name}@{param}=<value>.trec`, and `runs/{name}.trec` for the configured value) and evaluation; chunk level.
+
+{table}
+
+![hit@5 against {param}]({figure})
+"""
+
+DIAGNOSIS = """### Diagnosis
+
+Files: `eval/diagnosis.csv` (per question, each channel's best rank of a gold chunk and of a gold document, and where it landed in each fused run), `eval/overlap.csv`, `eval/always_on_top.csv`, `eval/diversity.csv`.
+
+- Questions where no base channel has a gold document in its top {k} (a blind spot no fusion of them can fix): {shared_miss} of {questions}.
+{overlap}{always}"""
+
+MECHANISMS = """### What each mechanism fixes
+
+Per question, from `eval/diagnosis.csv`: a gold document's best chunk enters the top {k} with the mechanism (fixed) or leaves it (broken), against the same run without it.
+
+{table}
+"""
+
+ASSERTIONS = """### Assertions: {passed} of {total} passed
+
+From `{file}`, checked on the runs by `python -m minirag assert` ({strict}). Every assertion with what the runs showed: `eval/assertions.md`. Per run:
+
+{table}
+{failed}"""
+
+ENCODER = """### Encoder `{name}`
+
+MiniBiEncoder trained on {pairs:,} pairs ({sources}); loss {first:.3f} → {last:.3f} over {epochs} epochs. Source: `encoders/{name}.json`.
+
+{controls}![training loss]({figure})
+"""
+CONTROL = ("- `{trained}` {verdict} the untrained control `{control}` on chunk hit@5: {hit5:.3f} vs {c_hit5:.3f} "
+           "({delta:+.1f} pp); nDCG@10 {ndcg:.3f} vs {c_ndcg:.3f}.\n")
+
+ANSWERS = """### Answers
+
+Reader over the top {k} chunks of each run: contains the gold answer and cites a relevant chunk (answerable questions), abstains exactly when it should (all questions).
+
+{table}
+{unanswerable}"""
+
+STAGE_TIMES = """### Stage wall times
+
+From each job's Snakemake benchmark file (last run); {total:.1f} s in all.
+
+{table}
+"""
+
+
+def cell(value) -> str:
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    if isinstance(value, list):
+        shown = ", ".join(map(str, value[:8]))
+        return shown + (" …" if len(value) > 8 else "")
+    return str(value).replace("|", "\\|")
+
+
+def md_table(df: pd.DataFrame, code: tuple[str, ...] = ()) -> str:
+    """A markdown table; values of the columns in `code` are shown as `code`."""
+    lines = ["| " + " | ".join(map(str, df.columns)) + " |", "|" + "|".join("---" for _ in df.columns) + "|"]
+    for row in df.itertuples(index=False):
+        cells = [f"`{v}`" if col in code else cell(v) for col, v in zip(df.columns, row)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def render_corpus(t: CorpusTables, results: str | Path, jobs: list) -> str:
+    cc, out = t.cc, []
+    facts = t.overview()
+    note = cc["note"].strip() + "\n\n" if cc.get("note") else ""
+    out.append(OVERVIEW.format(name=t.name, note=note, chunking=CHUNKING[cc["chunk"]["strategy"]].format(**cc["chunk"]),
+                               **facts))
+    for level in ("chunk", "doc"):
+        out.append(RETRIEVAL.format(level=level, what=RELEVANT[level], table=md_table(t.retrieval(level), ("Retriever",))))
+    best = t.best_retriever()
+    out.append(BEST.format(best=best, hit5=t.score(best), answerable=facts["answerable"]))
+    fusion = t.fusion()
+    if len(fusion):
+        if fusion["target"].isna().all():
+            fusion = fusion.drop(columns="target")
+        out.append(FUSION.format(target=FUSION_TARGET if "target" in fusion else "",
+                                 table=md_table(fusion, ("Fused run",))))
+    targets = t.targets()
+    if len(targets):
+        out.append(TARGETS.format(met=int((targets["verdict"] == "met").sum()), total=len(targets),
+                                  file=cc["assertions"], table=md_table(targets)))
+    tags = t.tags()
+    if len(tags):
+        out.append(TAGS.format(min_n=MIN_TAG_QUESTIONS, table=md_table(tags, ("Retriever",))))
+    slices = t.slices()
+    out.append(SLICES.format(table=md_table(slices.rename(columns={r: f"`{r}`" for r in t.main}))))
+    ablation = t.ablation()
+    if len(ablation):
+        out.append(ABLATION.format(k=cc["diagnose"]["k"], embedder=cc["diagnose"]["embedder"],
+                                   table=md_table(ablation, ("Run",))))
+    for name, param, table in t.sweeps():
+        figure = t.layout.figure(f"sweep-{name}-{param}").relative_to(results).as_posix()
+        out.append(SWEEP.format(name=name, param=param, table=md_table(table, ("run",)), figure=figure))
+    out.append(render_diagnosis(t))
+    mechanisms = t.mechanisms()
+    if len(mechanisms):
+        out.append(MECHANISMS.format(k=cc["diagnose"]["k"], table=md_table(mechanisms)))
+    if cc["assertions"]:
+        a = t.assertions()
+        failed = ("\nFailed:\n\n" + md_table(a["failed"]) + "\n") if len(a["failed"]) else ""
+        strict = "strict: a failure fails the build" if cc["strict"] else "recorded; the build does not fail"
+        out.append(ASSERTIONS.format(passed=a["passed"], total=a["total"], file=cc["assertions"], strict=strict,
+                                     table=md_table(a["runs"], ("Run",)), failed=failed))
+    for enc in t.encoders():
+        controls = "".join(CONTROL.format(trained=r["trained"], control=r["control"],
+                                          verdict="beats" if r["hit@5"] > r["control hit@5"] else "does not beat",
+                                          hit5=r["hit@5"], c_hit5=r["control hit@5"],
+                                          delta=(r["hit@5"] - r["control hit@5"]) * 100, ndcg=r["ndcg@10"],
+                                          c_ndcg=r["control ndcg@10"]) for _, r in enc["controls"].iterrows())
+        out.append(ENCODER.format(name=enc["name"], pairs=enc["pairs"], first=enc["losses"][0], last=enc["losses"][-1],
+                                  epochs=len(enc["losses"]), controls=controls + "\n" if controls else "",
+                                  sources=", ".join(f"{s} {n:,}" for s, n in enc["by_source"].items()),
+                                  figure=t.layout.figure(f"loss-{enc['name']}").relative_to(results).as_posix()))
+    answers = t.answers()
+    if len(answers):
+        run = t.answer_run()
+        unanswerable = t.unanswerable(run)
+        shown = (f"\nUnanswerable questions and what the reader said over `{run}`:\n\n{md_table(unanswerable)}\n"
+                 if len(unanswerable) else "")
+        out.append(ANSWERS.format(k=cc["prompt"]["k"], table=md_table(answers, ("Run",)), unanswerable=shown))
+    times = t.stage_times(jobs)
+    if len(times):
+        out.append(STAGE_TIMES.format(total=times["seconds"].sum(), table=md_table(times)))
+    return "\n".join(out)
+
+
+def render_diagnosis(t: CorpusTables) -> str:
+    d = t.diagnosis()
+    k = t.cc["diagnose"]["k"]
+    overlap = ""
+    if d["overlap"]:
+        overlap = (f"- Mean top-{k} overlap between channels: "
+                   + "; ".join(f"`{a}` vs `{b}` {v:.2f}" for (a, b), v in d["overlap"]) + ".\n")
+    share = f"{t.cc['diagnose']['always_share']:.0%}"
+    if len(d["always"]):
+        always = (f"\nChunks in the top {k} of more than {share} of questions (\"always on top\"):\n\n"
+                  + md_table(d["always"].rename(columns={"retriever": "Channel", "chunk_id": "chunk",
+                                                         "doc_id": "document", "count": "questions"}),
+                             ("Channel",)) + "\n")
+    else:
+        always = (f"- No chunk of a base channel is in the top {k} of more than {share} of questions "
+                  "(no \"always on top\" hub).\n")
+    return DIAGNOSIS.format(k=k, shared_miss=d["shared_miss"], questions=d["questions"], overlap=overlap,
+                            always=always)

@@ -1,0 +1,244 @@
+"""The report's tables, computed from a corpus's artifacts as pandas DataFrames.
+
+`CorpusTables` reads only files the graph wrote (docs, chunks, questions, eval/*.json|csv,
+answers, encoder sidecars, assertions.json, Snakemake benchmark files), each through the
+layout, and turns them into one DataFrame per table plus the few facts the prose quotes.
+Nothing here formats text: markdown.py renders what this module computes, so a table can
+be checked, or reused (an HTML view, a notebook), without parsing markdown.
+
+What it leaves out: scoring (evaluation/), drawing figures (figures.py) and prose.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from functools import cached_property
+
+import pandas as pd
+
+from ..config.corpus import answered, base_retrievers, main_retrievers, sweep_groups
+from ..index.embedders import embedder_kind
+from ..io import read_json, read_jsonl
+from ..layout import CorpusLayout
+from ..rank.kinds import kind_of
+
+METRICS = ["hit@1", "hit@3", "hit@5", "mrr", "recall@5", "ndcg@10"]
+METRIC_NAMES = {"mrr": "MRR", "ndcg@10": "nDCG@10"}
+MIN_TAG_QUESTIONS = 10  # tags carried by fewer answerable questions are too small to tabulate
+
+
+def labelled(df: pd.DataFrame) -> pd.DataFrame:
+    return df.rename(columns=METRIC_NAMES)
+
+
+class CorpusTables:
+    def __init__(self, name: str, cc: dict, layout: CorpusLayout):
+        self.name, self.cc, self.layout = name, cc, layout
+        self.main = main_retrievers(cc)
+
+    # ------------------------------------------------------------ artifacts
+    @cached_property
+    def docs(self) -> list[dict]:
+        return read_jsonl(self.layout.docs)
+
+    @cached_property
+    def chunks(self) -> list[dict]:
+        return read_jsonl(self.layout.chunks)
+
+    @cached_property
+    def questions(self) -> list[dict]:
+        return read_jsonl(self.layout.questions)
+
+    @cached_property
+    def metrics(self) -> dict:
+        return read_json(self.layout.eval("metrics.json"))
+
+    def csv(self, name: str) -> pd.DataFrame:
+        return pd.read_csv(self.layout.eval(name), keep_default_na=False, na_values=[""])
+
+    @cached_property
+    def results(self) -> list[dict]:
+        """assertions.json: every assertion and target with its run and observed value."""
+        return read_json(self.layout.eval("assertions.json")) if self.cc["assertions"] else []
+
+    def describe(self, retriever: str) -> str:
+        return kind_of(self.cc, retriever).describe(self.cc)
+
+    def score(self, retriever: str, metric: str = "hit@5", level: str = "chunk") -> float:
+        return self.metrics["retrieval"][retriever][level][metric]
+
+    # ------------------------------------------------------------ facts
+    def overview(self) -> dict:
+        chars = sorted(len(c["text"]) for c in self.chunks)
+
+        def counted(rows, key):
+            return ", ".join(f"{k}: {v}" for k, v in sorted(Counter(r[key] for r in rows).items()))
+        return {"source": self.cc["source"], "chunk": self.cc["chunk"], "n_docs": len(self.docs),
+                "docs_by_lang": counted(self.docs, "lang"), "chars": sum(len(d["text"]) for d in self.docs),
+                "n_chunks": len(self.chunks), "median_chars": chars[len(chars) // 2] if chars else 0,
+                "questions": self.metrics["questions"], "answerable": self.metrics["answerable"],
+                "by_lang": counted(self.questions, "lang"), "by_difficulty": counted(self.questions, "difficulty")}
+
+    def best_retriever(self) -> str:
+        """The main retriever with the best chunk hit@5 (MRR breaks a tie)."""
+        return max(self.main, key=lambda r: (self.score(r), self.score(r, "mrr")))
+
+    # ------------------------------------------------------------ retrieval
+    def retrieval(self, level: str) -> pd.DataFrame:
+        rows = [{"Retriever": r, "what": self.describe(r), **{m: self.score(r, m, level) for m in METRICS}}
+                for r in self.main]
+        return labelled(pd.DataFrame(rows, columns=["Retriever", "what", *METRICS]))
+
+    def fusion(self) -> pd.DataFrame:
+        rows = []
+        for r in self.main:
+            kind = kind_of(self.cc, r)
+            if kind.family != "fusion":
+                continue
+            best = max(kind.upstream(), key=self.score)
+            delta = self.score(r) - self.score(best)
+            target = self.target(r, "above_inputs")
+            rows.append({"Fused run": r, "what": self.describe(r), "hit@5": self.score(r),
+                         "best channel": f"`{best}` {self.score(best):.3f}", "Δ hit@5": f"{delta * 100:+.1f} pp",
+                         "target": ("met" if target["passed"] else "not met") if target else None,
+                         "mrr": self.score(r, "mrr"), "ndcg@10": self.score(r, "ndcg@10")})
+        return labelled(pd.DataFrame(rows))
+
+    def target(self, retriever: str | None, check: str) -> dict | None:
+        """The first target of a kind of check ("above_inputs", "best", ...) about a run (None: any run)."""
+        return next((t for t in self.results if not t["gate"] and t["check"] == check
+                     and retriever in (None, t["retriever"])), None)
+
+    def targets(self) -> pd.DataFrame:
+        rows = [{"target": t["assertion"], "observed": t["observed"], "verdict": "met" if t["passed"] else "not met"}
+                for t in self.results if not t["gate"]]
+        return pd.DataFrame(rows, columns=["target", "observed", "verdict"])
+
+    def tags(self) -> pd.DataFrame:
+        tags = self.metrics.get("tags", {})
+        counts = Counter(t for q in self.questions if q["answerable"] for t in q.get("tags", []))
+        rows = [{"tag": t, "n": n, "Retriever": r, **{m: tags[r][t]["chunk"][m] for m in ("hit@5", "recall@5", "mrr")}}
+                for t, n in sorted(counts.items()) if n >= MIN_TAG_QUESTIONS for r in self.main]
+        return labelled(pd.DataFrame(rows))
+
+    def slices(self) -> pd.DataFrame:
+        df = self.csv("slices.csv")
+        df = df[(df["level"] == "chunk") & df["retriever"].isin(self.main)]
+        table = df.pivot_table(index=["lang", "difficulty"], columns="retriever", values="hit@5", sort=False)
+        n = df.groupby(["lang", "difficulty"], sort=False)["n"].first()
+        return pd.concat([n, table[self.main]], axis=1).reset_index()
+
+    def ablation(self) -> pd.DataFrame:
+        div = self.csv("diversity.csv")
+        div = div[div["qid"] == "mean"].set_index("retriever")
+        rows, k = [], self.cc["diagnose"]["k"]
+        bases = list(dict.fromkeys(kind_of(self.cc, r).upstream()[0] for r in self.cc["retrievers"]
+                                   if kind_of(self.cc, r).family == "diversifier"))
+        for base in bases:
+            family = [r for r in self.cc["retrievers"] if kind_of(self.cc, r).family == "diversifier"
+                      and kind_of(self.cc, r).upstream() == [base]]
+            family.sort(key=lambda r: (self.cc["retrievers"][r]["type"], self.cc["retrievers"][r].get("lambda", 0)))
+            for r in [base] + family:
+                d = div.loc[r] if r in div.index else {}
+                rows.append({"Run": r, "diversification": "none" if r == base else self.describe(r),
+                             "hit@5": self.score(r), "hit@5 (doc)": self.score(r, level="doc"),
+                             "mrr": self.score(r, "mrr"), f"distinct docs in top {k}": d.get("distinct_docs"),
+                             "mean pairwise cos": d.get("mean_cosine")})
+        return labelled(pd.DataFrame(rows))
+
+    def sweeps(self) -> list[tuple[str, str, pd.DataFrame]]:
+        out = []
+        for (name, param), points in sweep_groups(self.cc).items():
+            points = sorted([name] + points, key=lambda p: self.cc["retrievers"][p][param])
+            rows = [{param: f"{self.cc['retrievers'][p][param]:g}", "run": p, "hit@5": self.score(p),
+                     "mrr": self.score(p, "mrr"), "ndcg@10": self.score(p, "ndcg@10")} for p in points]
+            out.append((name, param, labelled(pd.DataFrame(rows))))
+        return out
+
+    # ------------------------------------------------------------ diagnosis
+    def diagnosis(self) -> dict:
+        diag = self.csv("diagnosis.csv")
+        overlap = self.csv("overlap.csv")
+        overlap = overlap[overlap["qid"] == "mean"].drop(columns="qid")
+        always = self.csv("always_on_top.csv")
+        always = always[always["retriever"].isin(base_retrievers(self.cc))]
+        return {"questions": len(diag), "shared_miss": int(diag["shared_miss"].astype(str).eq("True").sum()),
+                "overlap": [(pair.split("|"), float(v)) for pair, v in overlap.iloc[0].items()] if len(overlap) else [],
+                "always": always[["retriever", "chunk_id", "doc_id", "count"]].head(10)}
+
+    def mechanisms(self) -> pd.DataFrame:
+        """Per mechanism (a title field, a cap, MMR), the questions whose gold document enters
+        (fixed) or leaves (broken) the top k against the same run without it."""
+        diag = self.csv("diagnosis.csv")
+        k = self.cc["diagnose"]["k"]
+        rows = []
+        for r in self.main:
+            for mechanism, control in kind_of(self.cc, r).controls(r, self.cc):
+                inside = diag[f"{r}_doc"].le(k) & diag[f"{r}_doc"].notna()
+                before = diag[f"{control}_doc"].le(k) & diag[f"{control}_doc"].notna()
+                fixed, broken = list(diag["qid"][inside & ~before]), list(diag["qid"][before & ~inside])
+                rows.append({"Mechanism": mechanism, "runs": f"`{control}` → `{r}`", "fixed": len(fixed),
+                             "fixed questions": fixed, "broken": len(broken), "broken questions": broken})
+        return pd.DataFrame(rows)
+
+    def assertions(self) -> dict:
+        gate = [r for r in self.results if r["gate"]]
+        per_run = Counter(), Counter()
+        for r in gate:
+            per_run[0][r["retriever"]] += 1
+            per_run[1][r["retriever"]] += r["passed"]
+        runs = pd.DataFrame([{"Run": run, "what": self.describe(run) if run in self.cc["retrievers"] else "",
+                              "passed": f"{per_run[1][run]} of {n}"} for run, n in per_run[0].items()])
+        failed = pd.DataFrame([{"assertion": r["assertion"], "observed": r["observed"]} for r in gate if not r["passed"]],
+                              columns=["assertion", "observed"])
+        return {"passed": sum(r["passed"] for r in gate), "total": len(gate), "runs": runs, "failed": failed}
+
+    # ------------------------------------------------------------ encoders and answers
+    def encoders(self) -> list[dict]:
+        out = []
+        for e in self.cc["embedders"]:
+            if not embedder_kind(self.cc, e).trained or not self.layout.encoder_sidecar(e).exists():
+                continue
+            side = read_json(self.layout.encoder_sidecar(e))
+            out.append({"name": e, "pairs": side["training_pairs"], "by_source": side["pairs_by_source"],
+                        "losses": side["loss_per_epoch"], "controls": self.controls_of(e)})
+        return out
+
+    def controls_of(self, embedder: str) -> pd.DataFrame:
+        """The seed's sanity check: a trained encoder's dense runs against every untrained (hashing) one."""
+        dense = {r: kind_of(self.cc, r).embedder() for r in self.main if kind_of(self.cc, r).type == "dense"}
+        controls = [r for r, e in dense.items() if self.cc["embedders"][e]["type"] == "hashing"]
+        rows = [{"trained": t, "control": c, "hit@5": self.score(t), "control hit@5": self.score(c),
+                 "ndcg@10": self.score(t, "ndcg@10"), "control ndcg@10": self.score(c, "ndcg@10")}
+                for t, e in dense.items() if e == embedder for c in controls]
+        return pd.DataFrame(rows)
+
+    def answers(self) -> pd.DataFrame:
+        rows = [{"Run": r, **{k: a[k] for k in ("reader", "contains_answer", "cites_relevant", "abstention_accuracy",
+                                                  "latency_ms_p50", "latency_ms_p95")}}
+                for r, a in self.metrics.get("answers", {}).items()]
+        return pd.DataFrame(rows)
+
+    def unanswerable(self, run: str) -> pd.DataFrame:
+        said = {r["qid"]: r["answer"] for r in read_jsonl(self.layout.answers(run))}
+        return pd.DataFrame([{"qid": q["qid"], "question": q["query"], "answer": said[q["qid"]]}
+                             for q in self.questions if not q["answerable"]], columns=["qid", "question", "answer"])
+
+    def answer_run(self) -> str | None:
+        """The run whose answers the unanswerable table shows: the best retriever, if it is answered."""
+        runs = answered(self.cc)
+        if not runs:
+            return None
+        best = self.best_retriever()
+        return best if best in runs else runs[0]
+
+    def stage_times(self, jobs: list[tuple[str, str | None]]) -> pd.DataFrame:
+        rows = []
+        for stage, name in jobs:
+            path = self.layout.benchmark(stage, name)
+            bench = pd.read_csv(path, sep="\t")
+            if len(bench):
+                last = bench.iloc[-1]
+                rows.append({"Job": path.stem, "seconds": float(last["s"]),
+                             "max RSS (MB)": round(float(last.get("max_rss") or 0), 1)})
+        return pd.DataFrame(rows, columns=["Job", "seconds", "max RSS (MB)"])

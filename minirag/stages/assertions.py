@@ -1,0 +1,39 @@
+"""assertions: the corpus's assertions file + its runs -> eval/assertions.{md,json} (PASS/FAIL, targets)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..evaluation.assertions import check, format_markdown, load_assertions
+from ..evaluation.evaluate import per_query_metrics
+from ..evaluation.trec import read_run
+from ..io import atomic_write_text, read_jsonl, write_json
+from ..text.chunk import load_chunks
+from .common import log, run_stage
+
+
+def check_runs(assertions: Path, questions: Path, chunks: Path, runs: list[Path], inputs_of: dict):
+    """Every assertion and target of the file checked on the runs (what `minirag assert` prints too)."""
+    qs = read_jsonl(questions)
+    items = load_chunks(chunks)
+    ranked = {Path(p).stem: read_run(p) for p in runs}
+    for run in ranked.values():  # a run file has no lines for a query that matched nothing
+        for q in qs:
+            run.setdefault(q["qid"], [])
+    return check(load_assertions(assertions), ranked, {c.id: c.doc_id for c in items}, qs,
+                 per_query_metrics(qs, items, ranked), inputs_of)
+
+
+def assertions(settings: dict, assertions: Path, questions: Path, chunks: Path, runs: list[Path], out: Path) -> None:
+    """Record every result; with `strict`, a failing assertion (not a target) fails the stage."""
+    results = check_runs(assertions, questions, chunks, runs, settings["inputs_of"])
+    atomic_write_text(out, format_markdown(results))
+    write_json(Path(out).with_suffix(".json"), [r.to_record() for r in results])
+    failed = [r for r in results if r.gate and not r.passed]
+    log(f"assertions: {sum(r.passed for r in results if r.gate)} of {sum(r.gate for r in results)} passed")
+    if failed and settings["strict"]:
+        raise RuntimeError(f"{len(failed)} assertion(s) failed and the corpus is strict; first: {failed[0].text}")
+
+
+if __name__ == "__main__":
+    run_stage(assertions)

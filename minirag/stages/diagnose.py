@@ -1,0 +1,43 @@
+"""diagnose: runs + chunk vectors -> eval/{diagnosis, overlap, always_on_top, diversity}.csv."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..evaluation.diagnose import (
+    always_on_top,
+    channel_ranks,
+    diversity,
+    topk_overlap,
+    write_csv,
+)
+from ..evaluation.trec import read_run
+from ..index.vectors import load_vectors_by_id
+from ..io import read_jsonl
+from ..text.chunk import load_chunks
+from .common import log, run_stage
+
+
+def diagnose(settings: dict, questions: Path, chunks: Path, runs: list[Path], vectors: Path, out_dir: Path) -> None:
+    """The seed write-up's diagnosis tables: where the gold went in each channel, overlap, hubs, diversity."""
+    qs = read_jsonl(questions)
+    items = load_chunks(chunks)
+    doc_of = {c.id: c.doc_id for c in items}
+    ranked = {p.stem: read_run(p) for p in runs}
+    vecs = load_vectors_by_id(vectors, items)
+    k = settings["k"]
+    base = {n: ranked[n] for n in settings["base"]}
+    out = Path(out_dir)
+    write_csv(out / "diagnosis.csv", channel_ranks(qs, items, base, {n: ranked[n] for n in settings["fused"]}, k=k))
+    write_csv(out / "overlap.csv", topk_overlap(base, k=k))
+    write_csv(out / "always_on_top.csv",
+              [{"retriever": n, **row} for n, run in ranked.items()
+               for row in always_on_top(run, doc_of, k, settings["always_share"])],
+              ["retriever", "chunk_id", "doc_id", "count", "share"])
+    write_csv(out / "diversity.csv", [{"retriever": n, **row} for n, run in ranked.items()
+                                      for row in diversity(run, doc_of, vecs, k)])
+    log(f"diagnose: {len(ranked)} runs, {len(base)} channels -> {out}")
+
+
+if __name__ == "__main__":
+    run_stage(diagnose)

@@ -1,0 +1,27 @@
+"""generate: prompts/<name>.jsonl -> answers/<name>.jsonl, the configured reader's answers and citations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..answer.prompt import Prompt
+from ..answer.readers import make_reader
+from ..io import read_jsonl, write_jsonl
+from .common import log, run_stage
+
+
+def generate(settings: dict, prompts: Path, out: Path) -> None:
+    """Let the reader answer every prompt; record its answer, citations, abstention and latency."""
+    reader = make_reader(settings)
+    records = []
+    for rec in read_jsonl(prompts):
+        ans = reader.generate(Prompt.from_record(rec))
+        records.append({"qid": rec["qid"], "query": rec["query"], "reader": reader.name, "answer": ans.text,
+                        "citations": ans.citations, "abstained": ans.abstained, "score": round(ans.score, 6),
+                        "latency_ms": round(ans.latency_ms, 3)})
+    write_jsonl(out, records)
+    log(f"generate: {len(records)} answers ({sum(r['abstained'] for r in records)} abstained) -> {out}")
+
+
+if __name__ == "__main__":
+    run_stage(generate)

@@ -1,0 +1,26 @@
+"""questions: the evaluation questions -> questions.jsonl, each checked against the curated docs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..io import read_jsonl, write_jsonl
+from .common import log, run_stage
+
+
+def questions(settings: dict, source: Path, docs: Path, out: Path) -> None:
+    """Validate the questions (markdown corpus) or take a BEIR split's judged queries."""
+    documents = read_jsonl(docs)
+    if settings["format"] == "beir":
+        from ..beir import load_beir_questions
+        qs = load_beir_questions(source, settings["split"], documents,
+                                 lang=documents[0]["lang"] if documents else "en")
+    else:
+        from ..text.corpus import load_questions
+        qs = load_questions(source, documents, settings["questions_format"], tuple(settings["question_langs"]))
+    write_jsonl(out, qs)
+    log(f"questions: {len(qs)} validated questions ({sum(q['answerable'] for q in qs)} answerable) -> {out}")
+
+
+if __name__ == "__main__":
+    run_stage(questions)

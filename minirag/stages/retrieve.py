@@ -1,0 +1,39 @@
+"""retrieve: questions + the artifacts a retriever reads -> runs/<name>.trec (TREC run format)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from ..evaluation.trec import read_run, write_run
+from ..io import read_jsonl
+from ..live import Sources
+from ..rank.kinds import RetrieverKind
+from ..text.chunk import load_chunks
+from .common import log, run_stage
+
+
+def retrieve(settings: dict, name: str, questions: Path, chunks: Path, out: Path, runs: list[Path] = (),
+             vectors: Path | None = None, index: Path | None = None, tokenizer: Path | None = None,
+             encoder: Path | None = None) -> None:
+    """Rank every question's chunks: a channel from its index, the others from their input runs."""
+    depth = settings["depth"]
+    kind = RetrieverKind.from_spec({k: v for k, v in settings.items() if k != "depth"}, f"retrievers.{name}")
+    qs = read_jsonl(questions)
+    items = load_chunks(chunks)
+    embedder = kind.embedder()
+    files = {k: v for k, v in (("tokenizer", tokenizer), ("encoder", encoder)) if v is not None}
+    sources = Sources(items, {embedder: vectors} if vectors else {}, {embedder: files} if embedder else {},
+                      {kind.index(): index} if index else {})
+    t0 = time.perf_counter()
+    if kind.family == "channel":
+        ranked = kind.open(sources).search_batch([q["query"] for q in qs], depth)
+    else:
+        inputs = [read_run(p) for p in runs]  # ordered as kind.upstream()
+        ranked = [kind.combine([r.get(q["qid"], []) for r in inputs], sources, depth) for q in qs]
+    write_run(out, {q["qid"]: r for q, r in zip(qs, ranked)}, name)
+    log(f"retrieve: {name} ({kind.type}) {len(qs)} queries in {time.perf_counter() - t0:.2f}s -> {out}")
+
+
+if __name__ == "__main__":
+    run_stage(retrieve)

@@ -1,0 +1,61 @@
+"""train_biencoder: chunks.jsonl + tokenizer.json -> encoders/<name>.npz + .json (weights, sidecar)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from ..index.biencoder_train import train_biencoder as train
+from ..index.embedders import BiEncoderSettings
+from ..index.pairs import mine_pairs, pairs_sha256
+from ..io import sha256_file
+from ..settings import settings_from_dict
+from ..text.bpe import BPETokenizer
+from ..text.chunk import load_chunks
+from .common import log, run_stage
+
+
+def train_biencoder(settings: dict, chunks: Path, tokenizer: Path, out: Path, beir: Path | None = None,
+                    train_split: str = "", eval_split: str = "") -> None:
+    """Mine pairs from the chunks (and a BEIR training split's qrels), train, save weights + sidecar."""
+    s = settings_from_dict(BiEncoderSettings, {k: v for k, v in settings.items() if k != "type"}, "biencoder")
+    cfg = s.model_config()
+    records = [c.to_record() for c in load_chunks(chunks)]
+    pairs = mine_pairs(records, cfg.sources, cfg.seed, cfg.ict_per_chunk, cfg.crops_per_chunk)
+    if s.train_qrels:
+        from ..beir import beir_train_pairs
+        # repeated: a few thousand labelled pairs among tens of thousands of mined ones
+        pairs += cfg.qrels_repeat * beir_train_pairs(beir, train_split, eval_split)
+    by_source = dict(sorted(Counter(source for source, _, _ in pairs).items()))
+    log(f"train_biencoder: {len(pairs)} pairs ({', '.join(f'{k} {n}' for k, n in by_source.items())})")
+    model, losses = train([(x, y) for _, x, y in pairs], BPETokenizer.load(tokenizer), cfg,
+                          progress=make_progress(cfg.epochs))
+    model.save(out, {"settings": settings, "tokenizer_sha256": sha256_file(tokenizer), "training_pairs": len(pairs),
+                     "pairs_by_source": by_source, "training_data_sha256": pairs_sha256(pairs),
+                     "loss_per_epoch": losses})
+
+
+def make_progress(epochs: int):
+    """A progress bar on a terminal; one line per epoch, with its mean loss, otherwise too (the rule's log)."""
+    tty = sys.stderr.isatty()
+    state = {"t0": time.perf_counter(), "sum": 0.0}
+
+    def progress(epoch: int, step: int, n_steps: int, loss: float) -> None:
+        # epoch counts from 1, step from 1 to n_steps (index/biencoder_train.py)
+        state["sum"] = loss if step == 1 else state["sum"] + loss
+        if tty:
+            filled = int(30 * step / max(n_steps, 1))
+            sys.stderr.write(f"\repoch {epoch}/{epochs} [{'#' * filled}{'.' * (30 - filled)}] loss {loss:.4f}")
+            sys.stderr.flush()
+        if step == n_steps:
+            if tty:
+                sys.stderr.write("\n")
+            log(f"epoch {epoch}/{epochs}: mean step loss {state['sum'] / n_steps:.4f} "
+                f"({time.perf_counter() - state['t0']:.1f}s)")
+    return progress
+
+
+if __name__ == "__main__":
+    run_stage(train_biencoder)

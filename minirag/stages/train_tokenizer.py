@@ -1,0 +1,21 @@
+"""train_tokenizer: docs.jsonl -> tokenizer.json, a byte-level BPE trained on titles and texts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..io import read_jsonl
+from ..text.bpe import BPETokenizer
+from .common import log, run_stage
+
+
+def train_tokenizer(settings: dict, docs: Path, out: Path) -> None:
+    """Learn vocab_size - 256 merges from every document's title and text."""
+    tok = BPETokenizer.train([f"{d['title']}\n{d['text']}" for d in read_jsonl(docs)], settings["vocab_size"],
+                             progress=log)
+    tok.save(out)
+    log(f"train_tokenizer: vocab {tok.vocab_size} -> {out}")
+
+
+if __name__ == "__main__":
+    run_stage(train_tokenizer)

@@ -1,0 +1,1 @@
+"""Text: curate documents and questions, train the BPE tokenizer, chunk, analyze words."""

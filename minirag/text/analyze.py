@@ -1,0 +1,172 @@
+"""Analyzers: turn text into the terms that BM25 indexes and queries with.
+
+One pipeline, each step but the first switched in the config (`AnalyzerConfig`):
+
+    NFC -> lowercase -> fold accents -> words -> CJK bigrams -> drop stopwords -> stem
+
+The default (lowercase only) is the seed's tokenizer: `tokenize("ÉL trabajó") == ["él", "trabajó"]`.
+Stopword lists live in `minirag/data/stopwords_<lang>.txt`; stemming is Snowball through
+PyStemmer, cached per distinct word because stemming is the slow part of analysis.
+
+What this module leaves out: the full UAX #29 rules ("standard" covers the joins that
+change terms in English and Spanish prose: numbers, abbreviations, apostrophes), possessive
+and synonym filters, positions and phrases, and any guess of the text's language: the
+corpus config says which steps to run.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from ..settings import settings_from_dict, settings_to_dict
+
+DATA_DIR = Path(__file__).parent / "data"
+
+WORD_RE = re.compile(r"\w+")
+
+# Scripts written without spaces between words, bigrammed like Lucene's CJKBigramFilter:
+# Han (with extension A and compatibility ideographs), Hiragana, Katakana, Hangul syllables.
+CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+CJK_RE = re.compile(f"[{CJK_CHARS}]")
+
+
+def word_pattern(tokenizer: str, cjk: bool) -> re.Pattern:
+    """The regex that finds words.
+
+    "word": runs of unicode word characters (the seed's \\w+).
+    "standard": also joins what Lucene's StandardTokenizer (Unicode UAX #29 word breaks) keeps
+    whole: letters across . : ' ’ ("e.g", "don't") and digits across . , ; ' ’ ("3.5", "1,000").
+    With `cjk`, a run of CJK characters is a word of its own ("dify插件" -> "dify", "插件").
+    """
+    w = f"[^\\W{CJK_CHARS}]" if cjk else r"\w"
+    if tokenizer == "word":
+        word = f"{w}+"
+    elif tokenizer == "standard":
+        letter, digit = r"[^\W\d_]", r"\d"
+        word = (f"{w}+(?:(?<={letter})[.:'’](?={letter}){w}+"
+                f"|(?<={digit})[.,;'’](?={digit}){w}+)*")
+    else:
+        raise ValueError(f"unknown tokenizer {tokenizer!r} (word, standard)")
+    return re.compile(f"[{CJK_CHARS}]+|{word}" if cjk else word)
+
+
+def tokenize(text: str) -> list[str]:
+    """The seed's tokenizer: lowercased unicode \\w+ runs, accents kept."""
+    return WORD_RE.findall(text.lower())
+
+
+def fold_accents(text: str) -> str:
+    """Strip combining marks after canonical decomposition: "trabajó" -> "trabajo", "ñ" -> "n"."""
+    decomposed = unicodedata.normalize("NFD", text)
+    return unicodedata.normalize("NFC", "".join(c for c in decomposed if not unicodedata.combining(c)))
+
+
+def cjk_bigrams(words: list[str]) -> list[str]:
+    """Replace each run of CJK characters by its overlapping bigrams ("如何初" -> "如何", "何初").
+
+    A lone CJK character stays a unigram (as in Lucene's CJKBigramFilter); other words pass whole.
+    """
+    out = []
+    for w in words:
+        if len(w) > 1 and CJK_RE.match(w):
+            out.extend(w[i:i + 2] for i in range(len(w) - 1))
+        else:
+            out.append(w)
+    return out
+
+
+def load_stopwords(lang: str) -> frozenset[str]:
+    """Read `data/stopwords_<lang>.txt`: one word a line, `#` starts a comment line."""
+    path = DATA_DIR / f"stopwords_{lang}.txt"
+    if not path.exists():
+        known = sorted(p.stem.removeprefix("stopwords_") for p in DATA_DIR.glob("stopwords_*.txt"))
+        raise ValueError(f"no stopword list for language {lang!r} (known: {', '.join(known)})")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return frozenset(w.strip() for w in lines if w.strip() and not w.startswith("#"))
+
+
+@dataclass(frozen=True)
+class AnalyzerConfig:
+    tokenizer: Literal["word", "standard"] = "word"  # "word": the seed's \w+; "standard": closer to Lucene's ("3.5", "don't" whole)
+    lowercase: bool = True             # the seed lowercases; off only for case-sensitive corpora
+    stopwords: tuple[Literal["en", "es"], ...] = ()  # stopword list languages, e.g. ("en",) or ("es",)
+    stemmer: str | None = None         # Snowball algorithm for PyStemmer ("english", "porter", "spanish"); None = off
+    cjk_bigrams: bool = False          # Chinese/Japanese/Korean runs -> overlapping character bigrams
+    fold_accents: bool = False         # "trabajó" -> "trabajo"; accents are kept by default
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "AnalyzerConfig":
+        return settings_from_dict(cls, d, "analyzer")
+
+    def to_dict(self) -> dict:
+        return settings_to_dict(self)
+
+    def describe(self) -> str:
+        """The steps beyond the seed's lowercased \\w+, as ", stopwords en+es, stem spanish"."""
+        parts = []
+        if self.tokenizer != "word":
+            parts.append(f"{self.tokenizer} tokenizer")
+        if self.stopwords:
+            parts.append(f"stopwords {'+'.join(self.stopwords)}")
+        if self.stemmer:
+            parts.append(f"stem {self.stemmer}")
+        if self.fold_accents:
+            parts.append("accents folded")
+        if self.cjk_bigrams:
+            parts.append("CJK bigrams")
+        if not self.lowercase:
+            parts.append("case kept")
+        return "".join(f", {p}" for p in parts)
+
+
+class Analyzer:
+    def __init__(self, config: AnalyzerConfig = AnalyzerConfig()):
+        self.config = config
+        self._word_re = word_pattern(config.tokenizer, config.cjk_bigrams)
+        stop: set[str] = set()
+        for lang in config.stopwords:
+            stop |= load_stopwords(lang)
+        # The list is matched against analyzed words, so it goes through the same case and accent steps.
+        if config.lowercase:
+            stop = {w.lower() for w in stop}
+        if config.fold_accents:
+            stop = {fold_accents(w) for w in stop}
+        self._stopwords = frozenset(stop)
+        self._stemmer = None
+        self._stem_cache: dict[str, str] = {}
+        if config.stemmer is not None:
+            import Stemmer  # PyStemmer; imported here so analyzers without stemming do not need it
+
+            try:
+                self._stemmer = Stemmer.Stemmer(config.stemmer)
+            except KeyError:
+                raise ValueError(f"unknown stemmer {config.stemmer!r} "
+                                 f"(PyStemmer knows: {', '.join(Stemmer.algorithms())})") from None
+
+    def __call__(self, text: str) -> list[str]:
+        # NFC first, so a decomposed "ó" (o + U+0301, which \w does not match) stays in its word.
+        text = unicodedata.normalize("NFC", text)
+        if self.config.lowercase:
+            text = text.lower()
+        if self.config.fold_accents:
+            text = fold_accents(text)
+        words = self._word_re.findall(text)
+        if self.config.cjk_bigrams:
+            words = cjk_bigrams(words)
+        if self._stopwords:
+            words = [w for w in words if w not in self._stopwords]
+        if self._stemmer is not None:
+            words = self._stem(words)
+        return words
+
+    def _stem(self, words: list[str]) -> list[str]:
+        cache = self._stem_cache
+        new = {w for w in words if w not in cache}
+        if new:
+            new = list(new)
+            cache.update(zip(new, self._stemmer.stemWords(new)))
+        return [cache[w] for w in words]

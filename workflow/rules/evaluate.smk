@@ -1,0 +1,89 @@
+# Evaluate every run and answer file, diagnose the runs, check the assertions: one job each per corpus.
+
+
+rule evaluate:
+    input:
+        questions=L.questions,
+        chunks=L.chunks,
+        runs=lambda wc: graph(wc).runs(),
+        answers=lambda wc: graph(wc).answers(),
+        code=code("evaluate"),
+    output:
+        metrics=L.eval("metrics.json"),
+        tables=[
+            L.eval(f)
+            for f in (
+                "per_query.csv",
+                "slices.csv",
+                "qrels.chunk.txt",
+                "qrels.doc.txt",
+            )
+        ],
+    log:
+        L.log("evaluate"),
+    benchmark:
+        L.benchmark("evaluate")
+    conda:
+        "../envs/minirag.yaml"
+    params:
+        out_dir=lambda wc: graph(wc).layout.eval_dir,
+    shell:
+        "python -m minirag.stages.evaluate --corpus {wildcards.corpus:q} --questions {input.questions:q} "
+        "--chunks {input.chunks:q} --runs {input.runs:q} --answers {input.answers:q} "
+        "--out-dir {params.out_dir:q} 2> {log:q}"
+
+
+rule diagnose:
+    input:
+        questions=L.questions,
+        chunks=L.chunks,
+        runs=lambda wc: graph(wc).runs(),
+        vectors=lambda wc: graph(wc).layout.vectors(cc(wc)["diagnose"]["embedder"]),
+        code=code("diagnose"),
+    output:
+        tables=[
+            L.eval(f)
+            for f in (
+                "diagnosis.csv",
+                "overlap.csv",
+                "always_on_top.csv",
+                "diversity.csv",
+            )
+        ],
+    log:
+        L.log("diagnose"),
+    benchmark:
+        L.benchmark("diagnose")
+    conda:
+        "../envs/minirag.yaml"
+    params:
+        settings=settings("diagnose"),
+        out_dir=lambda wc: graph(wc).layout.eval_dir,
+    shell:
+        "python -m minirag.stages.diagnose --settings {params.settings:q} --questions {input.questions:q} "
+        "--chunks {input.chunks:q} --runs {input.runs:q} --vectors {input.vectors:q} "
+        "--out-dir {params.out_dir:q} 2> {log:q}"
+
+
+rule assertions:
+    input:
+        assertions=lambda wc: cc(wc)["assertions"],
+        questions=L.questions,
+        chunks=L.chunks,
+        runs=lambda wc: graph(wc).runs(),
+        code=code("assertions"),
+    output:
+        results=L.eval("assertions.md"),
+        table=L.eval("assertions.json"),
+    log:
+        L.log("assertions"),
+    benchmark:
+        L.benchmark("assertions")
+    conda:
+        "../envs/minirag.yaml"
+    params:
+        settings=settings("assertions"),
+    shell:
+        "python -m minirag.stages.assertions --settings {params.settings:q} --assertions {input.assertions:q} "
+        "--questions {input.questions:q} --chunks {input.chunks:q} --runs {input.runs:q} "
+        "--out {output.results:q} 2> {log:q}"
