@@ -64,7 +64,8 @@ from minirag.io import read_jsonl  # noqa: E402
 from minirag.rank.fusion import reciprocal_rank_fusion  # noqa: E402
 from minirag.text.analyze import Analyzer, AnalyzerConfig  # noqa: E402
 from minirag.text.bpe import BPETokenizer  # noqa: E402
-from minirag.text.chunk import chunk_document, index_text  # noqa: E402
+from minirag.text.chunk import chunk_document  # noqa: E402
+from minirag.text.chunks import index_text  # noqa: E402
 from minirag.text.corpus import curate_markdown, load_questions  # noqa: E402
 
 WIDE = dict(d=256, hidden=512, token_dim=256, temperature=0.1)

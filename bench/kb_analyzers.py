@@ -24,7 +24,7 @@ from minirag.index.bm25 import BM25Index, BM25Params
 from minirag.io import read_jsonl
 from minirag.layout import CorpusLayout
 from minirag.text.analyze import Analyzer, AnalyzerConfig
-from minirag.text.chunk import index_text, load_chunks
+from minirag.text.chunks import index_text, load_chunks
 
 STOPWORDS = ((), ("en", "es"))
 STEMMERS = (None, "english", "spanish")

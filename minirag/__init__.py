@@ -24,7 +24,7 @@ from importlib import import_module
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "chunk_document": "text.chunk", "Chunk": "text.chunk", "BPETokenizer": "text.bpe",
+    "chunk_document": "text.chunk", "Chunk": "text.chunks", "BPETokenizer": "text.bpe",
     "HashingEmbedder": "index.hashing", "MiniBiEncoder": "index.biencoder", "FlatVectorStore": "index.store",
     "BM25": "rank.channels", "DenseRetriever": "rank.channels", "HybridRetriever": "rank.fusion",
     "reciprocal_rank_fusion": "rank.fusion", "build_prompt": "answer.prompt", "ExtractiveReader": "answer.readers",

@@ -107,16 +107,16 @@ def cmd_assert(a) -> int:
     from .config.corpus import upstream
     from .config.load import load_corpus
     from .evaluation.assertions import format_markdown
+    from .integrity import require
     from .layout import CorpusLayout
-    from .live import require
     from .stages.assertions import check_runs
     cc = load_corpus(a.configfile, a.corpus)
     if not cc["assertions"]:
         raise UsageError(f"corpora.{a.corpus}.assertions: no assertions file configured")
     layout = CorpusLayout.of(a.results, a.corpus)
     runs = [require(layout.run(r), f"run of {r!r}") for r in cc["retrievers"]]
-    results = check_runs(cc["assertions"], require(layout.questions, "questions"), require(layout.chunks, "chunks"),
-                         runs, {n: upstream(s) for n, s in cc["retrievers"].items()})
+    results = check_runs(cc["assertions"], layout.questions, layout.docs, layout.chunks, runs,
+                         {n: upstream(s) for n, s in cc["retrievers"].items()})
     print(format_markdown(results), end="")
     failed = [r for r in results if r.gate and not r.passed]
     log(f"assert: {sum(r.passed for r in results if r.gate)} of {sum(r.gate for r in results)} passed")
@@ -161,6 +161,6 @@ def main(argv: list[str] | None = None) -> int:
         # Bad input or misaligned artifacts: one clear line naming the file, non-zero exit.
         if args.debug:
             raise
-        from .live import MissingArtifact
+        from .integrity import MissingArtifact
         log(f"error: {exc.args[0] if isinstance(exc, KeyError) and exc.args else exc}")
         return EXIT_USAGE if isinstance(exc, MissingArtifact) else EXIT_FAILED

@@ -158,7 +158,8 @@ class CorpusGraph:
         return jobs
 
     def artifacts(self) -> list[str]:
-        """Every file the corpus's jobs write but logs and benchmarks: what the report stands on."""
+        """Every file the corpus's jobs write but logs and benchmarks, receipts included: what the
+        report stands on, so deleting any of them rebuilds it and what depends on it."""
         lay = self.layout
         files = [lay.docs, lay.questions] + [lay.tokenizer] * self.uses_tokenizer() + [lay.chunks]
         for e in self.trained():
@@ -172,7 +173,10 @@ class CorpusGraph:
         files += [lay.eval(f) for f in EVAL_FILES + DIAGNOSIS_FILES]
         if self.cc["assertions"]:
             files += [lay.eval("assertions.md"), lay.eval("assertions.json")]
-        return paths(*files) + self.figures()
+        return paths(*files) + self.figures() + self.receipts()
+
+    def receipts(self) -> list[str]:
+        return paths(*(self.layout.receipt(stage, name) for stage, name in self.jobs()))
 
     def benchmarks(self) -> list[str]:
         return paths(*(self.layout.benchmark(stage, name) for stage, name in self.jobs()))

@@ -2,7 +2,9 @@
 
 Atomic means: write to a temporary file in the destination folder, fsync, then
 `os.replace` it over the target, so a killed job never leaves a half-written artifact
-that looks complete. Nothing here knows about chunks or vectors.
+that looks complete; the file gets the mode the umask gives a new file (mkstemp's 0600
+would not). Readers name the file (and line) of anything they cannot parse. Nothing here
+knows about chunks or vectors.
 """
 
 from __future__ import annotations
@@ -19,6 +21,15 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+FILE_MODE = 0o666 & ~_umask()  # what open() would give a new file in this process
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path beside `path`; rename it over `path` on success."""
@@ -31,6 +42,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         yield tmp_path
         with open(tmp_path, "rb") as fh:
             os.fsync(fh.fileno())
+        os.chmod(tmp_path, FILE_MODE)
         os.replace(tmp_path, path)
     finally:
         if tmp_path.exists():
@@ -55,9 +67,22 @@ def write_json(path: str | os.PathLike, obj: Any) -> None:
     atomic_write_text(path, json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
 
 
+def read_text(path: str | os.PathLike) -> str:
+    """A UTF-8 text file; bytes that are not UTF-8 raise ValueError naming the file and line."""
+    data = Path(path).read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ValueError(f"{path}:{line}: not valid UTF-8 (byte {exc.start})") from None
+
+
 def read_json(path: str | os.PathLike) -> Any:
-    with open(path, encoding="utf-8") as fh:
-        return json.load(fh)
+    """A JSON file; broken JSON raises ValueError naming the file, line and column."""
+    try:
+        return json.loads(read_text(path))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
 
 
 def write_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> None:
@@ -67,14 +92,13 @@ def write_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> None:
 def read_jsonl(path: str | os.PathLike) -> list[dict]:
     """Read JSON Lines; a bad line raises ValueError naming the file and line."""
     records = []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{lineno}: not valid JSON: {exc.msg}") from None
+    for lineno, line in enumerate(read_text(path).split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}:{lineno}: not valid JSON: {exc.msg}") from None
     return records
 
 
@@ -82,6 +106,24 @@ def save_npy(path: str | os.PathLike, array: np.ndarray) -> None:
     buf = io.BytesIO()
     np.save(buf, array, allow_pickle=False)
     atomic_write_bytes(path, buf.getvalue())
+
+
+def load_npy(path: str | os.PathLike) -> np.ndarray:
+    """An .npy array (no pickles); a damaged file raises ValueError naming it."""
+    try:
+        return np.load(path, allow_pickle=False)
+    except (ValueError, OSError, EOFError) as exc:
+        raise ValueError(f"{path}: not a readable .npy array ({exc})") from None
+
+
+def load_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
+    """Every array of an .npz (no pickles); a damaged file raises ValueError naming it."""
+    import zipfile
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            return {name: npz[name] for name in npz.files}
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile, KeyError) as exc:
+        raise ValueError(f"{path}: not a readable .npz archive ({type(exc).__name__}: {exc})") from None
 
 
 def save_npz(path: str | os.PathLike, **arrays: np.ndarray) -> None:

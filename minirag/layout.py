@@ -14,6 +14,10 @@ names one artifact:
             diagnosis.csv, overlap.csv, always_on_top.csv, diversity.csv,
             assertions.md, assertions.json}
       figures/*.png   logs/<stage>[.<name>].log   benchmarks/<stage>[.<name>].tsv
+      receipts/<stage>[.<name>].json   what each job read and wrote, by sha256 (integrity.py)
+
+`CorpusLayout.producer_of(path)` is the inverse: which job (stage, name) of which corpus
+wrote a file, so a loader finds the receipt to check it against.
 
 What it leaves out: which artifacts a corpus has (the config decides) and reading them.
 """
@@ -110,3 +114,30 @@ class CorpusLayout:
     @property
     def benchmarks_dir(self) -> Path:
         return self.root / "benchmarks"
+
+    def receipt(self, stage: str, name: str | None = None) -> Path:
+        return self.root / "receipts" / (f"{stage}.{name}.json" if name else f"{stage}.json")
+
+    @classmethod
+    def producer_of(cls, path: str | Path) -> tuple["CorpusLayout", str, str | None]:
+        """(layout, stage, name) of the job that writes `path`; ValueError for a file no stage writes."""
+        path = Path(path)
+        top = {"docs.jsonl": "curate", "questions.jsonl": "questions", "tokenizer.json": "train_tokenizer",
+               "chunks.jsonl": "chunk"}
+        if path.name in top:
+            return cls(path.parent), top[path.name], None
+        folder, stem = path.parent.name, path.name.rsplit(".", 1)[0]
+        per_name = {"encoders": "train_biencoder", "vectors": "embed", "runs": "retrieve", "prompts": "prompt",
+                    "answers": "generate"}
+        if folder in per_name:
+            return cls(path.parent.parent), per_name[folder], stem
+        if path.parent.parent.name == "bm25":
+            return cls(path.parent.parent.parent), "bm25", folder
+        if folder == "eval":
+            stage = ("diagnose" if path.name in DIAGNOSIS_FILES else "assertions" if stem == "assertions"
+                     else "evaluate")
+            return cls(path.parent.parent), stage, None
+        if folder == "figures":
+            kind, _, name = stem.partition("-")
+            return cls(path.parent.parent), f"{kind}_figure", name
+        raise ValueError(f"{path}: not an artifact of a corpus's results folder")

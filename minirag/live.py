@@ -8,6 +8,8 @@ the ones the vectors were made with), a BM25 index whose items are the chunks.
 diversifiers over their inputs recursively, ranking exactly as its run file does.
 A missing artifact is reported with the command that builds it.
 
+Every file is checked against its job's receipt before it is used (integrity.py).
+
 What it leaves out: building anything (the stages do) and the call site (answer/rag.py).
 """
 
@@ -20,24 +22,14 @@ from typing import Mapping
 from .evaluation.trec import trec_order
 from .index.embedders import EMBEDDERS, embedder_kind
 from .index.store import FlatVectorStore
-from .index.vectors import load_aligned_vectors, load_vectors_by_id
-from .io import read_json
+from .index.vectors import AlignmentError, load_vectors, load_vectors_by_id
+from .integrity import MissingArtifact, load_json, require
+from .io import sha256_text
 from .layout import CorpusLayout
 from .rank.channels import BM25Retriever, DenseRetriever
 from .rank.kinds import ComposedRetriever, kind_of
 from .rank.ranking import Ranking, Retriever
-from .text.chunk import Chunk, load_chunks
-
-
-class MissingArtifact(FileNotFoundError):
-    pass
-
-
-def require(path: Path, what: str) -> Path:
-    if not Path(path).exists():
-        raise MissingArtifact(f"{path} is missing ({what}); build it with: "
-                              f"snakemake -c1 {path}   (or snakemake -c1 results/report.md)")
-    return Path(path)
+from .text.chunks import Chunk, load_chunks
 
 
 class Sources:
@@ -69,7 +61,7 @@ class Sources:
         return require(table[name], f"{what} {name!r}")
 
     def dense(self, embedder: str) -> DenseRetriever:
-        vectors, sidecar = load_aligned_vectors(self._path(self._vectors, embedder, "vectors of embedder"), self.chunks)
+        vectors, sidecar = load_vectors(self._path(self._vectors, embedder, "vectors of embedder"), self.chunks)
         files = {k: require(p, f"{k} of embedder {embedder!r}") for k, p in self._query_files.get(embedder, {}).items()}
         kind = EMBEDDERS.get(sidecar["params"].get("type"))
         if kind is None:
@@ -82,13 +74,18 @@ class Sources:
         return load_vectors_by_id(self._path(self._vectors, embedder, "vectors of embedder"), self.chunks)
 
     def bm25(self, index: str) -> BM25Retriever:
-        from .index.bm25 import BM25Index
+        """A BM25 index whose rows are checked, like vectors, to hold these chunks' texts."""
+        from .index.bm25 import load_bm25
         directory = self._path(self._indexes, index, "BM25 index")
-        bm = BM25Index.load(directory)
-        ids = read_json(directory / "items.json")
-        if ids != [c.id for c in self.chunks]:
-            raise RuntimeError(f"{directory}: indexed chunk ids differ from the chunks; re-run bm25")
-        return BM25Retriever(bm, ids)
+        bm = load_bm25(directory)
+        rows = load_json(directory / "items.json", "BM25 index")
+        for i, (chunk, row) in enumerate(zip(self.chunks, rows)):
+            if row != [chunk.id, sha256_text(chunk.text)]:
+                raise AlignmentError(f"{directory / 'items.json'}: row {i} is not chunk {chunk.id} with its "
+                                     "current text (the index is stale); re-run bm25")
+        if len(rows) != len(self.chunks) or bm.n_items != len(self.chunks):
+            raise AlignmentError(f"{directory}: {bm.n_items} rows for {len(self.chunks)} chunks; re-run bm25")
+        return BM25Retriever(bm, [c.id for c in self.chunks])
 
 
 class RunOrder:
@@ -117,5 +114,5 @@ def open_retriever(sources: Sources, cc: dict, name: str) -> Retriever:
 def open_corpus(results: str | Path, corpus: str, cc: dict) -> tuple[CorpusLayout, list[Chunk], Sources]:
     """The layout, the chunks and the sources of a built corpus."""
     layout = CorpusLayout.of(results, corpus)
-    chunks = load_chunks(require(layout.chunks, "chunks"))
+    chunks = load_chunks(layout.chunks, layout.docs)
     return layout, chunks, Sources.from_layout(layout, cc, chunks)

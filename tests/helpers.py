@@ -1,6 +1,6 @@
 """Small builders shared by the unit tests."""
 
-from minirag.text.chunk import Chunk, chunk_id
+from minirag.text.chunks import Chunk, chunk_id
 
 
 def make_chunk(text, doc="d.md", offset=0, title="", section=""):

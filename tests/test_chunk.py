@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from minirag.text.bpe import BPETokenizer
-from minirag.text.chunk import Chunk, SectionIndex, chunk_document, chunk_id
+from minirag.text.chunk import SectionIndex, chunk_document
+from minirag.text.chunks import Chunk, chunk_id
 
 REPO = Path(__file__).resolve().parents[1]
 

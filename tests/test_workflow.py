@@ -126,7 +126,7 @@ def test_editing_a_module_only_imported_by_a_stage_reruns_that_stage(built):
     assert not (UPSTREAM | {"chunk"}) & set(jobs)
 
 
-def test_edited_chunk_after_embedding_fails_loudly(built):
+def test_an_edited_chunk_is_refused_by_the_next_stage_that_reads_it(built):
     root = built / "results" / "mini"
     chunks_path = root / "chunks.jsonl"
     original = chunks_path.read_text(encoding="utf-8")
@@ -138,13 +138,14 @@ def test_edited_chunk_after_embedding_fails_loudly(built):
     try:
         proc = run([sys.executable, "-m", "minirag.stages.retrieve", "--name", "dense",
                     "--settings", '{"type": "dense", "embedder": "hashing", "depth": 10}',
-                    "--questions", str(root / "questions.jsonl"), "--chunks", str(chunks_path),
-                    "--vectors", str(root / "vectors" / "hashing.npy"), "--out", str(built / "stale.trec")],
-                   built, check=False)
+                    "--questions", str(root / "questions.jsonl"), "--docs", str(root / "docs.jsonl"),
+                    "--chunks", str(chunks_path), "--vectors", str(root / "vectors" / "hashing.npy"),
+                    "--out", str(built / "stale.trec")], built, check=False)
     finally:
         chunks_path.write_text(original, encoding="utf-8")
-    assert proc.returncode != 0
-    assert f"row 2 (chunk {rec['id']}) was embedded from a different text" in proc.stderr
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "results/mini/chunks.jsonl: changed since its job wrote it" in proc.stderr
+    assert "receipts/chunk.json" in proc.stderr and "snakemake -c1" in proc.stderr
     assert not (built / "stale.trec").exists()
 
 

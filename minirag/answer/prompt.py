@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..settings import setting
-from ..text.chunk import Chunk
+from ..text.chunks import Chunk
 
 IDK = "I don't know — not in the rules I have."
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 from ..rank.ranking import Ranking, Retriever
-from ..text.chunk import Chunk
+from ..text.chunks import Chunk
 from .prompt import Prompt, build_prompt
 from .readers import Answer, Reader
 

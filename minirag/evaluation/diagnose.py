@@ -35,7 +35,7 @@ from ..io import atomic_write_text
 from ..rank.diversify import Vectors, vectors_for
 from ..rank.ranking import Ranking
 from ..settings import setting
-from ..text.chunk import Chunk
+from ..text.chunks import Chunk
 from .evaluate import build_qrels, mean, to_csv
 from .metrics import first_relevant_rank
 

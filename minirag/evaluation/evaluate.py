@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..io import atomic_write_text, write_json
-from ..text.chunk import Chunk
+from ..text.chunks import Chunk
 from .metrics import retrieval_metrics
 from .trec import Ranking, write_qrels
 

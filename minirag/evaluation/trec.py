@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..io import atomic_write_text
+from ..integrity import verified
+from ..io import atomic_write_text, read_text
 from ..rank.ranking import Ranking
 
 
@@ -37,18 +38,29 @@ def write_run(path: str | Path, run: dict[str, Ranking], name: str) -> None:
 
 
 def read_run(path: str | Path) -> dict[str, Ranking]:
-    """{qid: [(id, score), ...]} in rank order; every qid of the file, even with one line."""
+    """{qid: [(id, score), ...]} in rank order; every qid of the file, even with one line.
+    Unchecked: `load_run` is what stages use."""
     run: dict[str, list[tuple[int, str, float]]] = {}
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            parts = line.split()
-            if not parts:
-                continue
-            if len(parts) != 6:
-                raise ValueError(f"{path}:{lineno}: expected 6 fields 'qid Q0 id rank score run', got {len(parts)}")
-            qid, _, doc, rank, score, _ = parts
+    text = read_text(path)
+    if text and not text.endswith("\n"):
+        raise ValueError(f"{path}: the last line has no newline: the file was cut short")
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != 6:
+            raise ValueError(f"{path}:{lineno}: expected 6 fields 'qid Q0 id rank score run', got {len(parts)}")
+        qid, _, doc, rank, score, _ = parts
+        try:
             run.setdefault(qid, []).append((int(rank), doc, float(score)))
+        except ValueError:
+            raise ValueError(f"{path}:{lineno}: rank must be an integer and score a number") from None
     return {q: [(d, s) for _, d, s in sorted(rows)] for q, rows in run.items()}
+
+
+def load_run(path: str | Path) -> dict[str, Ranking]:
+    """A run file checked against its receipt (a truncated or edited run is refused), then parsed."""
+    return read_run(verified(path, "run"))
 
 
 def write_qrels(path: str | Path, qrels: dict[str, dict[str, int]]) -> None:

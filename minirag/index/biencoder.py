@@ -25,7 +25,6 @@ tokenizer (any object with `encode_batch` and `vocab_size`), mining the pairs
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -33,7 +32,8 @@ from typing import Literal, Sequence
 
 import numpy as np
 
-from ..io import save_npz, sha256_bytes, write_json
+from ..integrity import verified
+from ..io import load_npz, read_json, save_npz, sha256_bytes, write_json
 from ..settings import setting, settings_from_dict
 
 
@@ -178,15 +178,27 @@ class MiniBiEncoder:
     @classmethod
     def load(cls, path_npz) -> "MiniBiEncoder":
         path = Path(path_npz)
-        meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+        meta = read_json(path.with_suffix(".json"))
+        missing = [k for k in ("config", "vocab_size", "weights_sha256") if not isinstance(meta, dict) or k not in meta]
+        if missing:
+            raise ValueError(f"{path.with_suffix('.json')}: no {', '.join(missing)}; re-run train_biencoder")
         model = cls.__new__(cls)
         model.config = BiEncoderConfig.from_dict(meta["config"])
         model.vocab_size = meta["vocab_size"]
-        with np.load(path, allow_pickle=False) as npz:
-            model.params = {name: npz[name] for name in PARAM_NAMES}
+        arrays = load_npz(path)
+        absent = [name for name in PARAM_NAMES if name not in arrays]
+        if absent:
+            raise ValueError(f"{path}: no weights {', '.join(absent)}; re-run train_biencoder")
+        model.params = {name: arrays[name] for name in PARAM_NAMES}
         if model.fingerprint() != meta["weights_sha256"]:
             raise ValueError(f"{path}: weights do not match the sha256 in {path.with_suffix('.json').name}")
         return model
+
+
+def load_encoder(path_npz: str | Path) -> MiniBiEncoder:
+    """A train_biencoder job's encoder, weights and sidecar checked against the job's receipt."""
+    verified(Path(path_npz).with_suffix(".json"), "encoder sidecar")
+    return MiniBiEncoder.load(verified(path_npz, "encoder"))
 
 
 class BiEncoderEmbedder:

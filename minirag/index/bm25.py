@@ -8,7 +8,7 @@ the items or more are added as dense rows instead); the top k come from `np.part
 a sort of the few candidates. Python loops run over queries and their terms, never over
 items or postings. The (N,) float64 sums are the scores returned.
 
-Variants (`BM25Params.variant`), each a function below with its formula and source:
+Variants (`BM25Params.variant`), each a function in bm25_variants.py with its formula and source:
 `lucene` (default), `robertson` (classic IDF, negative values floored as rank_bm25's BM25Okapi
 does, so it reproduces BM25Okapi's scores), `atire` (Trotman et al.'s IDF log(N/df)).
 Document lengths are exact (as in bm25s) unless `lucene_norms` rounds them the way a Lucene
@@ -27,77 +27,17 @@ mapping from item index to chunk id (the caller keeps that list).
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
 
-from ..io import read_json, save_npz, write_json
+from ..integrity import verified
+from ..io import load_npz, read_json, save_npz, write_json
 from ..settings import setting, settings_from_dict
 from ..text.analyze import Analyzer, AnalyzerConfig
-
-
-def lucene(df, tf, dl, n_items, avgdl, k1, b):
-    """Lucene's BM25Similarity since 8.0 (also Anserini/Pyserini and bm25s "lucene").
-
-    idf = log(1 + (N - df + 0.5) / (df + 0.5))            never negative
-    tf  = f / (f + k1 (1 - b + b |D| / avgdl))
-    Lucene 8 dropped the constant (k1 + 1) numerator of the classic formula (the seed keeps it):
-    a constant factor that leaves rankings unchanged; this index follows Lucene, without it.
-    Returns (idf per term (V,), tf part per posting (P,)).
-    """
-    idf = np.log1p((n_items - df + 0.5) / (df + 0.5))
-    return idf, tf / (tf + k1 * (1 - b + b * dl / avgdl))
-
-
-def robertson(df, tf, dl, n_items, avgdl, k1, b):
-    """Robertson & Spärck Jones IDF with the classic tf (Robertson et al., TREC-3 Okapi, 1994).
-
-    idf = log((N - df + 0.5) / (df + 0.5))
-    tf  = f (k1 + 1) / (f + k1 (1 - b + b |D| / avgdl))
-    The IDF goes negative for terms in more than half the items, which would make a match
-    count against an item. Choice: floor negative values at epsilon * mean IDF, epsilon = 0.25,
-    the mean over all body terms before flooring -- exactly what rank_bm25 0.2.2's BM25Okapi
-    does, so this variant reproduces BM25Okapi's scores. Terms in no body (title-only) have
-    df = 0 and are left out of the mean, as they are absent from BM25Okapi's vocabulary.
-    """
-    idf = np.log((n_items - df + 0.5) / (df + 0.5))
-    in_body = df > 0
-    if in_body.any():
-        floor = 0.25 * idf[in_body].mean()
-        idf = np.where(idf < 0, floor, idf)
-    return idf, tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))
-
-
-def atire(df, tf, dl, n_items, avgdl, k1, b):
-    """ATIRE's BM25 (Trotman, Puurula & Burgess, "Improvements to BM25 and language models
-    examined", ADCS 2014; bm25s "atire").
-
-    idf = log(N / df)                                       never negative for df >= 1
-    tf  = f (k1 + 1) / (f + k1 (1 - b + b |D| / avgdl))
-    Note: rank_bm25's BM25Okapi calls itself ATIRE in a docstring but computes the Robertson
-    IDF with an epsilon floor; that formula is the `robertson` variant here. A title-only term
-    (df = 0) would get an infinite IDF; it is given df = 1.
-    """
-    idf = np.log(n_items / np.maximum(df, 1))
-    return idf, tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))
-
-
-VARIANTS = {"lucene": lucene, "robertson": robertson, "atire": atire}
-
-
-def lucene_norm_length(dl: np.ndarray) -> np.ndarray:
-    """|D| as Lucene keeps it: one byte per document (SmallFloat.intToByte4, Lucene 7+).
-
-    Lengths below 24 are exact; above, 24 + x keeps the 4 leading bits of x = |D| - 24,
-    rounded down (|D| = 100 -> 96, 300 -> 280). Pyserini's published BEIR figures come from
-    indexes stored this way; avgdl stays exact (Lucene divides the exact token total).
-    """
-    x = np.maximum(np.asarray(dl, dtype=np.int64) - 24, 0)
-    shift = np.maximum(np.frexp(x.astype(np.float64))[1] - 4, 0)  # frexp's exponent = bit length
-    return np.where(dl < 24, dl, 24 + ((x >> shift) << shift))
+from .bm25_variants import VARIANTS, lucene_norm_length
 
 
 @dataclass(frozen=True)
@@ -281,14 +221,35 @@ class BM25Index:
 
     @classmethod
     def load(cls, directory) -> "BM25Index":
+        """Read a saved index (unchecked against a receipt: `load_bm25` is what stages use);
+        a damaged or inconsistent file raises ValueError naming it."""
         directory = Path(directory)
         meta = read_json(directory / "params.json")
-        with np.load(directory / "index.npz", allow_pickle=False) as npz:
-            arrays = {name: npz[name] for name in npz.files}
-        with open(directory / "vocab.json", encoding="utf-8") as fh:
-            vocab = json.load(fh)
+        missing = [k for k in ("params", "analyzer", "n_items", "avgdl") if not isinstance(meta, dict) or k not in meta]
+        if missing:
+            raise ValueError(f"{directory / 'params.json'}: no {', '.join(missing)}; re-run bm25")
+        arrays = load_npz(directory / "index.npz")
+        absent = [k for k in ARRAYS if k not in arrays]
+        if absent:
+            raise ValueError(f"{directory / 'index.npz'}: no array {', '.join(absent)}; re-run bm25")
+        vocab = read_json(directory / "vocab.json")
+        n_terms = len(arrays["indptr"]) - 1
+        if not isinstance(vocab, dict) or len(vocab) != n_terms or \
+                list(vocab.items()) != [(term, i) for i, term in enumerate(sorted(vocab))]:
+            raise ValueError(f"{directory / 'vocab.json'}: not the {n_terms} terms of index.npz, numbered in "
+                             "sorted term order; re-run bm25")
         analyzer = Analyzer(AnalyzerConfig.from_dict(meta["analyzer"]))
         index = cls(arrays, vocab, BM25Params.from_dict(meta["params"]), analyzer, meta["avgdl"])
         if index.n_items != meta["n_items"]:
             raise ValueError(f"{directory}: index.npz has {index.n_items} items, params.json says {meta['n_items']}")
         return index
+
+
+ARRAYS = ("indptr", "items", "weights", "title_indptr", "title_items", "title_weights", "doc_lengths")
+
+
+def load_bm25(directory: str | Path) -> BM25Index:
+    """A bm25 stage's index with each of its files checked against the job's receipt."""
+    for name in ("params.json", "index.npz", "vocab.json"):
+        verified(Path(directory) / name, "BM25 index")
+    return BM25Index.load(directory)

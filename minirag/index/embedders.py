@@ -111,9 +111,9 @@ class BiEncoder(EmbedderKind):
 
     @staticmethod
     def load(files):
-        from ..text.bpe import BPETokenizer
-        from .biencoder import BiEncoderEmbedder, MiniBiEncoder
-        return BiEncoderEmbedder(MiniBiEncoder.load(files["encoder"]), BPETokenizer.load(files["tokenizer"]))
+        from ..text.bpe import load_tokenizer
+        from .biencoder import BiEncoderEmbedder, load_encoder
+        return BiEncoderEmbedder(load_encoder(files["encoder"]), load_tokenizer(files["tokenizer"]))
 
     def check(self, cc, where):
         src = cc["source"]

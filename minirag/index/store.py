@@ -14,7 +14,7 @@ from typing import Protocol
 
 import numpy as np
 
-from ..text.chunk import Chunk
+from ..text.chunks import Chunk
 
 
 class Embedder(Protocol):

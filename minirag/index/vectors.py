@@ -15,8 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..io import read_json, save_npy, sha256_file, sha256_text, write_json
-from ..text.chunk import Chunk
+from ..integrity import verified
+from ..io import load_npy, read_json, save_npy, sha256_file, sha256_text, write_json
+from ..text.chunks import Chunk
 
 
 class AlignmentError(RuntimeError):
@@ -47,9 +48,12 @@ def load_aligned_vectors(npy_path: str | Path, chunks: list[Chunk]) -> tuple[np.
     if not sidecar_path.exists():
         raise AlignmentError(f"{sidecar_path}: sidecar missing; cannot check which chunks {npy_path} holds")
     sidecar = read_json(sidecar_path)
+    missing = [k for k in ("npy_sha256", "rows", "params") if k not in sidecar]
+    if missing:
+        raise AlignmentError(f"{sidecar_path}: not a vectors sidecar (no {', '.join(missing)}); re-run embed")
     if sha256_file(npy_path) != sidecar["npy_sha256"]:
         raise AlignmentError(f"{npy_path}: file hash differs from the one its sidecar recorded")
-    vectors = np.load(npy_path, allow_pickle=False)  # (N, d)
+    vectors = load_npy(npy_path)  # (N, d)
     rows = sidecar["rows"]
     for i, (chunk, (row_id, row_sha)) in enumerate(zip(chunks, rows)):
         if chunk.id != row_id:
@@ -63,7 +67,13 @@ def load_aligned_vectors(npy_path: str | Path, chunks: list[Chunk]) -> tuple[np.
     return vectors, sidecar
 
 
+def load_vectors(npy_path: str | Path, chunks: list[Chunk]) -> tuple[np.ndarray, dict]:
+    """An embed stage's vectors: both files checked against the job's receipt, then aligned with `chunks`."""
+    verified(vectors_sidecar_path(npy_path), "vectors sidecar")
+    return load_aligned_vectors(verified(npy_path, "vectors"), chunks)
+
+
 def load_vectors_by_id(npy_path: str | Path, chunks: list[Chunk]) -> dict[str, np.ndarray]:
-    """chunk id -> its (d,) vector, checked against the chunks like load_aligned_vectors."""
-    vectors, _ = load_aligned_vectors(npy_path, chunks)
+    """chunk id -> its (d,) vector, loaded and checked as load_vectors does."""
+    vectors, _ = load_vectors(npy_path, chunks)
     return {c.id: vectors[i] for i, c in enumerate(chunks)}

@@ -17,7 +17,7 @@ from typing import Sequence
 from ..index.bm25 import BM25Index, BM25Settings
 from ..index.store import FlatVectorStore
 from ..text.analyze import Analyzer
-from ..text.chunk import Chunk, index_text
+from ..text.chunks import Chunk, index_text
 from .ranking import Ranking
 
 

@@ -2,7 +2,7 @@
 
 `CorpusTables` reads only files the graph wrote (docs, chunks, questions, eval/*.json|csv,
 answers, encoder sidecars, assertions.json, Snakemake benchmark files), each through the
-layout, and turns them into one DataFrame per table plus the few facts the prose quotes.
+layout and checked against its job's receipt, and turns them into one DataFrame per table plus the few facts the prose quotes.
 Nothing here formats text: markdown.py renders what this module computes, so a table can
 be checked, or reused (an HTML view, a notebook), without parsing markdown.
 
@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..config.corpus import answered, base_retrievers, main_retrievers, sweep_groups
 from ..index.embedders import embedder_kind
-from ..io import read_json, read_jsonl
+from ..integrity import load_json, load_records, verified
 from ..layout import CorpusLayout
 from ..rank.kinds import kind_of
 
@@ -39,27 +39,27 @@ class CorpusTables:
     # ------------------------------------------------------------ artifacts
     @cached_property
     def docs(self) -> list[dict]:
-        return read_jsonl(self.layout.docs)
+        return load_records(self.layout.docs, "documents")
 
     @cached_property
     def chunks(self) -> list[dict]:
-        return read_jsonl(self.layout.chunks)
+        return load_records(self.layout.chunks, "chunks")
 
     @cached_property
     def questions(self) -> list[dict]:
-        return read_jsonl(self.layout.questions)
+        return load_records(self.layout.questions, "questions")
 
     @cached_property
     def metrics(self) -> dict:
-        return read_json(self.layout.eval("metrics.json"))
+        return load_json(self.layout.eval("metrics.json"), "metrics")
 
     def csv(self, name: str) -> pd.DataFrame:
-        return pd.read_csv(self.layout.eval(name), keep_default_na=False, na_values=[""])
+        return pd.read_csv(verified(self.layout.eval(name)), keep_default_na=False, na_values=[""])
 
     @cached_property
     def results(self) -> list[dict]:
         """assertions.json: every assertion and target with its run and observed value."""
-        return read_json(self.layout.eval("assertions.json")) if self.cc["assertions"] else []
+        return load_json(self.layout.eval("assertions.json"), "assertion results") if self.cc["assertions"] else []
 
     def describe(self, retriever: str) -> str:
         return kind_of(self.cc, retriever).describe(self.cc)
@@ -199,7 +199,7 @@ class CorpusTables:
         for e in self.cc["embedders"]:
             if not embedder_kind(self.cc, e).trained or not self.layout.encoder_sidecar(e).exists():
                 continue
-            side = read_json(self.layout.encoder_sidecar(e))
+            side = load_json(self.layout.encoder_sidecar(e), "encoder sidecar")
             out.append({"name": e, "pairs": side["training_pairs"], "by_source": side["pairs_by_source"],
                         "losses": side["loss_per_epoch"], "controls": self.controls_of(e)})
         return out
@@ -220,7 +220,7 @@ class CorpusTables:
         return pd.DataFrame(rows)
 
     def unanswerable(self, run: str) -> pd.DataFrame:
-        said = {r["qid"]: r["answer"] for r in read_jsonl(self.layout.answers(run))}
+        said = {r["qid"]: r["answer"] for r in load_records(self.layout.answers(run), "answers")}
         return pd.DataFrame([{"qid": q["qid"], "question": q["query"], "answer": said[q["qid"]]}
                              for q in self.questions if not q["answerable"]], columns=["qid", "question", "answer"])
 

@@ -6,17 +6,18 @@ from pathlib import Path
 
 from ..evaluation.assertions import check, format_markdown, load_assertions
 from ..evaluation.evaluate import per_query_metrics
-from ..evaluation.trec import read_run
-from ..io import atomic_write_text, read_jsonl, write_json
-from ..text.chunk import load_chunks
+from ..evaluation.trec import load_run
+from ..integrity import load_records
+from ..io import atomic_write_text, write_json
+from ..text.chunks import load_chunks
 from .common import log, run_stage
 
 
-def check_runs(assertions: Path, questions: Path, chunks: Path, runs: list[Path], inputs_of: dict):
+def check_runs(assertions: Path, questions: Path, docs: Path, chunks: Path, runs: list[Path], inputs_of: dict):
     """Every assertion and target of the file checked on the runs (what `minirag assert` prints too)."""
-    qs = read_jsonl(questions)
-    items = load_chunks(chunks)
-    ranked = {Path(p).stem: read_run(p) for p in runs}
+    qs = load_records(questions, "questions")
+    items = load_chunks(chunks, docs)
+    ranked = {Path(p).stem: load_run(p) for p in runs}
     for run in ranked.values():  # a run file has no lines for a query that matched nothing
         for q in qs:
             run.setdefault(q["qid"], [])
@@ -24,15 +25,17 @@ def check_runs(assertions: Path, questions: Path, chunks: Path, runs: list[Path]
                  per_query_metrics(qs, items, ranked), inputs_of)
 
 
-def assertions(settings: dict, assertions: Path, questions: Path, chunks: Path, runs: list[Path], out: Path) -> None:
+def assertions(settings: dict, assertions: Path, questions: Path, docs: Path, chunks: Path, runs: list[Path],
+               out: Path) -> list[Path]:
     """Record every result; with `strict`, a failing assertion (not a target) fails the stage."""
-    results = check_runs(assertions, questions, chunks, runs, settings["inputs_of"])
+    results = check_runs(assertions, questions, docs, chunks, runs, settings["inputs_of"])
     atomic_write_text(out, format_markdown(results))
     write_json(Path(out).with_suffix(".json"), [r.to_record() for r in results])
     failed = [r for r in results if r.gate and not r.passed]
     log(f"assertions: {sum(r.passed for r in results if r.gate)} of {sum(r.gate for r in results)} passed")
     if failed and settings["strict"]:
         raise RuntimeError(f"{len(failed)} assertion(s) failed and the corpus is strict; first: {failed[0].text}")
+    return [out, Path(out).with_suffix(".json")]
 
 
 if __name__ == "__main__":

@@ -5,20 +5,24 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..index.bm25 import BM25Settings
-from ..io import write_json
+from ..io import sha256_text, write_json
+from ..layout import BM25_FILES
 from ..rank.channels import BM25Retriever
 from ..settings import settings_from_dict
-from ..text.chunk import load_chunks
+from ..text.chunks import load_chunks
 from .common import log, run_stage
 
 
-def bm25(settings: dict, chunks: Path, out_dir: Path) -> None:
-    """Index every chunk (title and section prefixed, as the settings say); items.json maps rows to chunk ids."""
+def bm25(settings: dict, docs: Path, chunks: Path, out_dir: Path) -> list[Path]:
+    """Index every chunk (title and section prefixed, as the settings say); items.json holds, per
+    row, the chunk id and the sha256 of the text indexed, so a stale index is refused like stale vectors."""
     s = settings_from_dict(BM25Settings, settings, "bm25")
-    retriever = BM25Retriever.from_chunks(load_chunks(chunks), s)
+    items = load_chunks(chunks, docs)
+    retriever = BM25Retriever.from_chunks(items, s)
     retriever.index.save(out_dir)
-    write_json(Path(out_dir) / "items.json", retriever.chunk_ids)
+    write_json(Path(out_dir) / "items.json", [[c.id, sha256_text(c.text)] for c in items])
     log(f"bm25: {len(retriever.chunk_ids)} chunks indexed ({s.scoring()}) -> {out_dir}")
+    return [Path(out_dir) / name for name in BM25_FILES]
 
 
 if __name__ == "__main__":

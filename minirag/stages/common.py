@@ -1,13 +1,19 @@
 """How a stage module becomes a command: its function's signature is its command line.
 
-    def chunk(settings: dict, docs: Path, out: Path, tokenizer: Path | None = None) -> None: ...
+    def chunk(settings: dict, docs: Path, out: Path, tokenizer: Path | None = None) -> list[Path]: ...
     if __name__ == "__main__":
         run_stage(chunk)
 
-gives `python -m minirag.stages.chunk --settings JSON --docs PATH --out PATH [--tokenizer PATH]`:
-`settings` is parsed from JSON, `list[Path]` takes any number of paths, a parameter with a
-default is optional. A known failure (bad input, misaligned artifacts) is one line on
-stderr and exit 1, never a traceback; `--debug` shows the traceback.
+gives `python -m minirag.stages.chunk --settings JSON --docs PATH --out PATH [--tokenizer PATH]
+[--receipt PATH]`: `settings` is parsed from JSON, `list[Path]` takes any number of paths, a
+parameter with a default is optional. The function returns the files it wrote; with
+`--receipt`, their sha256 and those of every path argument it read go into the job's
+receipt (integrity.py), written last.
+
+A known failure (bad input, a damaged artifact, a full disk) is one line on stderr and
+exit 1, never a traceback; `--debug` shows the traceback. A stage whose Snakemake dies
+stops within a second (the watcher below) instead of running on as an orphan; its
+atomic writes leave nothing half-written behind.
 
 What it leaves out: what any stage does (its own module) and deciding what runs (Snakemake).
 """
@@ -17,47 +23,115 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
+import os
+import signal
 import sys
+import threading
 import time
 import typing
 from pathlib import Path
 from typing import Callable
 
-KNOWN_FAILURES = (ValueError, RuntimeError, FileNotFoundError, KeyError)
+from ..integrity import write_receipt
+
+KNOWN_FAILURES = (ValueError, RuntimeError, OSError, KeyError)
 
 
 def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def parser_for(fn: Callable) -> argparse.ArgumentParser:
+def path_params(fn: Callable) -> dict[str, bool]:
+    """{parameter: takes a list} for every Path-typed parameter of the stage function."""
     hints = typing.get_type_hints(fn)
+    out = {}
+    for name in inspect.signature(fn).parameters:
+        hint = hints.get(name, str)
+        if typing.get_origin(hint) is list:
+            out[name] = True
+        elif Path in (hint, *typing.get_args(hint)):
+            out[name] = False
+    return out
+
+
+def parser_for(fn: Callable) -> argparse.ArgumentParser:
+    paths = path_params(fn)
     p = argparse.ArgumentParser(prog=f"python -m minirag.stages.{fn.__name__}",
                                 description=(fn.__doc__ or "").strip().split("\n")[0])
     for name, param in inspect.signature(fn).parameters.items():
         flag = "--" + name.replace("_", "-")
-        hint = hints.get(name, str)
         required = param.default is inspect.Parameter.empty
+        default = None if required else param.default
         if name == "settings":
-            p.add_argument(flag, type=json.loads, required=required, default=param.default,
+            p.add_argument(flag, type=json.loads, required=required, default=default,
                            help="the stage's config values as JSON (the rule's params)")
-        elif typing.get_origin(hint) is list:
-            p.add_argument(flag, nargs="*", type=Path, default=[] if param.default is inspect.Parameter.empty
-                           else param.default)
+        elif paths.get(name):
+            p.add_argument(flag, nargs="*", type=Path, default=[] if required else list(param.default))
         else:
-            kind = Path if Path in (hint, *typing.get_args(hint)) else str
-            p.add_argument(flag, type=kind, required=required, default=None if required else param.default)
+            p.add_argument(flag, type=Path if name in paths else str, required=required, default=default)
+    p.add_argument("--receipt", type=Path, help="write the job's receipt here (what it read and wrote)")
     p.add_argument("--debug", action="store_true", help="show the traceback of a failure")
     return p
 
 
+def parent_of(pid: int) -> int | None:
+    """The parent of a process, from /proc (Linux); None where that cannot be read."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[1])
+
+
+def stop_with_parents(every: float = 1.0) -> None:
+    """Terminate this process soon after its parent or grandparent is gone (a daemon thread).
+
+    Snakemake runs a stage through a shell: the parent is that shell, the grandparent the
+    Snakemake process (the parent itself when the shell execs the command). When Snakemake
+    is killed, the shell lives on, so watching the parent alone would not stop the stage.
+    """
+    parent = os.getppid()
+    grandparent = parent_of(parent)
+
+    def gone(pid: int | None) -> bool:
+        if pid is None or pid <= 1:
+            return False
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:  # alive, another user's
+            return False
+        return False
+
+    def watch():
+        while True:
+            time.sleep(every)
+            if os.getppid() != parent or gone(grandparent):
+                os.kill(os.getpid(), signal.SIGTERM)
+                return
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def on_terminate(signum, frame):
+    # an exception, not an abrupt exit: `finally` blocks remove temporary files
+    raise SystemExit(128 + signum)
+
+
 def run_stage(fn: Callable, argv: list[str] | None = None) -> None:
-    """Parse the command line into `fn`'s arguments, run it, exit 0, or 1 with one line on stderr."""
+    """Parse the command line into `fn`'s arguments, run it, write its receipt; exit 0, or 1 with one line."""
     args = vars(parser_for(fn).parse_args(argv))
-    debug = args.pop("debug")
+    debug, receipt = args.pop("debug"), args.pop("receipt")
+    signal.signal(signal.SIGTERM, on_terminate)
+    stop_with_parents()
     t0 = time.perf_counter()
     try:
-        fn(**args)
+        written = fn(**args)
+        if receipt:
+            stage, _, name = receipt.stem.partition(".")
+            inputs = [p for n, many in path_params(fn).items() if not n.startswith("out")
+                      for p in (args[n] if many else [args[n]]) if p is not None]
+            write_receipt(receipt, stage, name or None, args.get("settings"), inputs, list(written))
     except KNOWN_FAILURES as exc:
         if debug:
             raise

@@ -8,7 +8,7 @@ from ..io import write_jsonl
 from .common import log, run_stage
 
 
-def curate(settings: dict, source: Path, glob: str, out: Path) -> None:
+def curate(settings: dict, source: Path, glob: str, out: Path) -> list[Path]:
     """Read and check every document of the source; write one record per document."""
     if settings["format"] == "beir":
         from ..beir import curate_beir
@@ -18,6 +18,7 @@ def curate(settings: dict, source: Path, glob: str, out: Path) -> None:
         docs = curate_markdown(source, glob, settings["fields"], settings["default_lang"])
     write_jsonl(out, docs)
     log(f"curate: {len(docs)} documents from {source} -> {out}")
+    return [out]
 
 
 if __name__ == "__main__":

@@ -11,19 +11,21 @@ from ..evaluation.diagnose import (
     topk_overlap,
     write_csv,
 )
-from ..evaluation.trec import read_run
+from ..evaluation.trec import load_run
 from ..index.vectors import load_vectors_by_id
-from ..io import read_jsonl
-from ..text.chunk import load_chunks
+from ..integrity import load_records
+from ..layout import DIAGNOSIS_FILES
+from ..text.chunks import load_chunks
 from .common import log, run_stage
 
 
-def diagnose(settings: dict, questions: Path, chunks: Path, runs: list[Path], vectors: Path, out_dir: Path) -> None:
+def diagnose(settings: dict, questions: Path, docs: Path, chunks: Path, runs: list[Path], vectors: Path,
+             out_dir: Path) -> list[Path]:
     """The seed write-up's diagnosis tables: where the gold went in each channel, overlap, hubs, diversity."""
-    qs = read_jsonl(questions)
-    items = load_chunks(chunks)
+    qs = load_records(questions, "questions")
+    items = load_chunks(chunks, docs)
     doc_of = {c.id: c.doc_id for c in items}
-    ranked = {p.stem: read_run(p) for p in runs}
+    ranked = {p.stem: load_run(p) for p in runs}
     vecs = load_vectors_by_id(vectors, items)
     k = settings["k"]
     base = {n: ranked[n] for n in settings["base"]}
@@ -37,6 +39,7 @@ def diagnose(settings: dict, questions: Path, chunks: Path, runs: list[Path], ve
     write_csv(out / "diversity.csv", [{"retriever": n, **row} for n, run in ranked.items()
                                       for row in diversity(run, doc_of, vecs, k)])
     log(f"diagnose: {len(ranked)} runs, {len(base)} channels -> {out}")
+    return [out / name for name in DIAGNOSIS_FILES]
 
 
 if __name__ == "__main__":

@@ -6,17 +6,17 @@ import time
 from pathlib import Path
 
 from ..index.embedders import EmbedderKind
-from ..index.vectors import save_vectors
+from ..index.vectors import save_vectors, vectors_sidecar_path
 from ..io import sha256_file
-from ..text.chunk import index_text, load_chunks
+from ..text.chunks import index_text, load_chunks
 from .common import log, run_stage
 
 
-def embed(settings: dict, name: str, chunks: Path, out: Path, tokenizer: Path | None = None,
-          encoder: Path | None = None) -> None:
+def embed(settings: dict, name: str, docs: Path, chunks: Path, out: Path, tokenizer: Path | None = None,
+          encoder: Path | None = None) -> list[Path]:
     """Embed every chunk's index text with the configured embedder; the sidecar checks alignment later."""
     kind = EmbedderKind.from_spec(settings, f"embedders.{name}")
-    items = load_chunks(chunks)
+    items = load_chunks(chunks, docs)
     texts = [index_text(c) for c in items]
     files = {k: v for k, v in (("tokenizer", tokenizer), ("encoder", encoder)) if v is not None}
     t0 = time.perf_counter()
@@ -24,6 +24,7 @@ def embed(settings: dict, name: str, chunks: Path, out: Path, tokenizer: Path | 
     vectors = emb.embed(texts)  # (N, d)
     save_vectors(out, vectors, items, {"embedder": name, "chunks_sha256": sha256_file(chunks), **producer})
     log(f"embed: {vectors.shape[0]} x {vectors.shape[1]} ({name}) in {time.perf_counter() - t0:.2f}s -> {out}")
+    return [out, vectors_sidecar_path(out)]
 
 
 if __name__ == "__main__":

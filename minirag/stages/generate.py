@@ -6,21 +6,23 @@ from pathlib import Path
 
 from ..answer.prompt import Prompt
 from ..answer.readers import make_reader
-from ..io import read_jsonl, write_jsonl
+from ..integrity import load_records
+from ..io import write_jsonl
 from .common import log, run_stage
 
 
-def generate(settings: dict, prompts: Path, out: Path) -> None:
+def generate(settings: dict, prompts: Path, out: Path) -> list[Path]:
     """Let the reader answer every prompt; record its answer, citations, abstention and latency."""
     reader = make_reader(settings)
     records = []
-    for rec in read_jsonl(prompts):
+    for rec in load_records(prompts, "prompts"):
         ans = reader.generate(Prompt.from_record(rec))
         records.append({"qid": rec["qid"], "query": rec["query"], "reader": reader.name, "answer": ans.text,
                         "citations": ans.citations, "abstained": ans.abstained, "score": round(ans.score, 6),
                         "latency_ms": round(ans.latency_ms, 3)})
     write_jsonl(out, records)
     log(f"generate: {len(records)} answers ({sum(r['abstained'] for r in records)} abstained) -> {out}")
+    return [out]
 
 
 if __name__ == "__main__":

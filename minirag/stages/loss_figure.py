@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..io import read_json
+from ..integrity import load_json
 from ..report.figures import plot_loss
 from .common import run_stage
 
 
-def loss_figure(title: str, sidecar: Path, out: Path) -> None:
+def loss_figure(title: str, sidecar: Path, out: Path) -> list[Path]:
     """The loss curve the encoder's sidecar recorded."""
-    plot_loss(out, title, read_json(sidecar)["loss_per_epoch"])
+    plot_loss(out, title, load_json(sidecar, "encoder sidecar")["loss_per_epoch"])
+    return [out]
 
 
 if __name__ == "__main__":

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..io import read_jsonl, write_jsonl
+from ..integrity import load_records
+from ..io import write_jsonl
 from .common import log, run_stage
 
 
-def questions(settings: dict, source: Path, docs: Path, out: Path) -> None:
+def questions(settings: dict, source: Path, docs: Path, out: Path) -> list[Path]:
     """Validate the questions (markdown corpus) or take a BEIR split's judged queries."""
-    documents = read_jsonl(docs)
+    documents = load_records(docs, "documents")
     if settings["format"] == "beir":
         from ..beir import load_beir_questions
         qs = load_beir_questions(source, settings["split"], documents,
@@ -20,6 +21,7 @@ def questions(settings: dict, source: Path, docs: Path, out: Path) -> None:
         qs = load_questions(source, documents, settings["questions_format"], tuple(settings["question_langs"]))
     write_jsonl(out, qs)
     log(f"questions: {len(qs)} validated questions ({sum(q['answerable'] for q in qs)} answerable) -> {out}")
+    return [out]
 
 
 if __name__ == "__main__":

@@ -5,22 +5,22 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from ..evaluation.trec import read_run, write_run
-from ..io import read_jsonl
+from ..evaluation.trec import load_run, write_run
+from ..integrity import load_records
 from ..live import Sources
 from ..rank.kinds import RetrieverKind
-from ..text.chunk import load_chunks
+from ..text.chunks import load_chunks
 from .common import log, run_stage
 
 
-def retrieve(settings: dict, name: str, questions: Path, chunks: Path, out: Path, runs: list[Path] = (),
+def retrieve(settings: dict, name: str, questions: Path, docs: Path, chunks: Path, out: Path, runs: list[Path] = (),
              vectors: Path | None = None, index: Path | None = None, tokenizer: Path | None = None,
-             encoder: Path | None = None) -> None:
+             encoder: Path | None = None) -> list[Path]:
     """Rank every question's chunks: a channel from its index, the others from their input runs."""
     depth = settings["depth"]
     kind = RetrieverKind.from_spec({k: v for k, v in settings.items() if k != "depth"}, f"retrievers.{name}")
-    qs = read_jsonl(questions)
-    items = load_chunks(chunks)
+    qs = load_records(questions, "questions")
+    items = load_chunks(chunks, docs)
     embedder = kind.embedder()
     files = {k: v for k, v in (("tokenizer", tokenizer), ("encoder", encoder)) if v is not None}
     sources = Sources(items, {embedder: vectors} if vectors else {}, {embedder: files} if embedder else {},
@@ -29,10 +29,11 @@ def retrieve(settings: dict, name: str, questions: Path, chunks: Path, out: Path
     if kind.family == "channel":
         ranked = kind.open(sources).search_batch([q["query"] for q in qs], depth)
     else:
-        inputs = [read_run(p) for p in runs]  # ordered as kind.upstream()
+        inputs = [load_run(p) for p in runs]  # ordered as kind.upstream()
         ranked = [kind.combine([r.get(q["qid"], []) for r in inputs], sources, depth) for q in qs]
     write_run(out, {q["qid"]: r for q, r in zip(qs, ranked)}, name)
     log(f"retrieve: {name} ({kind.type}) {len(qs)} queries in {time.perf_counter() - t0:.2f}s -> {out}")
+    return [out]
 
 
 if __name__ == "__main__":

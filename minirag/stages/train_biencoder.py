@@ -12,17 +12,17 @@ from ..index.embedders import BiEncoderSettings
 from ..index.pairs import mine_pairs, pairs_sha256
 from ..io import sha256_file
 from ..settings import settings_from_dict
-from ..text.bpe import BPETokenizer
-from ..text.chunk import load_chunks
+from ..text.bpe import load_tokenizer
+from ..text.chunks import load_chunks
 from .common import log, run_stage
 
 
-def train_biencoder(settings: dict, chunks: Path, tokenizer: Path, out: Path, beir: Path | None = None,
-                    train_split: str = "", eval_split: str = "") -> None:
+def train_biencoder(settings: dict, docs: Path, chunks: Path, tokenizer: Path, out: Path, beir: Path | None = None,
+                    train_split: str = "", eval_split: str = "") -> list[Path]:
     """Mine pairs from the chunks (and a BEIR training split's qrels), train, save weights + sidecar."""
     s = settings_from_dict(BiEncoderSettings, {k: v for k, v in settings.items() if k != "type"}, "biencoder")
     cfg = s.model_config()
-    records = [c.to_record() for c in load_chunks(chunks)]
+    records = [c.to_record() for c in load_chunks(chunks, docs)]
     pairs = mine_pairs(records, cfg.sources, cfg.seed, cfg.ict_per_chunk, cfg.crops_per_chunk)
     if s.train_qrels:
         from ..beir import beir_train_pairs
@@ -30,11 +30,12 @@ def train_biencoder(settings: dict, chunks: Path, tokenizer: Path, out: Path, be
         pairs += cfg.qrels_repeat * beir_train_pairs(beir, train_split, eval_split)
     by_source = dict(sorted(Counter(source for source, _, _ in pairs).items()))
     log(f"train_biencoder: {len(pairs)} pairs ({', '.join(f'{k} {n}' for k, n in by_source.items())})")
-    model, losses = train([(x, y) for _, x, y in pairs], BPETokenizer.load(tokenizer), cfg,
+    model, losses = train([(x, y) for _, x, y in pairs], load_tokenizer(tokenizer), cfg,
                           progress=make_progress(cfg.epochs))
     model.save(out, {"settings": settings, "tokenizer_sha256": sha256_file(tokenizer), "training_pairs": len(pairs),
                      "pairs_by_source": by_source, "training_data_sha256": pairs_sha256(pairs),
                      "loss_per_epoch": losses})
+    return [out, out.with_suffix(".json")]
 
 
 def make_progress(epochs: int):

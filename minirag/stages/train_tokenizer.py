@@ -4,17 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..io import read_jsonl
+from ..integrity import load_records
 from ..text.bpe import BPETokenizer
 from .common import log, run_stage
 
 
-def train_tokenizer(settings: dict, docs: Path, out: Path) -> None:
+def train_tokenizer(settings: dict, docs: Path, out: Path) -> list[Path]:
     """Learn vocab_size - 256 merges from every document's title and text."""
-    tok = BPETokenizer.train([f"{d['title']}\n{d['text']}" for d in read_jsonl(docs)], settings["vocab_size"],
+    tok = BPETokenizer.train([f"{d['title']}\n{d['text']}" for d in load_records(docs, "documents")], settings["vocab_size"],
                              progress=log)
     tok.save(out)
     log(f"train_tokenizer: vocab {tok.vocab_size} -> {out}")
+    return [out]
 
 
 if __name__ == "__main__":

@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Callable, Iterable, Sequence
 
+from ..integrity import verified
 from ..io import atomic_write_text, read_json
 from ..settings import setting
 
@@ -295,3 +296,8 @@ class BPETokenizer:
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ValueError(f"{path}: not a {FORMAT} tokenizer file")
         return cls([tuple(m) for m in data["merges"]], pattern=data["pattern"])
+
+
+def load_tokenizer(path) -> BPETokenizer:
+    """A train_tokenizer job's tokenizer, checked against the job's receipt."""
+    return BPETokenizer.load(verified(path, "tokenizer"))

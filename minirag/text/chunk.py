@@ -35,60 +35,17 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..io import read_jsonl, sha256_text
 from ..settings import SettingsError, setting, settings_from_dict
+from .chunks import Chunk, chunk_id
 
 HEADING_RE = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$", re.MULTILINE)
 _BLANK_LINE_END = re.compile(r"\n[^\S\n]*\n$")
 _STOPS = ".!?\u2026"  # sentence ends when whitespace follows
 _FULLWIDTH_STOPS = "\u3002\uff01\uff1f"  # 。！？ end a sentence with nothing after them
 _CLOSERS = "\"')]\u201d\u2019\u00bb"  # may stand between a sentence end and the space
-
-
-@dataclass(frozen=True)
-class Chunk:
-    id: str  # sha256(doc_id + ':' + offset)[:12], stable across runs and machines
-    text: str  # exact slice doc.text[char_start:char_end]
-    doc_id: str  # path of the source document relative to the corpus root
-    offset: int  # char_start of the chunk in its document
-    metadata: dict[str, Any] = field(default_factory=dict)  # title, section, char_start, char_end
-
-    def to_record(self) -> dict:
-        return {"id": self.id, "doc_id": self.doc_id, "offset": self.offset,
-                "text": self.text, "metadata": self.metadata}
-
-    @classmethod
-    def from_record(cls, rec: dict) -> "Chunk":
-        return cls(id=rec["id"], text=rec["text"], doc_id=rec["doc_id"],
-                   offset=rec["offset"], metadata=rec.get("metadata", {}))
-
-    @property
-    def title(self) -> str:
-        return self.metadata.get("title", "")
-
-    @property
-    def section(self) -> str:
-        return self.metadata.get("section", "")
-
-
-def load_chunks(path: str | Path) -> list[Chunk]:
-    return [Chunk.from_record(r) for r in read_jsonl(path)]
-
-
-def index_text(chunk: Chunk, with_title: bool = True) -> str:
-    """The text a stage embeds or indexes for a chunk: its title and section, then the text.
-
-    The chunk text stays an exact slice of its document; the heading context is added
-    here, where it is used, so a chunk split off a long section still knows what it is about.
-    """
-    head = [chunk.title] if with_title and chunk.title else []
-    if chunk.section and chunk.section != chunk.title:
-        head.append(chunk.section)
-    return "\n".join(head + [chunk.text])
 
 
 @dataclass(frozen=True)
@@ -111,10 +68,6 @@ class ChunkSettings:
         if limit and self.overlap >= getattr(self, limit):
             raise SettingsError(f"{where}.overlap: {self.overlap} must be less than {limit} "
                                 f"({getattr(self, limit)}), or every chunk would repeat the one before")
-
-
-def chunk_id(doc_id: str, offset: int) -> str:
-    return sha256_text(f"{doc_id}:{offset}")[:12]
 
 
 class SectionIndex:

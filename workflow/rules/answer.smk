@@ -3,12 +3,14 @@
 
 rule prompt:
     input:
+        docs=L.docs,
         questions=L.questions,
         chunks=L.chunks,
         run=L.run("{name}"),
         code=code("prompt"),
     output:
         prompts=L.prompts("{name}"),
+        receipt=L.receipt("prompt", "{name}"),
     log:
         L.log("prompt", "{name}"),
     benchmark:
@@ -18,8 +20,9 @@ rule prompt:
     params:
         settings=settings("prompt"),
     shell:
-        "python -m minirag.stages.prompt --settings {params.settings:q} --questions {input.questions:q} "
-        "--chunks {input.chunks:q} --run {input.run:q} --out {output.prompts:q} 2> {log:q}"
+        "python -m minirag.stages.prompt --settings {params.settings:q} "
+        "--questions {input.questions:q} --docs {input.docs:q} --chunks {input.chunks:q} "
+        "--run {input.run:q} --out {output.prompts:q} --receipt {output.receipt:q} 2> {log:q}"
 
 
 rule generate:
@@ -28,6 +31,7 @@ rule generate:
         code=code("generate"),
     output:
         answers=L.answers("{name}"),
+        receipt=L.receipt("generate", "{name}"),
     log:
         L.log("generate", "{name}"),
     benchmark:
@@ -38,4 +42,4 @@ rule generate:
         settings=settings("generate"),
     shell:
         "python -m minirag.stages.generate --settings {params.settings:q} --prompts {input.prompts:q} "
-        "--out {output.answers:q} 2> {log:q}"
+        "--out {output.answers:q} --receipt {output.receipt:q} 2> {log:q}"

@@ -7,6 +7,7 @@ rule curate:
         code=code("curate"),
     output:
         docs=L.docs,
+        receipt=L.receipt("curate"),
     log:
         L.log("curate"),
     benchmark:
@@ -19,7 +20,7 @@ rule curate:
         glob=lambda wc: cc(wc)["source"]["glob"],
     shell:
         "python -m minirag.stages.curate --settings {params.settings:q} --source {params.source:q} "
-        "--glob {params.glob:q} --out {output.docs:q} 2> {log:q}"
+        "--glob {params.glob:q} --out {output.docs:q} --receipt {output.receipt:q} 2> {log:q}"
 
 
 rule questions:
@@ -29,6 +30,7 @@ rule questions:
         code=code("questions"),
     output:
         questions=L.questions,
+        receipt=L.receipt("questions"),
     log:
         L.log("questions"),
     benchmark:
@@ -40,7 +42,7 @@ rule questions:
         source=lambda wc: graph(wc).question_source(),
     shell:
         "python -m minirag.stages.questions --settings {params.settings:q} --source {params.source:q} "
-        "--docs {input.docs:q} --out {output.questions:q} 2> {log:q}"
+        "--docs {input.docs:q} --out {output.questions:q} --receipt {output.receipt:q} 2> {log:q}"
 
 
 rule train_tokenizer:
@@ -49,6 +51,7 @@ rule train_tokenizer:
         code=code("train_tokenizer"),
     output:
         tokenizer=L.tokenizer,
+        receipt=L.receipt("train_tokenizer"),
     log:
         L.log("train_tokenizer"),
     benchmark:
@@ -58,8 +61,8 @@ rule train_tokenizer:
     params:
         settings=settings("train_tokenizer"),
     shell:
-        "python -m minirag.stages.train_tokenizer --settings {params.settings:q} --docs {input.docs:q} "
-        "--out {output.tokenizer:q} 2> {log:q}"
+        "python -m minirag.stages.train_tokenizer --settings {params.settings:q} "
+        "--docs {input.docs:q} --out {output.tokenizer:q} --receipt {output.receipt:q} 2> {log:q}"
 
 
 rule chunk:
@@ -69,6 +72,7 @@ rule chunk:
         code=code("chunk"),
     output:
         chunks=L.chunks,
+        receipt=L.receipt("chunk"),
     log:
         L.log("chunk"),
     benchmark:
@@ -79,5 +83,6 @@ rule chunk:
         settings=settings("chunk"),
         args=lambda wc: graph(wc).chunk_args(),
     shell:
-        "python -m minirag.stages.chunk --settings {params.settings:q} --docs {input.docs:q} {params.args} "
-        "--out {output.chunks:q} 2> {log:q}"
+        "python -m minirag.stages.chunk --settings {params.settings:q} "
+        "--docs {input.docs:q} {params.args} --out {output.chunks:q} --receipt {output.receipt:q} "
+        "2> {log:q}"

@@ -3,6 +3,7 @@
 
 rule evaluate:
     input:
+        docs=L.docs,
         questions=L.questions,
         chunks=L.chunks,
         runs=lambda wc: graph(wc).runs(),
@@ -19,6 +20,7 @@ rule evaluate:
                 "qrels.doc.txt",
             )
         ],
+        receipt=L.receipt("evaluate"),
     log:
         L.log("evaluate"),
     benchmark:
@@ -28,13 +30,15 @@ rule evaluate:
     params:
         out_dir=lambda wc: graph(wc).layout.eval_dir,
     shell:
-        "python -m minirag.stages.evaluate --corpus {wildcards.corpus:q} --questions {input.questions:q} "
-        "--chunks {input.chunks:q} --runs {input.runs:q} --answers {input.answers:q} "
-        "--out-dir {params.out_dir:q} 2> {log:q}"
+        "python -m minirag.stages.evaluate --corpus {wildcards.corpus:q} "
+        "--questions {input.questions:q} --docs {input.docs:q} --chunks {input.chunks:q} "
+        "--runs {input.runs:q} --answers {input.answers:q} --out-dir {params.out_dir:q} "
+        "--receipt {output.receipt:q} 2> {log:q}"
 
 
 rule diagnose:
     input:
+        docs=L.docs,
         questions=L.questions,
         chunks=L.chunks,
         runs=lambda wc: graph(wc).runs(),
@@ -50,6 +54,7 @@ rule diagnose:
                 "diversity.csv",
             )
         ],
+        receipt=L.receipt("diagnose"),
     log:
         L.log("diagnose"),
     benchmark:
@@ -60,13 +65,15 @@ rule diagnose:
         settings=settings("diagnose"),
         out_dir=lambda wc: graph(wc).layout.eval_dir,
     shell:
-        "python -m minirag.stages.diagnose --settings {params.settings:q} --questions {input.questions:q} "
-        "--chunks {input.chunks:q} --runs {input.runs:q} --vectors {input.vectors:q} "
-        "--out-dir {params.out_dir:q} 2> {log:q}"
+        "python -m minirag.stages.diagnose --settings {params.settings:q} "
+        "--questions {input.questions:q} --docs {input.docs:q} --chunks {input.chunks:q} "
+        "--runs {input.runs:q} --vectors {input.vectors:q} --out-dir {params.out_dir:q} "
+        "--receipt {output.receipt:q} 2> {log:q}"
 
 
 rule assertions:
     input:
+        docs=L.docs,
         assertions=lambda wc: cc(wc)["assertions"],
         questions=L.questions,
         chunks=L.chunks,
@@ -75,6 +82,7 @@ rule assertions:
     output:
         results=L.eval("assertions.md"),
         table=L.eval("assertions.json"),
+        receipt=L.receipt("assertions"),
     log:
         L.log("assertions"),
     benchmark:
@@ -84,6 +92,7 @@ rule assertions:
     params:
         settings=settings("assertions"),
     shell:
-        "python -m minirag.stages.assertions --settings {params.settings:q} --assertions {input.assertions:q} "
-        "--questions {input.questions:q} --chunks {input.chunks:q} --runs {input.runs:q} "
-        "--out {output.results:q} 2> {log:q}"
+        "python -m minirag.stages.assertions --settings {params.settings:q} "
+        "--assertions {input.assertions:q} --questions {input.questions:q} --docs {input.docs:q} "
+        "--chunks {input.chunks:q} --runs {input.runs:q} --out {output.results:q} "
+        "--receipt {output.receipt:q} 2> {log:q}"

@@ -4,12 +4,14 @@
 rule train_biencoder:
     input:
         unpack(lambda wc: graph(wc).train(wc.name)),
+        docs=L.docs,
         chunks=L.chunks,
         tokenizer=L.tokenizer,
         code=code("train_biencoder"),
     output:
         encoder=L.encoder("{name}"),
         sidecar=L.encoder_sidecar("{name}"),
+        receipt=L.receipt("train_biencoder", "{name}"),
     log:
         L.log("train_biencoder", "{name}"),
     benchmark:
@@ -20,18 +22,22 @@ rule train_biencoder:
         settings=settings("train_biencoder"),
         args=lambda wc: graph(wc).train_args(wc.name),
     shell:
-        "python -m minirag.stages.train_biencoder --settings {params.settings:q} --chunks {input.chunks:q} "
-        "--tokenizer {input.tokenizer:q} {params.args} --out {output.encoder:q} 2> {log:q}"
+        "python -m minirag.stages.train_biencoder --settings {params.settings:q} "
+        "--docs {input.docs:q} --chunks {input.chunks:q} "
+        "--tokenizer {input.tokenizer:q} {params.args} --out {output.encoder:q} "
+        "--receipt {output.receipt:q} 2> {log:q}"
 
 
 rule embed:
     input:
         unpack(lambda wc: graph(wc).embedder_files(wc.name)),
+        docs=L.docs,
         chunks=L.chunks,
         code=code("embed"),
     output:
         vectors=L.vectors("{name}"),
         sidecar=L.vectors_sidecar("{name}"),
+        receipt=L.receipt("embed", "{name}"),
     log:
         L.log("embed", "{name}"),
     benchmark:
@@ -43,15 +49,18 @@ rule embed:
         args=lambda wc: graph(wc).embed_args(wc.name),
     shell:
         "python -m minirag.stages.embed --name {wildcards.name:q} --settings {params.settings:q} "
-        "--chunks {input.chunks:q} {params.args} --out {output.vectors:q} 2> {log:q}"
+        "--docs {input.docs:q} --chunks {input.chunks:q} {params.args} --out {output.vectors:q} "
+        "--receipt {output.receipt:q} 2> {log:q}"
 
 
 rule bm25:
     input:
+        docs=L.docs,
         chunks=L.chunks,
         code=code("bm25"),
     output:
         index=L.bm25_files("{name}"),
+        receipt=L.receipt("bm25", "{name}"),
     log:
         L.log("bm25", "{name}"),
     benchmark:
@@ -62,18 +71,21 @@ rule bm25:
         settings=settings("bm25"),
         out_dir=lambda wc: graph(wc).layout.bm25(wc.name),
     shell:
-        "python -m minirag.stages.bm25 --settings {params.settings:q} --chunks {input.chunks:q} "
-        "--out-dir {params.out_dir:q} 2> {log:q}"
+        "python -m minirag.stages.bm25 --settings {params.settings:q} --docs {input.docs:q} "
+        "--chunks {input.chunks:q} --out-dir {params.out_dir:q} --receipt {output.receipt:q} "
+        "2> {log:q}"
 
 
 rule retrieve:
     input:
         unpack(lambda wc: graph(wc).retrieve(wc.name)),
+        docs=L.docs,
         questions=L.questions,
         chunks=L.chunks,
         code=code("retrieve"),
     output:
         run=L.run("{name}"),
+        receipt=L.receipt("retrieve", "{name}"),
     log:
         L.log("retrieve", "{name}"),
     benchmark:
@@ -85,4 +97,6 @@ rule retrieve:
         args=lambda wc: graph(wc).retrieve_args(wc.name),
     shell:
         "python -m minirag.stages.retrieve --name {wildcards.name:q} --settings {params.settings:q} "
-        "--questions {input.questions:q} --chunks {input.chunks:q} {params.args} --out {output.run:q} 2> {log:q}"
+        "--questions {input.questions:q} --docs {input.docs:q} "
+        "--chunks {input.chunks:q} {params.args} --out {output.run:q} --receipt {output.receipt:q} "
+        "2> {log:q}"

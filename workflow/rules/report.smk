@@ -12,6 +12,7 @@ rule sweep_figure:
             category="{corpus}",
             subcategory="sweeps",
         ),
+        receipt=L.receipt("sweep_figure", "{swept}-{param}"),
     log:
         L.log("sweep_figure", "{swept}-{param}"),
     benchmark:
@@ -24,8 +25,8 @@ rule sweep_figure:
     params:
         settings=lambda wc: params_json(graph(wc).sweep_settings(wc.swept, wc.param)),
     shell:
-        "python -m minirag.stages.sweep_figure --settings {params.settings:q} --metrics {input.metrics:q} "
-        "--out {output.figure:q} 2> {log:q}"
+        "python -m minirag.stages.sweep_figure --settings {params.settings:q} "
+        "--metrics {input.metrics:q} --out {output.figure:q} --receipt {output.receipt:q} 2> {log:q}"
 
 
 rule loss_figure:
@@ -39,6 +40,7 @@ rule loss_figure:
             category="{corpus}",
             subcategory="encoders",
         ),
+        receipt=L.receipt("loss_figure", "{name}"),
     log:
         L.log("loss_figure", "{name}"),
     benchmark:
@@ -49,7 +51,7 @@ rule loss_figure:
         title=lambda wc: f"{wc.corpus}: {wc.name} training loss",
     shell:
         "python -m minirag.stages.loss_figure --title {params.title:q} --sidecar {input.sidecar:q} "
-        "--out {output.figure:q} 2> {log:q}"
+        "--out {output.figure:q} --receipt {output.receipt:q} 2> {log:q}"
 
 
 rule report:
