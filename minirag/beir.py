@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Iterator
 
 from .io import read_jsonl, sha256_text
-from .text.corpus import CorpusError, check_unique_ids, normalise
+from .text.corpus import CONTROL_RE, CorpusError, check_unique_ids, normalise
 
 # name -> (url, md5) as published by the BEIR benchmark (Thakur et al., NeurIPS 2021).
 BEIR_DATASETS = {
@@ -47,22 +47,40 @@ def refuse_training_on(train_split: str, eval_split: str, where: str) -> None:
                          "score the model on what it was trained on")
 
 
-def curate_beir(folder: str | Path, default_lang: str = "en") -> list[dict]:
-    """Document records (doc_id, title, lang, tags, text, sha256) of corpus.jsonl, in file order."""
+def curate_beir(folder: str | Path, default_lang: str = "en", warn=None) -> list[dict]:
+    """Document records (doc_id, title, lang, tags, text, sha256) of corpus.jsonl, in file order.
+
+    A third-party collection may hold control characters: they are removed, with one warning
+    naming the file and how many documents had them. An id with whitespace is refused (it
+    could not stand in a TREC line)."""
     path = Path(folder) / "corpus.jsonl"
     if not path.exists():
         raise CorpusError(f"{path}: BEIR corpus file not found")
-    docs = []
+    docs, cleaned = [], 0
     for lineno, rec in enumerate(read_jsonl(path), start=1):
-        if "_id" not in rec:
-            raise CorpusError(f"{path}:{lineno}: record has no '_id'")
-        text = normalise(rec.get("text") or "")
-        title = normalise(rec.get("title") or "")
+        if not isinstance(rec, dict) or not isinstance(rec.get("_id"), (str, int)) or isinstance(rec.get("_id"), bool):
+            raise CorpusError(f"{path}:{lineno}: record has no string '_id'")
+        doc_id = str(rec["_id"])
+        if not doc_id or any(c.isspace() for c in doc_id) or CONTROL_RE.search(doc_id):
+            raise CorpusError(f"{path}:{lineno}: _id {doc_id!r} is empty or holds whitespace, which a TREC line "
+                              "cannot carry")
+        fields = []
+        for key in ("text", "title"):
+            value = rec.get(key) or ""
+            if not isinstance(value, str):
+                raise CorpusError(f"{path}:{lineno}: {key} must be a string, got {value!r}")
+            fields.append(normalise(value))
+        text, title = fields
+        if CONTROL_RE.search(text + title):
+            cleaned += 1
+            text, title = CONTROL_RE.sub("", text), CONTROL_RE.sub("", title)
         if not text.strip() and not title.strip():
-            raise CorpusError(f"{path}:{lineno}: document {rec['_id']!r} has neither title nor text")
-        docs.append({"doc_id": str(rec["_id"]), "title": title, "lang": default_lang or "en",
+            raise CorpusError(f"{path}:{lineno}: document {doc_id!r} has neither title nor text")
+        docs.append({"doc_id": doc_id, "title": title, "lang": default_lang or "en",
                      "tags": [], "text": text, "sha256": sha256_text(text)})
-    check_unique_ids(docs, str(path))
+    if cleaned and warn:
+        warn(f"warning: {path}: control characters removed from {cleaned} document(s)")
+    check_unique_ids(docs, [f"{path}:{i}" for i in range(1, len(docs) + 1)])
     return docs
 
 

@@ -45,6 +45,8 @@ def open_corpus(a):
     name = a.retriever or default_retriever(cc)
     if name not in cc["retrievers"]:
         raise UsageError(f"--retriever: no retriever named {name!r} (have: {', '.join(cc['retrievers'])})")
+    if a.k is not None and a.k > cc["depth"]:
+        raise UsageError(f"-k: at most the run depth, {cc['depth']} (corpora.{a.corpus}.depth), got {a.k}")
     _, chunks, sources = open_built(a.results, a.corpus, cc)
     return cc, {c.id: c for c in chunks}, name, open_retriever(sources, cc, name)
 
@@ -149,6 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # An argument that is not UTF-8 arrives as surrogates (surrogateescape): print it escaped, never crash.
+    sys.stdout.reconfigure(errors="backslashreplace")
+    sys.stderr.reconfigure(errors="backslashreplace")
     args = build_parser().parse_args(argv)
     try:
         return args.fn(args) or 0
@@ -157,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
             raise
         log(f"error: {exc}")
         return EXIT_USAGE
-    except (ValueError, RuntimeError, FileNotFoundError, KeyError) as exc:
+    except (ValueError, RuntimeError, OSError, KeyError) as exc:
         # Bad input or misaligned artifacts: one clear line naming the file, non-zero exit.
         if args.debug:
             raise

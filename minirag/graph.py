@@ -178,6 +178,10 @@ class CorpusGraph:
     def receipts(self) -> list[str]:
         return paths(*(self.layout.receipt(stage, name) for stage, name in self.jobs()))
 
+    def missing(self) -> list[str]:
+        """Artifacts that are not there (the corpus may never have been built)."""
+        return [f for f in self.artifacts() if not Path(f).exists()]
+
     def benchmarks(self) -> list[str]:
         return paths(*(self.layout.benchmark(stage, name) for stage, name in self.jobs()))
 

@@ -15,6 +15,7 @@ names one artifact:
             assertions.md, assertions.json}
       figures/*.png   logs/<stage>[.<name>].log   benchmarks/<stage>[.<name>].tsv
       receipts/<stage>[.<name>].json   what each job read and wrote, by sha256 (integrity.py)
+      missing.log   artifacts the workflow found deleted, and so rebuilt
 
 `CorpusLayout.producer_of(path)` is the inverse: which job (stage, name) of which corpus
 wrote a file, so a loader finds the receipt to check it against.
@@ -30,6 +31,20 @@ from pathlib import Path
 BM25_FILES = ("index.npz", "vocab.json", "params.json", "items.json")
 EVAL_FILES = ("metrics.json", "per_query.csv", "slices.csv", "qrels.chunk.txt", "qrels.doc.txt")
 DIAGNOSIS_FILES = ("diagnosis.csv", "overlap.csv", "always_on_top.csv", "diversity.csv")
+
+
+DEFAULT_CONFIG = "workflow/config.yaml"
+
+
+def report_name(configfiles) -> str:
+    """A config's report name when it sets no `report:`: "report" for the default config,
+    else the name of the last config file given (mine.yaml -> mine, config.x.yaml -> x), so a
+    user's config never writes over another config's report."""
+    files = [Path(f) for f in configfiles]
+    if not files or files[-1].as_posix().endswith(DEFAULT_CONFIG):
+        return "report"
+    stem = files[-1].name.split(".yaml")[0].split(".yml")[0]
+    return stem.removeprefix("config.") or "report"
 
 
 def report_paths(results: str | Path, name: str) -> tuple[Path, Path]:
@@ -114,6 +129,11 @@ class CorpusLayout:
     @property
     def benchmarks_dir(self) -> Path:
         return self.root / "benchmarks"
+
+    @property
+    def missing_log(self) -> Path:
+        """Where the workflow notes artifacts it found deleted (workflow/rules/common.smk)."""
+        return self.root / "missing.log"
 
     def receipt(self, stage: str, name: str | None = None) -> Path:
         return self.root / "receipts" / (f"{stage}.{name}.json" if name else f"{stage}.json")

@@ -1,8 +1,7 @@
-import json
 
 import pytest
 
-from minirag.text.corpus import CorpusError, curate_markdown, load_questions
+from minirag.text.corpus import CorpusError, curate_markdown
 
 FIELDS = {"title": "title", "lang": "lang", "tags": "tags"}
 
@@ -57,36 +56,34 @@ def test_field_names_are_corpus_settings(tmp_path):
     assert d["lang"] == "zh" and d["title"] == "页面"
 
 
-def question(**over):
-    q = {"qid": "q1", "query": "past of go", "lang": "en", "difficulty": "verbatim",
-         "gold": [{"doc_id": "a.md", "evidence": "go went gone"}], "answer": "went", "answerable": True}
-    q.update(over)
-    return q
-
-
-DOCS = [{"doc_id": "a.md", "title": "A", "lang": "en", "text": "Irregular: go went gone.", "sha256": ""}]
-
-
-@pytest.mark.parametrize("bad, message", [
-    (question(gold=[{"doc_id": "a.md", "evidence": "go wented"}]), r"q\.jsonl:2: q1: evidence not found verbatim in a\.md"),
-    (question(answer="gone!"), r"q\.jsonl:2: q1: answer 'gone!' is not in its evidence"),
-    (question(gold=[{"doc_id": "zz.md", "evidence": "go"}]), r"q\.jsonl:2: q1: unknown doc id 'zz\.md'"),
-    (question(lang="fr"), r"q\.jsonl:2: q1: lang 'fr' is not one of en, es, cross"),
-    (question(difficulty="hard"), r"difficulty 'hard' is not one of verbatim, paraphrase"),
-    ({"qid": "q1", "query": "x"}, r"q\.jsonl:2: missing field\(s\): lang, difficulty, gold, answer, answerable"),
-    (question(qid="q0"), r"q\.jsonl:2: duplicate qid 'q0' \(first on line 1\)"),
+@pytest.mark.parametrize("front, message", [
+    ("title: A\nlang: en\ntags: 5", r"a\.md:4: tags must be a list of strings, got 5"),
+    ("title: A\nlang: en\ntags: [verbs, 3]", r"a\.md:4: tags must be a list of strings"),
+    ("title: A\nlang: en\ntags: [Verbs]", r"a\.md:4: tags must be lowercase"),
+    ("title: 2024\nlang: en", r"a\.md:2: front matter has no 'title' string"),
+    ("title: A\nlang: fr", r"a\.md:3: lang 'fr' is not a language of this corpus \(en, es; source.langs\)"),
+    ("title: A\nlang: [en]", r"a\.md:3: front matter has no 'lang' string"),
 ])
-def test_bad_questions_fail_naming_file_and_line(tmp_path, bad, message):
-    path = tmp_path / "q.jsonl"
-    first = question(qid="q0")
-    path.write_text(json.dumps(first) + "\n" + json.dumps(bad) + "\n", encoding="utf-8")
+def test_front_matter_values_are_type_checked_naming_file_and_line(tmp_path, front, message):
+    write(tmp_path / "a.md", f"---\n{front}\n---\n# A\n\nBody.\n")
     with pytest.raises(CorpusError, match=message):
-        load_questions(path, DOCS)
+        curate_markdown(tmp_path, "**/*.md", FIELDS, langs=("en", "es"))
 
 
-def test_valid_question_gets_its_evidence_span(tmp_path):
-    path = tmp_path / "q.jsonl"
-    path.write_text(json.dumps(question()) + "\n", encoding="utf-8")
-    (q,) = load_questions(path, DOCS)
-    g = q["gold"][0]
-    assert DOCS[0]["text"][g["char_start"]:g["char_end"]] == "go went gone"
+def test_control_characters_are_refused_naming_line_and_column(tmp_path):
+    write(tmp_path / "a.md", "---\ntitle: A\nlang: en\n---\n# A\n\nBo\x00dy.\n")
+    with pytest.raises(CorpusError, match=r"a\.md:7:3: control character U\+0000"):
+        curate_markdown(tmp_path, "**/*.md", FIELDS)
+
+
+def test_file_names_are_nfc_normalised_and_two_spellings_of_one_name_are_refused(tmp_path):
+    write(tmp_path / "caf\u00e9.md", "---\ntitle: A\nlang: es\n---\nUno.\n")
+    write(tmp_path / "cafe\u0301.md", "---\ntitle: B\nlang: es\n---\nDos.\n")
+    with pytest.raises(CorpusError, match=r"duplicate doc id 'caf\u00e9\.md', also the id of"):
+        curate_markdown(tmp_path, "**/*.md", FIELDS)
+
+
+def test_a_file_name_with_whitespace_is_refused_as_a_doc_id(tmp_path):
+    write(tmp_path / "my page.md", "---\ntitle: A\nlang: en\n---\nText.\n")
+    with pytest.raises(CorpusError, match=r"my page\.md: the file name holds whitespace"):
+        curate_markdown(tmp_path, "**/*.md", FIELDS)

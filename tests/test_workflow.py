@@ -19,12 +19,12 @@ UPSTREAM = {"curate", "questions", "train_tokenizer"}
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     project = copy_project(tmp_path_factory.mktemp("wf"))
-    snakemake(project, "results/report.md")
+    snakemake(project, "results/mini.md")
     return project
 
 
 def planned_jobs(project) -> dict[str, int]:
-    out = snakemake(project, "-n", "results/report.md").stdout
+    out = snakemake(project, "-n", "results/mini.md").stdout
     if "Nothing to be done" in out:
         return {}
     table = out.split("Job stats:")[1].split("total")[0]
@@ -60,12 +60,12 @@ def test_full_build_writes_report_and_every_artifact(built):
     for rel in ("diagnosis.csv", "overlap.csv", "always_on_top.csv", "diversity.csv", "assertions.md"):
         assert (root / "eval" / rel).exists(), rel
     assert set(metrics["retrieval"]["rrf"]["chunk"]) >= {"hit@1", "hit@3", "hit@5", "mrr", "recall@5", "ndcg@10"}
-    report = (built / "results" / "report.md").read_text()
+    report = (built / "results" / "mini.md").read_text()
     assert "### Assertions: 5 of 6 passed" in report and "### Sweep: `rrf-mmr` over lambda" in report
     assert (built / "results" / "mini" / "figures" / "sweep-rrf-mmr-lambda.png").exists()
     assert "| `rrf` | RRF k=60 of dense + bm25 |" in report and "### Slices" in report
     assert "Built by `snakemake` from `mini.yaml`" in report
-    manifest = json.loads((built / "results" / "manifest.json").read_text())
+    manifest = json.loads((built / "results" / "mini.manifest.json").read_text())
     assert "results/mini/chunks.jsonl" in manifest["files"]["mini"]["outputs"]
     assert "fixture/docs/en/index.md" in manifest["files"]["mini"]["inputs"]
 
@@ -184,7 +184,7 @@ def test_strict_assertions_fail_the_build(built):
     restore = edit(built / "mini.yaml", "assertions: fixture/assertions.yaml",
                    "assertions: fixture/assertions.yaml\n    strict: true")
     try:
-        proc = snakemake(built, "results/report.md", check=False)
+        proc = snakemake(built, "results/mini.md", check=False)
     finally:
         restore()
     assert proc.returncode != 0 and "Error in rule assertions" in proc.stdout + proc.stderr
@@ -212,7 +212,7 @@ def test_bad_config_fails_before_any_job_naming_the_key(tmp_path, extra, message
     if extra.strip().startswith("retrievers"):
         text = text.split("    retrievers:")[0]
     cfg.write_text(text + extra)
-    proc = snakemake(project, "results/report.md", check=False)
+    proc = snakemake(project, "results/mini.md", check=False)
     assert proc.returncode != 0
     assert message in proc.stdout + proc.stderr
     assert not (project / "results").exists()
@@ -221,7 +221,7 @@ def test_bad_config_fails_before_any_job_naming_the_key(tmp_path, extra, message
 def test_bad_document_fails_the_build_naming_the_file(tmp_path):
     project = copy_project(tmp_path)
     (project / "fixture" / "docs" / "en" / "broken.md").write_text("---\nlang: en\n---\n# No title\n", encoding="utf-8")
-    proc = snakemake(project, "results/report.md", check=False)
+    proc = snakemake(project, "results/mini.md", check=False)
     assert proc.returncode != 0
     log = (project / "results" / "mini" / "logs" / "curate.log").read_text()
     assert "broken.md:1: front matter has no 'title'" in log
@@ -254,7 +254,7 @@ def test_biencoder_is_trained_embedded_and_reported_against_its_control(tmp_path
     project = copy_project(tmp_path)
     (project / "be.yaml").write_text(BIENCODER_CONFIG, encoding="utf-8")
     (project / "targets.yaml").write_text(TARGETS, encoding="utf-8")
-    snakemake(project, "results/report.md", configfile="be.yaml")
+    snakemake(project, "results/be.md", configfile="be.yaml")
     root = project / "results" / "mini"
     sidecar = json.loads((root / "encoders" / "tiny.json").read_text())
     assert len(sidecar["loss_per_epoch"]) == 2 and sidecar["tokenizer_sha256"]
@@ -262,7 +262,7 @@ def test_biencoder_is_trained_embedded_and_reported_against_its_control(tmp_path
     assert set(sidecar["pairs_by_source"]) <= {"title", "ict", "crops", "table_rows"}
     assert json.loads((root / "vectors" / "tiny.json").read_text())["encoder_sha256"]
     assert (root / "figures" / "loss-tiny.png").stat().st_size > 0
-    report = (project / "results" / "report.md").read_text()
+    report = (project / "results" / "be.md").read_text()
     metrics = json.loads((root / "eval" / "metrics.json").read_text())["retrieval"]
     trained, control = metrics["tiny"]["chunk"]["hit@5"], metrics["hashing"]["chunk"]["hit@5"]
     verdict = "beats" if trained > control else "does not beat"
@@ -286,4 +286,4 @@ def test_biencoder_is_trained_embedded_and_reported_against_its_control(tmp_path
 def test_snakemake_html_report_holds_the_figures(built):
     snakemake(built, "--report", "results/report.html")
     html = (built / "results" / "report.html").read_text(encoding="utf-8")
-    assert "sweep-rrf-mmr-lambda.png" in html and "data:image/png" in html and "report.md" in html
+    assert "sweep-rrf-mmr-lambda.png" in html and "data:image/png" in html and "mini.md" in html

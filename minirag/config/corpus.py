@@ -237,7 +237,8 @@ def stage_settings(cc: dict, stage: str, name: str | None = None) -> dict:
     """Exactly the values `stage` reads; `name` picks an embedder, index or retriever."""
     src = cc["source"]
     if stage == "curate":
-        return {"format": src["format"], "fields": src["fields"], "default_lang": src["default_lang"]}
+        return {"format": src["format"], "fields": src["fields"], "default_lang": src["default_lang"],
+                "langs": src["langs"]}
     if stage == "questions":
         return {"format": src["format"], "split": src["split"], "questions_format": src["questions_format"],
                 "question_langs": src["question_langs"]}

@@ -17,7 +17,7 @@ def questions(settings: dict, source: Path, docs: Path, out: Path) -> list[Path]
         qs = load_beir_questions(source, settings["split"], documents,
                                  lang=documents[0]["lang"] if documents else "en")
     else:
-        from ..text.corpus import load_questions
+        from ..text.questions import load_questions
         qs = load_questions(source, documents, settings["questions_format"], tuple(settings["question_langs"]))
     write_jsonl(out, qs)
     log(f"questions: {len(qs)} validated questions ({sum(q['answerable'] for q in qs)} answerable) -> {out}")

@@ -3,6 +3,7 @@
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 from minirag.config.corpus import (
@@ -15,7 +16,7 @@ from minirag.config.corpus import (
 from minirag.beir import BEIR_DATASETS
 from minirag.depends import module_closure
 from minirag.graph import CorpusGraph
-from minirag.layout import CorpusLayout, report_paths
+from minirag.layout import CorpusLayout, report_name, report_paths
 
 
 # Stages run with the interpreter that runs Snakemake, on PATH or not (a venv need not be active);
@@ -33,7 +34,9 @@ try:
     CORPORA = {name: corpus_config(config, name) for name in corpus_names(config)}
 except ConfigError as exc:
     raise WorkflowError(f"config error: {exc}")
-REPORT = config.get("report", "report")
+REPORT = config.get("report") or report_name(
+    workflow.overwrite_configfiles or workflow.configfiles
+)
 # The layout as patterns: L.run("{name}") is results/{corpus}/runs/{name}.trec.
 L = CorpusLayout(Path(RESULTS) / "{corpus}")
 
@@ -72,3 +75,26 @@ def config_path():
     return os.path.relpath(
         list(workflow.overwrite_configfiles or workflow.configfiles)[-1]
     )
+
+
+def rebuild_deleted_artifacts():
+    """Snakemake does not rebuild a deleted intermediate while the files made after it exist
+    (snakemake/snakemake#1978), and a touched intermediate does not count as changed. The
+    report depends on every artifact and on results/<corpus>/missing.log, a file no rule
+    writes: when a built corpus has an artifact missing, a line naming it is appended there,
+    which puts the report out of date, and Snakemake then plans the deleted file's job and
+    everything after it."""
+    built = report_paths(RESULTS, REPORT)[0].exists()
+    for corpus in CORPORA:
+        graph = graph_of(corpus)
+        log = graph.layout.missing_log
+        missing = graph.missing() if built else []
+        if missing or not log.exists():
+            log.parent.mkdir(parents=True, exist_ok=True)
+            with open(log, "a", encoding="utf-8") as fh:
+                if missing:
+                    stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
+                    fh.write(f"{stamp} missing, to rebuild: {' '.join(missing)}\n")
+
+
+rebuild_deleted_artifacts()

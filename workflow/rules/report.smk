@@ -58,6 +58,7 @@ rule report:
     input:
         artifacts=[f for c in CORPORA for f in graph_of(c).artifacts()],
         benchmarks=[f for c in CORPORA for f in graph_of(c).benchmarks()],
+        missing=[graph_of(c).layout.missing_log for c in CORPORA],
         code=code("report"),
     output:
         report=report(

@@ -1,0 +1,148 @@
+"""The evaluation questions of a markdown corpus: read, every field checked, gold located.
+
+Two formats (`source.questions_format`):
+- `minirag` (kb/README.md): qid, query, lang, difficulty, tags, gold [{doc_id, evidence}],
+  answer, answerable. The evidence must occur verbatim in its gold document and the answer in
+  the first evidence; each gold entry gets the character span of its evidence, which is what
+  makes relevance independent of chunking.
+- `gold_docs`: qid, query, gold_docs [doc ids], optional lang, difficulty, tags; scored per
+  document, with no answers.
+
+Every field is type-checked; a bad question stops the stage with the file, the line and the
+field: not UTF-8, not JSON, a missing field, a value of the wrong type or outside its set,
+an unknown doc id, evidence not found, an answer not in its evidence, a duplicate qid.
+
+What it leaves out: the documents (corpus.py) and BEIR's judged queries (beir.py).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..io import read_text
+from .corpus import QUESTION_LANGS, CorpusError, normalise
+
+QUESTION_FIELDS = ("qid", "query", "lang", "difficulty", "gold", "answer", "answerable")
+DIFFICULTIES = ("verbatim", "paraphrase")
+
+
+class Where:
+    """A question's place in its file, for messages: `file:line: qid: field: ...`."""
+
+    def __init__(self, path: str, lineno: int):
+        self.path, self.lineno, self.qid = path, lineno, None
+
+    def fail(self, msg: str, field: str | None = None):
+        parts = [f"{self.path}:{self.lineno}"] + [self.qid] * bool(self.qid) + [field] * bool(field)
+        raise CorpusError(": ".join(parts) + f": {msg}")
+
+    def text(self, q: dict, field: str, empty_ok: bool = False) -> str:
+        value = q.get(field)
+        if not isinstance(value, str) or not (empty_ok or value.strip()):
+            self.fail(f"expected a non-empty string, got {value!r}", field)
+        return value
+
+    def strings(self, q: dict, field: str) -> list[str]:
+        value = q.get(field, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+            self.fail(f"expected a list of strings, got {value!r}", field)
+        return value
+
+    def choice(self, value: Any, field: str, allowed: tuple[str, ...]) -> str:
+        if value not in allowed:
+            self.fail(f"{value!r} is not one of {', '.join(allowed)}", field)
+        return value
+
+
+def validate_question(q: Any, docs_by_id: dict[str, dict], w: Where, langs: tuple[str, ...] = QUESTION_LANGS) -> dict:
+    if not isinstance(q, dict):
+        w.fail("each line must be a JSON object")
+    missing = [f for f in QUESTION_FIELDS if f not in q]
+    if missing:
+        w.fail(f"missing field(s): {', '.join(missing)}")
+    w.qid = w.text(q, "qid")
+    query = w.text(q, "query")
+    lang = w.choice(q["lang"], "lang", langs)
+    difficulty = w.choice(q["difficulty"], "difficulty", DIFFICULTIES)
+    tags = w.strings(q, "tags")
+    if not isinstance(q["answerable"], bool):
+        w.fail(f"expected true or false, got {q['answerable']!r}", "answerable")
+    gold = q["gold"]
+    if not isinstance(gold, list):
+        w.fail(f"expected a list of {{doc_id, evidence}}, got {gold!r}", "gold")
+    if q["answerable"] and not gold:
+        w.fail("an answerable question needs at least one gold entry", "gold")
+    if not q["answerable"] and (gold or q["answer"] is not None):
+        w.fail("an unanswerable question has empty gold and a null answer", "gold")
+    clean_gold = []
+    for g in gold:
+        if not isinstance(g, dict) or set(g) != {"doc_id", "evidence"}:
+            w.fail(f"each entry needs exactly doc_id and evidence, got {g!r}", "gold")
+        doc_id, evidence = w.text(g, "doc_id"), normalise(w.text(g, "evidence"))
+        doc = docs_by_id.get(doc_id)
+        if doc is None:
+            w.fail(f"unknown doc id {doc_id!r}", "gold")
+        start = doc["text"].find(evidence)
+        if start < 0:
+            w.fail(f"evidence not found verbatim in {doc_id}: {evidence[:80]!r}", "gold")
+        clean_gold.append({"doc_id": doc_id, "evidence": evidence, "char_start": start, "char_end": start + len(evidence)})
+    answer = q["answer"]
+    if q["answerable"]:
+        answer = normalise(w.text(q, "answer"))
+        if answer not in clean_gold[0]["evidence"]:
+            w.fail(f"{answer!r} is not in its evidence", "answer")
+    return {"qid": w.qid, "query": normalise(query), "lang": lang, "difficulty": difficulty, "tags": list(tags),
+            "answerable": q["answerable"], "answer": answer, "gold": clean_gold}
+
+
+def gold_docs_question(q: Any, docs_by_id: dict[str, dict], w: Where, langs: tuple[str, ...]) -> dict:
+    """A question that names its gold documents only (`qid`, `query`, `gold_docs`, optional `lang`)."""
+    if not isinstance(q, dict):
+        w.fail("each line must be a JSON object")
+    missing = [f for f in ("qid", "query", "gold_docs") if f not in q]
+    if missing:
+        w.fail(f"missing field(s): {', '.join(missing)}")
+    if isinstance(q["qid"], int) and not isinstance(q["qid"], bool):
+        q = {**q, "qid": str(q["qid"])}
+    w.qid = w.text(q, "qid")
+    query = w.text(q, "query")
+    lang = w.choice(q.get("lang", langs[0]), "lang", langs)
+    gold_docs = w.strings(q, "gold_docs")
+    for doc_id in gold_docs:
+        if doc_id not in docs_by_id:
+            w.fail(f"unknown doc id {doc_id!r}", "gold_docs")
+    difficulty = q.get("difficulty", "unlabelled")
+    if not isinstance(difficulty, str):
+        w.fail(f"expected a string, got {difficulty!r}", "difficulty")
+    gold = [{"doc_id": d, "evidence": None, "char_start": None, "char_end": None} for d in gold_docs]
+    return {"qid": w.qid, "query": normalise(query), "lang": lang, "difficulty": difficulty,
+            "tags": list(w.strings(q, "tags")), "answerable": bool(gold), "answer": None, "gold": gold}
+
+
+def load_questions(path: str | Path, docs: list[dict], questions_format: str = "minirag",
+                   langs: tuple[str, ...] = QUESTION_LANGS) -> list[dict]:
+    """Read and validate markdown-corpus questions against the curated docs."""
+    path = Path(path)
+    if not path.exists():
+        raise CorpusError(f"{path}: questions file not found")
+    docs_by_id = {d["doc_id"]: d for d in docs}
+    parse = validate_question if questions_format == "minirag" else gold_docs_question
+    out, seen = [], {}
+    for lineno, line in enumerate(read_text(path).split("\n"), start=1):
+        if not line.strip():
+            continue
+        w = Where(str(path), lineno)
+        try:
+            q = json.loads(line)
+        except json.JSONDecodeError as exc:
+            w.fail(f"not valid JSON: {exc.msg}")
+        rec = parse(q, docs_by_id, w, tuple(langs))
+        if rec["qid"] in seen:
+            w.fail(f"duplicate qid (first on line {seen[rec['qid']]})")
+        seen[rec["qid"]] = lineno
+        out.append(rec)
+    if not out:
+        raise CorpusError(f"{path}: no questions")
+    return out

@@ -1,0 +1,60 @@
+"""The README's commands, run as a new user would, in the README's order: `make report`'s build
+of the KB, then each shipped config's command, which must plan its own report's jobs."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+MARK = "<!-- the commands of this block are run by tests/test_readme.py"
+
+pytestmark = pytest.mark.workflow
+
+
+def readme_commands() -> list[str]:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    block = text.split(MARK, 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    return [line.split("#")[0].strip() for line in block.strip().splitlines() if line.strip()]
+
+
+def make_report_command() -> list[str]:
+    """What `make report` runs after installing: the Makefile's snakemake line."""
+    line = next(ln for ln in (REPO / "Makefile").read_text().splitlines() if "snakemake -c" in ln)
+    return line.strip().replace("$(BIN)/snakemake", "snakemake").replace("$(CORES)", "2").split()
+
+
+@pytest.mark.skipif(not (SHARED / "datasets").is_dir(), reason="needs ../shared/datasets beside the repository")
+def test_each_shipped_config_builds_its_own_report_after_make_report(tmp_path):
+    project = tmp_path / "minirag"
+    project.mkdir()
+    for name in ("Snakefile", "workflow", "minirag", "kb"):
+        src = REPO / name
+        (shutil.copytree if src.is_dir() else shutil.copy2)(src, project / name)
+    (tmp_path / "shared").symlink_to(SHARED)
+    exe = str(Path(sys.executable).with_name("snakemake"))
+    env = {**os.environ, "PYTHONPATH": str(project)}
+
+    def snakemake(args):
+        proc = subprocess.run([exe, *args], cwd=project, env=env, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+        return proc.stdout + proc.stderr
+
+    build = make_report_command()
+    assert build[:2] == ["snakemake", "-c2"] and build[2] == "results/report.md"
+    snakemake(build[1:])
+    commands = readme_commands()
+    assert [c.split()[2] for c in commands] == ["results/scifact.md", "results/dify.md"]
+    for command in commands:
+        args = command.split()[1:]
+        out = snakemake(["-n", *args])
+        assert "Nothing to be done" not in out, command
+        target = args[1]
+        assert re.search(rf"rule report:.*?output: {re.escape(target)}", out, re.S), command
+    # and the KB's report is untouched by the other configs: still up to date
+    assert "Nothing to be done" in snakemake(["-n", "-c1", "results/report.md"])
