@@ -3,6 +3,7 @@
     search QUERY   rank chunks with a configured retriever (as its run file ranks them)
     answer QUERY   retrieve, build the prompt, let the reader answer, with citations
     assert         check a corpus's assertions file; exit 1 when one fails
+    verify         check every artifact of a built corpus against its job's receipt; exit 1 on a problem
 
 Nothing here builds anything: a missing artifact is reported with the command that builds
 it. The stages the graph runs are modules of their own (`python -m minirag.stages.<stage>`).
@@ -125,6 +126,20 @@ def cmd_assert(a) -> int:
     return EXIT_FAILED if failed else 0
 
 
+def cmd_verify(a) -> int:
+    from .integrity import verify_corpus
+    from .layout import CorpusLayout
+    root = CorpusLayout.of(a.results, a.corpus).root
+    if not (root / "receipts").is_dir():
+        raise UsageError(f"{root}: no receipts: the corpus has not been built (snakemake -c1 results/report.md)")
+    problems = verify_corpus(root)
+    for line in problems:
+        print(line)
+    n = len(list((root / "receipts").glob("*.json")))
+    log(f"verify: {n} receipts, {len(problems)} problem(s)" + ("" if problems else ": every artifact is what its job wrote"))
+    return EXIT_FAILED if problems else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m minirag", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -147,6 +162,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("assert", help="check a corpus's assertions; exit 1 when one fails")
     common(sp)
     sp.set_defaults(fn=cmd_assert)
+    sp = sub.add_parser("verify", help="check every artifact of a built corpus against its receipt")
+    common(sp)
+    sp.set_defaults(fn=cmd_verify)
     return p
 
 
