@@ -7,6 +7,10 @@ schema (config/schema.py) and `settings_from_dict` both read, so the two cannot 
 
     k1: float = setting(1.5, minimum=0)   # term-frequency saturation
 
+`Kind` is the base of the registries (retriever kinds, embedder kinds, readers): a config
+entry `{type: name, ...}` names a registered subclass, whose `Settings` dataclass the rest
+of the entry fills.
+
 `settings_from_dict` builds a dataclass from config builtins strictly: an unknown key is an
 error naming it (a typo such as "temprature" cannot pass as a default), every value is
 type- and bound-checked with its key path, lists become tuples, nested dataclasses are
@@ -23,7 +27,7 @@ import dataclasses
 import types
 import typing
 from dataclasses import MISSING, field, fields
-from typing import Any, Literal, Mapping, TypeVar
+from typing import Any, ClassVar, Literal, Mapping, TypeVar
 
 T = TypeVar("T")
 
@@ -159,3 +163,45 @@ def to_builtin(value: Any) -> Any:
 def settings_to_dict(obj: Any) -> dict[str, Any]:
     """The dataclass as config builtins (tuples as lists), fields in declaration order."""
     return {config_key(f): to_builtin(getattr(obj, f.name)) for f in fields(obj)}
+
+
+class Kind:
+    """A registered kind of something a config names by `type:` (a retriever, an embedder, a reader).
+
+    A family base sets `registry` (a dict) and `label` ("retriever type"); each subclass with a
+    `type` registers itself there by being defined, and holds its `Settings` dataclass.
+    `from_spec` builds the kind a config entry names, its settings checked with key paths.
+    """
+    type: ClassVar[str]
+    Settings: ClassVar[type]
+    registry: ClassVar[dict]
+    label: ClassVar[str] = "type"
+    not_settings: ClassVar[tuple[str, ...]] = ("type",)  # entry keys that are not the kind's settings
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "type" in cls.__dict__:
+            cls.registry[cls.type] = cls
+
+    def __init__(self, settings: Any):
+        self.s = settings
+
+    @classmethod
+    def settings_of(cls, spec: Mapping[str, Any], where: str) -> tuple[type, Any]:
+        """(the registered class an entry names, its settings), checked."""
+        if not isinstance(spec, Mapping):
+            _fail(where, f"expected a mapping with a 'type', got {type(spec).__name__}")
+        kind = spec.get("type")
+        if kind not in cls.registry:
+            _fail(f"{where}.type", f"unknown {cls.label} {kind!r} ({', '.join(cls.registry)})")
+        found = cls.registry[kind]
+        values = {k: v for k, v in spec.items() if k not in cls.not_settings}
+        return found, settings_from_dict(found.Settings, values, where)
+
+    @classmethod
+    def from_spec(cls, spec: Mapping[str, Any], where: str):
+        found, settings = cls.settings_of(spec, where)
+        return found(settings)
+
+    def spec(self) -> dict[str, Any]:
+        return {"type": self.type, **settings_to_dict(self.s)}

@@ -28,9 +28,9 @@ import math
 import re
 import time
 from dataclasses import dataclass
-from typing import Any, ClassVar, Mapping
+from typing import Any, Mapping
 
-from ..settings import SettingsError, setting, settings_from_dict
+from ..settings import Kind, setting
 from .prompt import IDK, Prompt
 
 WORD_RE = re.compile(r"\w+", re.UNICODE)
@@ -61,14 +61,9 @@ class Answer:
 READERS: dict[str, type["Reader"]] = {}
 
 
-class Reader:
+class Reader(Kind):
     """Answers a prompt: `generate(prompt, max_new_tokens)` -> Answer, citing the prompt's chunks."""
-    type: ClassVar[str]
-    Settings: ClassVar[type]
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        READERS[cls.type] = cls
+    registry, label = READERS, "reader"
 
     @property
     def name(self) -> str:
@@ -161,15 +156,7 @@ class ExtractiveReader(Reader):
         return Answer(f"{text} [#{n}]", [prompt.citations[n - 1]], False, support, latency_ms)
 
 
-def reader_settings(spec: Mapping[str, Any], where: str = "reader"):
-    """(reader class, its settings) of a config entry {type: ..., settings...}."""
-    kind = spec.get("type")
-    if kind not in READERS:
-        raise SettingsError(f"{where}.type: unknown reader {kind!r} ({', '.join(READERS)})")
-    cls = READERS[kind]
-    return cls, settings_from_dict(cls.Settings, {k: v for k, v in spec.items() if k != "type"}, where)
-
-
 def make_reader(spec: Mapping[str, Any]) -> Reader:
-    cls, settings = reader_settings(spec)
+    """The reader a config entry {type: ..., settings...} names, built from its checked settings."""
+    cls, settings = Reader.settings_of(spec, "reader")
     return cls.from_settings(settings)

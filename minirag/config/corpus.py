@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ..answer.prompt import PromptSettings
-from ..answer.readers import reader_settings
+from ..answer.readers import Reader
 from ..beir import refuse_training_on
 from ..evaluation.diagnose import DiagnoseSettings
 from ..index.bm25 import BM25Settings
@@ -104,22 +104,15 @@ def _corpus_config(user: Mapping[str, Any], where: str) -> dict:
         raise SettingsError(f"{where}: expected a mapping, got {type(user).__name__}")
     plain = {k: v for k, v in user.items() if k not in (*COLLECTIONS, "reader")}
     cc = settings_to_dict(settings_from_dict(CorpusSettings, plain, where))
-    cc["embedders"] = {name: EmbedderKind.from_spec(spec_of(spec, f"{where}.embedders.{name}"),
-                                                    f"{where}.embedders.{name}").spec()
+    cc["embedders"] = {name: EmbedderKind.from_spec(spec, f"{where}.embedders.{name}").spec()
                        for name, spec in named(user, "embedders", where).items()}
     cc["bm25"] = {name: settings_to_dict(settings_from_dict(BM25Settings, spec or {}, f"{where}.bm25.{name}"))
                   for name, spec in named(user, "bm25", where).items()}
     cc["retrievers"] = expand_sweeps(named(user, "retrievers", where), f"{where}.retrievers")
-    reader_cls, reader = reader_settings(spec_of(user.get("reader", DEFAULT_READER), f"{where}.reader"), f"{where}.reader")
+    reader_cls, reader = Reader.settings_of(user.get("reader", DEFAULT_READER), f"{where}.reader")
     cc["reader"] = {"type": reader_cls.type, **settings_to_dict(reader)}
     check_references(cc, where)
     return cc
-
-
-def spec_of(value: Any, where: str) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise SettingsError(f"{where}: expected a mapping with a 'type', got {type(value).__name__}")
-    return value
 
 
 def named(user: Mapping[str, Any], key: str, where: str) -> dict[str, Any]:
@@ -143,7 +136,7 @@ def expand_sweeps(retrievers: Mapping[str, Any], where: str) -> dict[str, dict]:
     out: dict[str, dict] = {}
     for name, spec in retrievers.items():
         key = f"{where}.{name}"
-        kind = RetrieverKind.from_spec(spec_of(spec, key), key)
+        kind = RetrieverKind.from_spec(spec, key)
         out[name] = kind.spec()
         sweep = spec.get("sweep") or {}
         if not isinstance(sweep, Mapping):

@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Mapping
 
 from ..io import sha256_file
 from ..layout import CorpusLayout
-from ..settings import SettingsError, settings_from_dict, settings_to_dict
+from ..settings import Kind, SettingsError
 from .biencoder import BiEncoderConfig
 from .hashing import HashingEmbedder, HashingSettings
 from .vectors import AlignmentError
@@ -28,28 +28,9 @@ from .vectors import AlignmentError
 EMBEDDERS: dict[str, type["EmbedderKind"]] = {}
 
 
-class EmbedderKind:
-    type: ClassVar[str]
-    Settings: ClassVar[type]
+class EmbedderKind(Kind):
+    registry, label = EMBEDDERS, "embedder type"
     trained: ClassVar[bool] = False  # the graph trains it (rule train_<type>) before embedding
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        EMBEDDERS[cls.type] = cls
-
-    def __init__(self, settings: Any):
-        self.s = settings
-
-    @classmethod
-    def from_spec(cls, spec: Mapping[str, Any], where: str) -> "EmbedderKind":
-        kind = spec.get("type")
-        if kind not in EMBEDDERS:
-            raise SettingsError(f"{where}.type: unknown embedder type {kind!r} ({', '.join(EMBEDDERS)})")
-        values = {k: v for k, v in spec.items() if k != "type"}
-        return EMBEDDERS[kind](settings_from_dict(EMBEDDERS[kind].Settings, values, where))
-
-    def spec(self) -> dict[str, Any]:
-        return {"type": self.type, **settings_to_dict(self.s)}
 
     def files(self, layout: CorpusLayout, name: str) -> dict[str, Path]:
         """Files besides the chunks that embedding (corpus or query side) reads, by argument name."""

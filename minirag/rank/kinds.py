@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, Mapping, Sequence
 
-from ..settings import SettingsError, setting, settings_from_dict, settings_to_dict
+from ..settings import Kind, SettingsError, setting, settings_from_dict
 from .diversify import mmr, source_cap
 from .fusion import linear_fusion, reciprocal_rank_fusion
 from .ranking import Ranking, Retriever
@@ -32,31 +32,12 @@ from .ranking import Ranking, Retriever
 KINDS: dict[str, type["RetrieverKind"]] = {}
 
 
-class RetrieverKind:
-    type: ClassVar[str]
-    Settings: ClassVar[type]
+class RetrieverKind(Kind):
+    registry, label = KINDS, "retriever type"
+    not_settings = ("type", "sweep", "sweep_of", "sweep_param")  # a sweep is the config's, not the kind's
     family: ClassVar[str] = "channel"
     sweepable: ClassVar[tuple[str, ...]] = ()
     upstream_key: ClassVar[str] = ""  # the setting that names the runs it reads ("of", "base")
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        KINDS[cls.type] = cls
-
-    def __init__(self, settings: Any):
-        self.s = settings
-
-    @classmethod
-    def from_spec(cls, spec: Mapping[str, Any], where: str) -> "RetrieverKind":
-        """The kind of a config entry ({type: ..., settings...}), its settings checked."""
-        kind = spec.get("type")
-        if kind not in KINDS:
-            raise SettingsError(f"{where}.type: unknown retriever type {kind!r} ({', '.join(KINDS)})")
-        values = {k: v for k, v in spec.items() if k not in ("type", "sweep", "sweep_of", "sweep_param")}
-        return KINDS[kind](settings_from_dict(KINDS[kind].Settings, values, where))
-
-    def spec(self) -> dict[str, Any]:
-        return {"type": self.type, **settings_to_dict(self.s)}
 
     # what it reads
     def upstream(self) -> list[str]:
