@@ -91,9 +91,21 @@ class CorpusGraph:
         """An embedder's vectors and the files its query side needs."""
         return {"vectors": str(self.layout.vectors(name)), **self.embedder_files(name)}
 
+    def over_units(self, index: str | None) -> bool:
+        return index is not None and self.cc["bm25"][index]["items"] == "units"
+
+    def bm25(self, name: str) -> dict:
+        """The units an index over units reads."""
+        return {"units": str(self.layout.units)} if self.over_units(name) else {}
+
+    def bm25_args(self, name: str) -> str:
+        return flags(**self.bm25(name))
+
     def retrieve(self, name: str) -> dict:
         kind = kind_of(self.cc, name)
         inputs: dict = {}
+        if self.over_units(kind.index()):
+            inputs["units"] = str(self.layout.units)
         if kind.upstream():
             inputs["runs"] = paths(*(self.layout.run(r) for r in kind.upstream()))
         if kind.embedder():
@@ -106,7 +118,8 @@ class CorpusGraph:
         kind = kind_of(self.cc, name)
         inputs = self.retrieve(name)
         return flags(runs=inputs.get("runs"), vectors=inputs.get("vectors"), tokenizer=inputs.get("tokenizer"),
-                     encoder=inputs.get("encoder"), index=kind.index() and str(self.layout.bm25(kind.index())))
+                     encoder=inputs.get("encoder"), index=kind.index() and str(self.layout.bm25(kind.index())),
+                     units=inputs.get("units"))
 
     def runs(self) -> list[str]:
         return paths(*(self.layout.run(r) for r in self.cc["retrievers"]))
@@ -143,13 +156,16 @@ class CorpusGraph:
         used = {kind_of(self.cc, r).index() for r in self.cc["retrievers"]}
         return [i for i in self.cc["bm25"] if i in used]
 
+    def uses_units(self) -> bool:
+        return any(self.over_units(i) for i in self.used_indexes())
+
     def uses_tokenizer(self) -> bool:
         return bool(self.chunk()) or any("tokenizer" in self.embedder_files(e) for e in self.used_embedders())
 
     def jobs(self) -> list[tuple[str, str | None]]:
         """(stage, name) of every job the corpus's report depends on, in graph order."""
         jobs = [("curate", None), ("questions", None)] + [("train_tokenizer", None)] * self.uses_tokenizer()
-        jobs += [("chunk", None)] + [("train_biencoder", e) for e in self.trained()]
+        jobs += [("chunk", None)] + [("units", None)] * self.uses_units() + [("train_biencoder", e) for e in self.trained()]
         jobs += [("embed", e) for e in self.used_embedders()] + [("bm25", i) for i in self.used_indexes()]
         jobs += [("retrieve", r) for r in self.cc["retrievers"]]
         jobs += [(stage, r) for r in answered(self.cc) for stage in ("prompt", "generate")]
@@ -162,6 +178,7 @@ class CorpusGraph:
         report stands on, so deleting any of them rebuilds it and what depends on it."""
         lay = self.layout
         files = [lay.docs, lay.questions] + [lay.tokenizer] * self.uses_tokenizer() + [lay.chunks]
+        files += [lay.units] * self.uses_units()
         for e in self.trained():
             files += [lay.encoder(e), lay.encoder_sidecar(e)]
         for e in self.used_embedders():

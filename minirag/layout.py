@@ -6,7 +6,7 @@ loads artifacts at query time (live.py, the report) asks it for real paths. Each
 names one artifact:
 
     results/<corpus>/
-      docs.jsonl  questions.jsonl  tokenizer.json  chunks.jsonl
+      docs.jsonl  questions.jsonl  tokenizer.json  chunks.jsonl  units.jsonl
       encoders/<embedder>.npz + .json      vectors/<embedder>.npy + .json
       bm25/<index>/{index.npz, vocab.json, params.json, items.json}
       runs/<retriever>.trec   prompts/<retriever>.jsonl   answers/<retriever>.jsonl
@@ -78,6 +78,10 @@ class CorpusLayout:
     def chunks(self) -> Path:
         return self.root / "chunks.jsonl"
 
+    @property
+    def units(self) -> Path:
+        return self.root / "units.jsonl"
+
     def encoder(self, embedder: str) -> Path:
         return self.root / "encoders" / f"{embedder}.npz"
 
@@ -143,7 +147,7 @@ class CorpusLayout:
         """(layout, stage, name) of the job that writes `path`; ValueError for a file no stage writes."""
         path = Path(path)
         top = {"docs.jsonl": "curate", "questions.jsonl": "questions", "tokenizer.json": "train_tokenizer",
-               "chunks.jsonl": "chunk"}
+               "chunks.jsonl": "chunk", "units.jsonl": "units"}
         if path.name in top:
             return cls(path.parent), top[path.name], None
         folder, stem = path.parent.name, path.name.rsplit(".", 1)[0]

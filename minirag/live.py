@@ -29,7 +29,7 @@ from .layout import CorpusLayout
 from .rank.channels import BM25Retriever, DenseRetriever
 from .rank.kinds import ComposedRetriever, kind_of
 from .rank.ranking import Ranking, Retriever
-from .text.chunks import Chunk, load_chunks
+from .text.chunks import Chunk, index_text, load_chunks
 
 
 class Sources:
@@ -41,15 +41,22 @@ class Sources:
 
     def __init__(self, chunks: list[Chunk], vectors: Mapping[str, Path] | None = None,
                  query_files: Mapping[str, Mapping[str, Path]] | None = None,
-                 indexes: Mapping[str, Path] | None = None):
+                 indexes: Mapping[str, Path] | None = None, units: tuple[Path, Path] | None = None):
         self.chunks = chunks
         self._vectors, self._query_files, self._indexes = vectors or {}, query_files or {}, indexes or {}
+        self._units = units  # (units.jsonl, docs.jsonl), for indexes over units
 
     @classmethod
     def from_layout(cls, layout: CorpusLayout, cc: dict, chunks: list[Chunk]) -> "Sources":
         return cls(chunks, {e: layout.vectors(e) for e in cc["embedders"]},
                    {e: embedder_kind(cc, e).files(layout, e) for e in cc["embedders"]},
-                   {i: layout.bm25(i) for i in cc["bm25"]})
+                   {i: layout.bm25(i) for i in cc["bm25"]}, (layout.units, layout.docs))
+
+    @cached_property
+    def units(self) -> list[Chunk]:
+        if self._units is None:
+            raise MissingArtifact("no units.jsonl was given to this stage")
+        return load_chunks(*self._units)
 
     @cached_property
     def doc_of(self) -> dict[str, str]:
@@ -78,14 +85,20 @@ class Sources:
         from .index.bm25 import load_bm25
         directory = self._path(self._indexes, index, "BM25 index")
         bm = load_bm25(directory)
-        rows = load_json(directory / "items.json", "BM25 index")
-        for i, (chunk, row) in enumerate(zip(self.chunks, rows)):
-            if row != [chunk.id, sha256_text(chunk.text)]:
-                raise AlignmentError(f"{directory / 'items.json'}: row {i} is not chunk {chunk.id} with its "
-                                     "current text (the index is stale); re-run bm25")
-        if len(rows) != len(self.chunks) or bm.n_items != len(self.chunks):
-            raise AlignmentError(f"{directory}: {bm.n_items} rows for {len(self.chunks)} chunks; re-run bm25")
-        return BM25Retriever(bm, [c.id for c in self.chunks])
+        items = load_json(directory / "items.json", "BM25 index")
+        over_units = items.get("items") == "units"
+        expected = self.units if over_units else self.chunks
+        rows = items["rows"]
+        for i, (item, row) in enumerate(zip(expected, rows)):
+            parent = [item.metadata["parent"]] if over_units else []
+            if row != [item.id, sha256_text(index_text(item, with_context=items["with_context"]))] + parent:
+                raise AlignmentError(f"{directory / 'items.json'}: row {i} is not {item.id} with its current text "
+                                     "(the index is stale); re-run bm25")
+        if len(rows) != len(expected) or bm.n_items != len(expected):
+            raise AlignmentError(f"{directory}: {bm.n_items} rows for {len(expected)} items; re-run bm25")
+        if over_units:
+            return BM25Retriever(bm, [u.id for u in expected], [u.metadata["parent"] for u in expected])
+        return BM25Retriever(bm, [c.id for c in expected])
 
 
 class RunOrder:

@@ -57,7 +57,7 @@ def borda():
         def upstream(self):
             return list(self.s.of)
 
-        def combine(self, rankings, sources, depth):
+        def combine(self, query, rankings, sources, depth):
             points = {}
             for ranking in rankings:
                 for i, (cid, _) in enumerate(ranking):

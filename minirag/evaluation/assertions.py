@@ -182,9 +182,10 @@ def load_assertions(path: str | Path) -> list[Assertion]:
 
 
 def in_slice(question: dict, where: Mapping[str, tuple[str, ...]]) -> bool:
-    """Every field matches one of its values; a list field matches if it holds one."""
+    """Every field matches one of its values; a list field matches if it holds one. A question
+    with no split is a test question."""
     for fld, values in where.items():
-        value = question.get(fld)
+        value = question.get(fld) or ("test" if fld == "split" else None)
         held = value if isinstance(value, list) else [value]
         if not any(str(v) in values for v in held if v is not None):
             return False
@@ -272,8 +273,11 @@ def check(assertions: Sequence[Assertion], runs: dict[str, dict[str, Ranking]], 
     `inputs_of` maps a run to the runs it reads (for `above_inputs`)."""
     every_run = list(runs)
     every_qid = [q["qid"] for q in questions]
+    has_dev = any(q.get("split") == "dev" for q in questions)
     results = []
     for a in assertions:
+        if a.kind == "metric" and has_dev and "split" not in a.slice:
+            a = replace(a, slice={**a.slice, "split": ("test",)})  # figures are held on test, never on dev
         check = "best" if a.best else "above_inputs" if a.above_inputs is not None else a.kind
         if a.best:
             found = [_check_best(a, _expand(a.retriever, every_run), questions, per_query_metrics)]

@@ -105,65 +105,99 @@ def contains_answer(answer: str, gold: str) -> bool:
     return re.search(r"(?<!\w)" + re.escape(gold.casefold()) + r"(?!\w)", answer.casefold()) is not None
 
 
+def split_of(q: dict) -> str:
+    return q.get("split") or "test"
+
+
+def splits_of(questions: list[dict]) -> list[str]:
+    """The splits the figures are given for: ["test"] alone, or "test", "dev" and "all" when
+    some questions are marked dev (choices are made on dev; test is what is reported)."""
+    return ["test", "dev", "all"] if any(split_of(q) == "dev" for q in questions) else ["test"]
+
+
+def in_split(q: dict, split: str) -> bool:
+    return split == "all" or split_of(q) == split
+
+
+def answer_rows_of(questions: list[dict], recs: dict, chunk_qrels: dict) -> dict:
+    rows = {}
+    for q in questions:
+        a = recs[q["qid"]]
+        rows[q["qid"]] = {
+            "contains": bool(q["answerable"] and q["answer"] and contains_answer(a["answer"], q["answer"])),
+            "cites": bool(q["answerable"] and any(chunk_qrels[q["qid"]].get(c, 0) > 0 for c in a["citations"])),
+            "abstain_ok": a["abstained"] == (not q["answerable"]),
+            "answer": a["answer"], "abstained": a["abstained"]}
+    return rows
+
+
+def split_metrics(qs: list[dict], scores: dict, answers: dict, answer_rows: dict) -> dict:
+    """questions, answerable, retrieval, answers and tags over the questions `qs`."""
+    answerable = [q for q in qs if q["answerable"]]
+    retrieval = {name: {level: {k: mean(lv[q["qid"]][k] for q in answerable) for k in METRIC_KEYS + ("recall@100",)}
+                        for level, lv in by_level.items()} for name, by_level in scores.items()}
+    answer_metrics = {}
+    for name, recs in answers.items():
+        rows = answer_rows[name]
+        lat = [recs[q["qid"]]["latency_ms"] for q in qs]
+        answer_metrics[name] = {
+            "reader": next(iter(recs.values()))["reader"] if recs else "",
+            "contains_answer": mean(rows[q["qid"]]["contains"] for q in answerable),
+            "cites_relevant": mean(rows[q["qid"]]["cites"] for q in answerable),
+            "abstention_accuracy": mean(rows[q["qid"]]["abstain_ok"] for q in qs),
+            "latency_ms_p50": statistics.median(lat) if lat else 0.0,
+            "latency_ms_p95": percentile(lat, 95)}
+    tags = sorted({t for q in answerable for t in q.get("tags", [])})
+    tag_metrics = {name: {t: {level: {k: mean(scores[name][level][q["qid"]][k] for q in answerable if t in q.get("tags", []))
+                                      for k in METRIC_KEYS} for level in ("chunk", "doc")} for t in tags}
+                   for name in scores}
+    return {"questions": len(qs), "answerable": len(answerable), "retrieval": retrieval, "answers": answer_metrics,
+            "tags": tag_metrics}
+
+
 def evaluate(corpus: str, questions: list[dict], chunks: Sequence[Chunk],
              runs: dict[str, dict[str, Ranking]], answers: dict[str, dict[str, dict]]) -> dict:
-    """Everything the evaluate stage writes, as Python objects (see write_evaluation)."""
+    """Everything the evaluate stage writes, as Python objects (see write_evaluation).
+
+    metrics.json's `questions`, `answerable`, `retrieval`, `answers` and `tags` are the test
+    split's (every question, where none is marked dev): the figures to quote. With a dev
+    split, `splits` holds the same keys for "dev" and "all"."""
     chunk_qrels, doc_qrels = build_qrels(questions, chunks)
-    answerable = [q for q in questions if q["answerable"]]
     per_query: dict[str, dict] = {q["qid"]: {} for q in questions}
     scores = per_query_metrics(questions, chunks, runs)
     for name, by_level in scores.items():
         for qid, m in by_level["chunk"].items():
             per_query[qid][name] = rank_of(m["mrr"])
             per_query[qid][name + "_doc"] = rank_of(by_level["doc"][qid]["mrr"])
-    retrieval = {name: {level: {k: mean(m[k] for m in lv.values()) for k in METRIC_KEYS + ("recall@100",)}
-                        for level, lv in by_level.items()} for name, by_level in scores.items()}
-    answer_metrics, answer_rows = {}, {}
-    for name, recs in answers.items():
-        rows = {}
-        for q in questions:
-            a = recs[q["qid"]]
-            rows[q["qid"]] = {
-                "contains": bool(q["answerable"] and q["answer"] and contains_answer(a["answer"], q["answer"])),
-                "cites": bool(q["answerable"] and any(chunk_qrels[q["qid"]].get(c, 0) > 0 for c in a["citations"])),
-                "abstain_ok": a["abstained"] == (not q["answerable"]),
-                "answer": a["answer"], "abstained": a["abstained"]}
-        lat = [recs[q["qid"]]["latency_ms"] for q in questions]
-        answer_metrics[name] = {
-            "reader": next(iter(recs.values()))["reader"] if recs else "",
-            "contains_answer": mean(rows[q["qid"]]["contains"] for q in answerable),
-            "cites_relevant": mean(rows[q["qid"]]["cites"] for q in answerable),
-            "abstention_accuracy": mean(r["abstain_ok"] for r in rows.values()),
-            "latency_ms_p50": statistics.median(lat) if lat else 0.0,
-            "latency_ms_p95": percentile(lat, 95)}
-        answer_rows[name] = rows
-    slices = slice_rows(questions, scores)
-    tags = sorted({t for q in answerable for t in q.get("tags", [])})
-    tag_metrics = {name: {t: {level: {k: mean(scores[name][level][q["qid"]][k] for q in answerable if t in q.get("tags", []))
-                                      for k in METRIC_KEYS} for level in ("chunk", "doc")} for t in tags}
-                   for name in scores}
-    metrics = {"corpus": corpus, "questions": len(questions), "answerable": len(answerable),
-               "retrieval": retrieval, "answers": answer_metrics, "tags": tag_metrics}
-    return {"metrics": metrics, "per_query": per_query, "slices": slices, "answer_rows": answer_rows,
-            "chunk_qrels": chunk_qrels, "doc_qrels": doc_qrels}
+    answer_rows = {name: answer_rows_of(questions, recs, chunk_qrels) for name, recs in answers.items()}
+    splits = splits_of(questions)
+    by_split = {s: split_metrics([q for q in questions if in_split(q, s)], scores, answers, answer_rows)
+                for s in splits}
+    metrics = {"corpus": corpus, "split": "test", **by_split["test"]}
+    if len(splits) > 1:
+        metrics["splits"] = {s: by_split[s] for s in splits if s != "test"}
+    return {"metrics": metrics, "per_query": per_query, "slices": slice_rows(questions, scores, splits),
+            "answer_rows": answer_rows, "chunk_qrels": chunk_qrels, "doc_qrels": doc_qrels}
 
 
-def slice_rows(questions: list[dict], scores: dict) -> list[dict]:
-    """Mean metrics per retriever, level, language and difficulty ('all' = any)."""
-    answerable = [q for q in questions if q["answerable"]]
-    langs = ["all"] + sorted({q["lang"] for q in answerable})
-    diffs = ["all"] + sorted({q["difficulty"] for q in answerable})
+def slice_rows(questions: list[dict], scores: dict, splits: Sequence[str] = ("test",)) -> list[dict]:
+    """Mean metrics per split, retriever, level, language and difficulty ('all' = any)."""
     rows = []
-    for name, by_level in scores.items():
-        for level in ("chunk", "doc"):
-            for lang in langs:
-                for diff in diffs:
-                    qs = [q for q in answerable if lang in ("all", q["lang"]) and diff in ("all", q["difficulty"])]
-                    if not qs:
-                        continue
-                    row = {"retriever": name, "level": level, "lang": lang, "difficulty": diff, "n": len(qs)}
-                    row.update({k: round(mean(by_level[level][q["qid"]][k] for q in qs), 6) for k in METRIC_KEYS})
-                    rows.append(row)
+    for split in splits:
+        answerable = [q for q in questions if q["answerable"] and in_split(q, split)]
+        langs = ["all"] + sorted({q["lang"] for q in answerable})
+        diffs = ["all"] + sorted({q["difficulty"] for q in answerable})
+        for name, by_level in scores.items():
+            for level in ("chunk", "doc"):
+                for lang in langs:
+                    for diff in diffs:
+                        qs = [q for q in answerable if lang in ("all", q["lang"]) and diff in ("all", q["difficulty"])]
+                        if not qs:
+                            continue
+                        row = {"split": split, "retriever": name, "level": level, "lang": lang, "difficulty": diff,
+                               "n": len(qs)}
+                        row.update({k: round(mean(by_level[level][q["qid"]][k] for q in qs), 6) for k in METRIC_KEYS})
+                        rows.append(row)
     return rows
 
 
@@ -179,20 +213,22 @@ def to_csv(rows: list[dict], columns: list[str]) -> str:
 def write_evaluation(out_dir: str | Path, result: dict, questions: list[dict], runs: list[str], answers: list[str]) -> None:
     out_dir = Path(out_dir)
     write_json(out_dir / "metrics.json", result["metrics"])
-    columns = ["qid", "lang", "difficulty", "answerable"]
+    columns = ["qid", "split", "lang", "difficulty", "answerable"]
     for r in runs:
         columns += [r, r + "_doc"]
     for a in answers:
         columns += [a + "_answer_ok"]
     rows = []
     for q in questions:
-        row = {"qid": q["qid"], "lang": q["lang"], "difficulty": q["difficulty"], "answerable": q["answerable"],
+        row = {"qid": q["qid"], "split": split_of(q), "lang": q["lang"], "difficulty": q["difficulty"],
+               "answerable": q["answerable"],
                **result["per_query"][q["qid"]]}
         for a in answers:
             ar = result["answer_rows"][a][q["qid"]]
             row[a + "_answer_ok"] = ar["contains"] if q["answerable"] else ar["abstain_ok"]
         rows.append(row)
     atomic_write_text(out_dir / "per_query.csv", to_csv(rows, columns))
-    atomic_write_text(out_dir / "slices.csv", to_csv(result["slices"], ["retriever", "level", "lang", "difficulty", "n", *METRIC_KEYS]))
+    atomic_write_text(out_dir / "slices.csv", to_csv(result["slices"], ["split", "retriever", "level", "lang", "difficulty",
+                                                                        "n", *METRIC_KEYS]))
     write_qrels(out_dir / "qrels.chunk.txt", result["chunk_qrels"])
     write_qrels(out_dir / "qrels.doc.txt", result["doc_qrels"])

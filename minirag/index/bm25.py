@@ -62,14 +62,16 @@ class BM25Params:
 class BM25Settings(BM25Params):
     """A BM25 index of the config (`bm25: {name: ...}`): scoring, plus how chunks become words."""
     analyzer: AnalyzerConfig = AnalyzerConfig()  # the seed's lowercased \w+ unless set
-    prefix_title: bool = True   # index "title / section / text", the seed's title + body
+    with_context: bool = True   # index each chunk after its context (title › headings › table header)
+    items: Literal["chunks", "units"] = "chunks"  # units: rows and sentences, a chunk ranked by its best one
 
     def scoring(self) -> BM25Params:
         return BM25Params(**{f.name: getattr(self, f.name) for f in fields(BM25Params)})
 
     def describe(self) -> str:
         title = f", title field {self.title_weight:g}" if self.title_weight else ""
-        return f"BM25 {self.variant} k1={self.k1:g} b={self.b:g}{title}{self.analyzer.describe()}"
+        units = ", over units (best row or sentence per chunk)" if self.items == "units" else ""
+        return f"BM25 {self.variant} k1={self.k1:g} b={self.b:g}{title}{self.analyzer.describe()}{units}"
 
 
 def _term_ids(token_lists: list[list[str]]) -> tuple[dict[str, int], list[np.ndarray]]:
@@ -183,7 +185,7 @@ class BM25Index:
 
     def search_batch(self, queries: list[str], k: int) -> list[tuple[np.ndarray, np.ndarray]]:
         """`search` for many queries."""
-        return [self._search_terms([self.vocab[t] for t in self.analyzer(q) if t in self.vocab], k)
+        return [self._search_terms([self.vocab[t] for t in self.analyzer.query(q) if t in self.vocab], k)
                 for q in queries]
 
     def _search_terms(self, terms: list[int], k: int) -> tuple[np.ndarray, np.ndarray]:

@@ -1,8 +1,8 @@
 """Vectors on disk: an (N, d) .npy beside a sidecar that says which chunk texts its rows came from.
 
 Vectors are stored as `vectors/<embedder>.npy` (float32, (N, d)) with a JSON sidecar
-`vectors/<embedder>.json` that lists, row by row, the chunk id and the sha256 of the
-chunk text the row was computed from, plus the embedder's parameters and the sha256 of
+`vectors/<embedder>.json` that lists, row by row, the chunk id and the sha256 of the text
+the row was computed from (the chunk's context and text, `index_text`), plus the embedder's parameters and the sha256 of
 the .npy itself. `load_aligned_vectors` refuses to pair vectors with chunks unless
 every row's id and text hash match: content hashes, never row order or timestamps.
 
@@ -17,7 +17,7 @@ import numpy as np
 
 from ..integrity import verified
 from ..io import load_npy, read_json, save_npy, sha256_file, sha256_text, write_json
-from ..text.chunks import Chunk
+from ..text.chunks import Chunk, index_text
 
 
 class AlignmentError(RuntimeError):
@@ -37,7 +37,7 @@ def save_vectors(npy_path: str | Path, vectors: np.ndarray, chunks: list[Chunk],
         **producer,
         "shape": list(vectors.shape),
         "npy_sha256": sha256_file(npy_path),
-        "rows": [[c.id, sha256_text(c.text)] for c in chunks],
+        "rows": [[c.id, sha256_text(index_text(c))] for c in chunks],
     })
 
 
@@ -58,7 +58,7 @@ def load_aligned_vectors(npy_path: str | Path, chunks: list[Chunk]) -> tuple[np.
     for i, (chunk, (row_id, row_sha)) in enumerate(zip(chunks, rows)):
         if chunk.id != row_id:
             raise AlignmentError(f"{npy_path}: row {i} is chunk {row_id} but chunks.jsonl has {chunk.id} there")
-        if sha256_text(chunk.text) != row_sha:
+        if sha256_text(index_text(chunk)) != row_sha:
             raise AlignmentError(f"{npy_path}: row {i} (chunk {chunk.id}) was embedded from a different text; "
                                  "re-run embed")
     if len(rows) != len(chunks) or vectors.shape[0] != len(chunks):

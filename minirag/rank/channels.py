@@ -36,27 +36,44 @@ class DenseRetriever:
 
 
 class BM25Retriever:
-    """A BM25 index whose item i is chunk_ids[i]."""
+    """A BM25 index whose item i is chunk_ids[i], or, small-to-big, a unit (a table row, a
+    sentence) of chunk parents[i]: a chunk then ranks by its best unit, and chunks are returned."""
 
-    def __init__(self, index: BM25Index, chunk_ids: Sequence[str]):
+    def __init__(self, index: BM25Index, chunk_ids: Sequence[str], parents: Sequence[str] | None = None):
         assert index.n_items == len(chunk_ids), (index.n_items, len(chunk_ids))
         self.index = index
         self.chunk_ids = list(chunk_ids)
+        self.parents = list(parents) if parents is not None else None
 
     def search(self, query: str, k: int = 5) -> Ranking:
-        idx, scores = self.index.search(query, k)
-        return [(self.chunk_ids[i], float(s)) for i, s in zip(idx, scores)]
+        return self.search_batch([query], k)[0]
 
     def search_batch(self, queries: list[str], k: int) -> list[Ranking]:
-        return [[(self.chunk_ids[i], float(s)) for i, s in zip(idx, scores)]
-                for idx, scores in self.index.search_batch(queries, k)]
+        if self.parents is None:
+            return [[(self.chunk_ids[i], float(s)) for i, s in zip(idx, scores)]
+                    for idx, scores in self.index.search_batch(queries, k)]
+        # a chunk holds several units: read deep enough that k chunks are reached
+        return [best_per_parent(idx, scores, self.parents, k)
+                for idx, scores in self.index.search_batch(queries, self.index.n_items)]
 
     @classmethod
     def from_chunks(cls, chunks: Sequence[Chunk], settings: BM25Settings = BM25Settings()) -> "BM25Retriever":
         """Index chunks in memory as the bm25 stage does (title + section + text, the analyzer, the title field)."""
-        texts = [index_text(c, with_title=settings.prefix_title) for c in chunks]
+        texts = [index_text(c, with_context=settings.with_context) for c in chunks]
         index = BM25Index.build(texts, Analyzer(settings.analyzer), settings.scoring(), titles=[c.title for c in chunks])
         return cls(index, [c.id for c in chunks])
 
 
 BM25 = BM25Retriever  # the seed lab's name: BM25.from_chunks(chunks).search(query, k)
+
+
+def best_per_parent(idx, scores, parents: Sequence[str], k: int) -> Ranking:
+    """Chunks in the order of their best unit, each with that unit's score, the first k."""
+    out: dict[str, float] = {}
+    for i, s in zip(idx, scores):
+        parent = parents[i]
+        if parent not in out:
+            out[parent] = float(s)
+            if len(out) == k:
+                break
+    return list(out.items())

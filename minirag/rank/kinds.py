@@ -8,8 +8,9 @@ A kind holds everything minirag knows about it:
 - what it reads: `upstream()` (retrievers whose runs it combines), `embedder()` (whose
   vectors), `index()` (which BM25 index);
 - how it ranks: a channel `open`s a retriever from the artifacts; the others `combine` one
-  query's input rankings, on run files in the retrieve stage and on live retrievers
-  (`ComposedRetriever`) for `search`/`answer`, so both rank alike;
+  query's input rankings (a reranker looks at the query and the chunks too), on run files
+  in the retrieve stage and on live retrievers (`ComposedRetriever`) for `search`/`answer`,
+  so both rank alike;
 - how the report shows it: `describe(cc)` and `controls(cc)`, the runs to set it against.
 
 Config checks, the retrieve rule's inputs, the retrieve stage, the live loader and the
@@ -68,7 +69,7 @@ class RetrieverKind(Kind):
     def open(self, sources) -> Retriever:
         raise NotImplementedError(f"{self.type} combines other runs; use combine()")
 
-    def combine(self, rankings: Sequence[Ranking], sources, depth: int) -> Ranking:
+    def combine(self, query: str, rankings: Sequence[Ranking], sources, depth: int) -> Ranking:
         raise NotImplementedError(f"{self.type} ranks by itself; use open()")
 
     # how the report shows it
@@ -149,7 +150,7 @@ class RRF(RetrieverKind):
     def upstream(self) -> list[str]:
         return list(self.s.of)
 
-    def combine(self, rankings, sources, depth) -> Ranking:
+    def combine(self, query, rankings, sources, depth) -> Ranking:
         n = max(depth, 20)
         return reciprocal_rank_fusion([r[:n] for r in rankings], self.s.k, top_k=depth)
 
@@ -181,7 +182,7 @@ class Linear(RetrieverKind):
     def upstream(self) -> list[str]:
         return list(self.s.of)
 
-    def combine(self, rankings, sources, depth) -> Ranking:
+    def combine(self, query, rankings, sources, depth) -> Ranking:
         return linear_fusion(rankings, self.s.resolved_weights(), norm=self.s.norm, top_k=depth)
 
     def describe(self, cc) -> str:
@@ -204,7 +205,7 @@ class Cap(RetrieverKind):
     def upstream(self) -> list[str]:
         return [self.s.base]
 
-    def combine(self, rankings, sources, depth) -> Ranking:
+    def combine(self, query, rankings, sources, depth) -> Ranking:
         return source_cap(rankings[0], sources.doc_of, cap=self.s.cap, k=depth)
 
     def describe(self, cc) -> str:
@@ -235,7 +236,7 @@ class MMR(RetrieverKind):
     def embedder(self) -> str:
         return self.s.embedder
 
-    def combine(self, rankings, sources, depth) -> Ranking:
+    def combine(self, query, rankings, sources, depth) -> Ranking:
         return mmr(rankings[0], sources.vectors_by_id(self.s.embedder), lam=self.s.lambda_, k=depth, pool=self.s.pool)
 
     def describe(self, cc) -> str:
@@ -258,7 +259,7 @@ class ComposedRetriever:
 
     def search(self, query: str, k: int = 5) -> Ranking:
         rankings = [r.search(query, k=self.depth) for r in self.inputs]
-        return self.kind.combine(rankings, self.sources, self.depth)[:k]
+        return self.kind.combine(query, rankings, self.sources, self.depth)[:k]
 
 
 def kind_of(cc: Mapping[str, Any], name: str) -> RetrieverKind:

@@ -25,7 +25,7 @@ OVERVIEW = """## Corpus `{name}`
 
 {note}- Source: `{source[path]}` ({source[format]}); {n_docs} documents ({docs_by_lang}), {chars:,} characters.
 - Chunking: `{chunk[strategy]}` ({chunking}); {n_chunks} chunks, median {median_chars} characters.
-- Questions: {questions} ({answerable} answerable); by language {by_lang}; by difficulty {by_difficulty}.
+- Questions: {questions} ({answerable} answerable); by language {by_lang}; by difficulty {by_difficulty}.{dev}
 """
 
 CHUNKING = {"tokens": "target {target_tokens} BPE tokens, overlap {overlap}",

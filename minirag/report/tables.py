@@ -50,6 +50,10 @@ class CorpusTables:
         return load_records(self.layout.questions, "questions")
 
     @cached_property
+    def test_questions(self) -> list[dict]:
+        return [q for q in self.questions if q.get("split", "test") == "test"]
+
+    @cached_property
     def metrics(self) -> dict:
         return load_json(self.layout.eval("metrics.json"), "metrics")
 
@@ -77,17 +81,31 @@ class CorpusTables:
                 "docs_by_lang": counted(self.docs, "lang"), "chars": sum(len(d["text"]) for d in self.docs),
                 "n_chunks": len(self.chunks), "median_chars": chars[len(chars) // 2] if chars else 0,
                 "questions": self.metrics["questions"], "answerable": self.metrics["answerable"],
-                "by_lang": counted(self.questions, "lang"), "by_difficulty": counted(self.questions, "difficulty")}
+                "dev": (f" Test split; the dev split's {self.dev['questions']} questions ({self.dev['answerable']} "
+                        "answerable) are for choices and shown beside." if self.dev else ""),
+                "by_lang": counted(self.test_questions, "lang"),
+                "by_difficulty": counted(self.test_questions, "difficulty")}
 
     def best_retriever(self) -> str:
         """The main retriever with the best chunk hit@5 (MRR breaks a tie)."""
         return max(self.main, key=lambda r: (self.score(r), self.score(r, "mrr")))
 
     # ------------------------------------------------------------ retrieval
+    @property
+    def dev(self) -> dict | None:
+        """The dev split's metrics, when the questions have one (the headline figures are test's)."""
+        return self.metrics.get("splits", {}).get("dev")
+
     def retrieval(self, level: str) -> pd.DataFrame:
+        """The test split's figures, and dev's hit@5 beside them when there is a dev split."""
         rows = [{"Retriever": r, "what": self.describe(r), **{m: self.score(r, m, level) for m in METRICS}}
                 for r in self.main]
-        return labelled(pd.DataFrame(rows, columns=["Retriever", "what", *METRICS]))
+        columns = ["Retriever", "what", *METRICS]
+        if self.dev:
+            for row in rows:
+                row["hit@5 dev"] = self.dev["retrieval"][row["Retriever"]][level]["hit@5"]
+            columns.append("hit@5 dev")
+        return labelled(pd.DataFrame(rows, columns=columns))
 
     def fusion(self) -> pd.DataFrame:
         rows = []
@@ -116,14 +134,14 @@ class CorpusTables:
 
     def tags(self) -> pd.DataFrame:
         tags = self.metrics.get("tags", {})
-        counts = Counter(t for q in self.questions if q["answerable"] for t in q.get("tags", []))
+        counts = Counter(t for q in self.test_questions if q["answerable"] for t in q.get("tags", []))
         rows = [{"tag": t, "n": n, "Retriever": r, **{m: tags[r][t]["chunk"][m] for m in ("hit@5", "recall@5", "mrr")}}
                 for t, n in sorted(counts.items()) if n >= MIN_TAG_QUESTIONS for r in self.main]
         return labelled(pd.DataFrame(rows))
 
     def slices(self) -> pd.DataFrame:
         df = self.csv("slices.csv")
-        df = df[(df["level"] == "chunk") & df["retriever"].isin(self.main)]
+        df = df[(df["split"] == "test") & (df["level"] == "chunk") & df["retriever"].isin(self.main)]
         table = df.pivot_table(index=["lang", "difficulty"], columns="retriever", values="hit@5", sort=False)
         n = df.groupby(["lang", "difficulty"], sort=False)["n"].first()
         return pd.concat([n, table[self.main]], axis=1).reset_index()
@@ -222,7 +240,7 @@ class CorpusTables:
     def unanswerable(self, run: str) -> pd.DataFrame:
         said = {r["qid"]: r["answer"] for r in load_records(self.layout.answers(run), "answers")}
         return pd.DataFrame([{"qid": q["qid"], "question": q["query"], "answer": said[q["qid"]]}
-                             for q in self.questions if not q["answerable"]], columns=["qid", "question", "answer"])
+                             for q in self.test_questions if not q["answerable"]], columns=["qid", "question", "answer"])
 
     def answer_run(self) -> str | None:
         """The run whose answers the unanswerable table shows: the best retriever, if it is answered."""

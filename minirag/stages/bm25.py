@@ -9,18 +9,21 @@ from ..io import sha256_text, write_json
 from ..layout import BM25_FILES
 from ..rank.channels import BM25Retriever
 from ..settings import settings_from_dict
-from ..text.chunks import load_chunks
+from ..text.chunks import index_text, load_chunks
 from .common import log, run_stage
 
 
-def bm25(settings: dict, docs: Path, chunks: Path, out_dir: Path) -> list[Path]:
+def bm25(settings: dict, docs: Path, chunks: Path, out_dir: Path, units: Path | None = None) -> list[Path]:
     """Index every chunk (title and section prefixed, as the settings say); items.json holds, per
-    row, the chunk id and the sha256 of the text indexed, so a stale index is refused like stale vectors."""
+    row, the chunk id and the sha256 of the text indexed (context and text), so a stale index is
+    refused like stale vectors."""
     s = settings_from_dict(BM25Settings, settings, "bm25")
-    items = load_chunks(chunks, docs)
+    items = load_chunks(units if s.items == "units" else chunks, docs)
     retriever = BM25Retriever.from_chunks(items, s)
     retriever.index.save(out_dir)
-    write_json(Path(out_dir) / "items.json", [[c.id, sha256_text(c.text)] for c in items])
+    write_json(Path(out_dir) / "items.json", {"with_context": s.with_context, "items": s.items, "rows": [
+        [c.id, sha256_text(index_text(c, with_context=s.with_context))] + ([c.metadata["parent"]] if s.items == "units"
+                                                                          else []) for c in items]})
     log(f"bm25: {len(retriever.chunk_ids)} chunks indexed ({s.scoring()}) -> {out_dir}")
     return [Path(out_dir) / name for name in BM25_FILES]
 

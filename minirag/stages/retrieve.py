@@ -15,7 +15,7 @@ from .common import log, run_stage
 
 def retrieve(settings: dict, name: str, questions: Path, docs: Path, chunks: Path, out: Path, runs: list[Path] = (),
              vectors: Path | None = None, index: Path | None = None, tokenizer: Path | None = None,
-             encoder: Path | None = None) -> list[Path]:
+             encoder: Path | None = None, units: Path | None = None) -> list[Path]:
     """Rank every question's chunks: a channel from its index, the others from their input runs."""
     depth = settings["depth"]
     kind = RetrieverKind.from_spec({k: v for k, v in settings.items() if k != "depth"}, f"retrievers.{name}")
@@ -24,13 +24,13 @@ def retrieve(settings: dict, name: str, questions: Path, docs: Path, chunks: Pat
     embedder = kind.embedder()
     files = {k: v for k, v in (("tokenizer", tokenizer), ("encoder", encoder)) if v is not None}
     sources = Sources(items, {embedder: vectors} if vectors else {}, {embedder: files} if embedder else {},
-                      {kind.index(): index} if index else {})
+                      {kind.index(): index} if index else {}, (units, docs) if units else None)
     t0 = time.perf_counter()
     if kind.family == "channel":
         ranked = kind.open(sources).search_batch([q["query"] for q in qs], depth)
     else:
         inputs = [load_run(p) for p in runs]  # ordered as kind.upstream()
-        ranked = [kind.combine([r.get(q["qid"], []) for r in inputs], sources, depth) for q in qs]
+        ranked = [kind.combine(q["query"], [r.get(q["qid"], []) for r in inputs], sources, depth) for q in qs]
     write_run(out, {q["qid"]: r for q, r in zip(qs, ranked)}, name)
     log(f"retrieve: {name} ({kind.type}) {len(qs)} queries in {time.perf_counter() - t0:.2f}s -> {out}")
     return [out]

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..settings import settings_from_dict, settings_to_dict
+from ..settings import setting, settings_from_dict, settings_to_dict
 
 DATA_DIR = Path(__file__).parent / "data"
 
@@ -79,12 +79,25 @@ def cjk_bigrams(words: list[str]) -> list[str]:
     return out
 
 
-def load_stopwords(lang: str) -> frozenset[str]:
-    """Read `data/stopwords_<lang>.txt`: one word a line, `#` starts a comment line."""
-    path = DATA_DIR / f"stopwords_{lang}.txt"
+QUOTED_RE = re.compile(r"(?<!\w)(['\"«‘“])(.+?)(['\"»’”])(?!\w)")
+
+
+def char_ngrams(words: list[str], n: int) -> list[str]:
+    """Each word as its character n-grams with boundary marks ("hizo", 3 -> "_hi", "hiz", "izo", "zo_"),
+    so a misspelt form ("hació") still shares grams with the right one ("hacer", "hizo")."""
+    out = []
+    for w in words:
+        marked = f"_{w}_"
+        out.extend(marked[i:i + n] for i in range(max(len(marked) - n + 1, 1)))
+    return out
+
+
+def load_stopwords(lang: str, kind: str = "stopwords") -> frozenset[str]:
+    """Read `data/<kind>_<lang>.txt` (kind: stopwords or filler): one word a line, `#` starts a comment."""
+    path = DATA_DIR / f"{kind}_{lang}.txt"
     if not path.exists():
-        known = sorted(p.stem.removeprefix("stopwords_") for p in DATA_DIR.glob("stopwords_*.txt"))
-        raise ValueError(f"no stopword list for language {lang!r} (known: {', '.join(known)})")
+        known = sorted(p.stem.removeprefix(f"{kind}_") for p in DATA_DIR.glob(f"{kind}_*.txt"))
+        raise ValueError(f"no {kind} list for language {lang!r} (known: {', '.join(known)})")
     lines = path.read_text(encoding="utf-8").splitlines()
     return frozenset(w.strip() for w in lines if w.strip() and not w.startswith("#"))
 
@@ -95,6 +108,8 @@ class AnalyzerConfig:
     lowercase: bool = True             # the seed lowercases; off only for case-sensitive corpora
     stopwords: tuple[Literal["en", "es"], ...] = ()  # stopword list languages, e.g. ("en",) or ("es",)
     stemmer: str | None = None         # Snowball algorithm for PyStemmer ("english", "porter", "spanish"); None = off
+    query_stopwords: tuple[Literal["en", "es"], ...] = ()  # question filler dropped from queries only, never in quotes
+    char_ngrams: int = setting(0, minimum=0, maximum=8)     # > 0: words become their character n-grams (misspellings)
     cjk_bigrams: bool = False          # Chinese/Japanese/Korean runs -> overlapping character bigrams
     fold_accents: bool = False         # "trabajó" -> "trabajo"; accents are kept by default
 
@@ -114,6 +129,10 @@ class AnalyzerConfig:
             parts.append(f"stopwords {'+'.join(self.stopwords)}")
         if self.stemmer:
             parts.append(f"stem {self.stemmer}")
+        if self.query_stopwords:
+            parts.append(f"query filler {'+'.join(self.query_stopwords)}")
+        if self.char_ngrams:
+            parts.append(f"character {self.char_ngrams}-grams")
         if self.fold_accents:
             parts.append("accents folded")
         if self.cjk_bigrams:
@@ -127,15 +146,8 @@ class Analyzer:
     def __init__(self, config: AnalyzerConfig = AnalyzerConfig()):
         self.config = config
         self._word_re = word_pattern(config.tokenizer, config.cjk_bigrams)
-        stop: set[str] = set()
-        for lang in config.stopwords:
-            stop |= load_stopwords(lang)
-        # The list is matched against analyzed words, so it goes through the same case and accent steps.
-        if config.lowercase:
-            stop = {w.lower() for w in stop}
-        if config.fold_accents:
-            stop = {fold_accents(w) for w in stop}
-        self._stopwords = frozenset(stop)
+        self._stopwords = self._word_list(config.stopwords, "stopwords")
+        self._filler = self._word_list(config.query_stopwords, "filler")
         self._stemmer = None
         self._stem_cache: dict[str, str] = {}
         if config.stemmer is not None:
@@ -147,7 +159,19 @@ class Analyzer:
                 raise ValueError(f"unknown stemmer {config.stemmer!r} "
                                  f"(PyStemmer knows: {', '.join(Stemmer.algorithms())})") from None
 
-    def __call__(self, text: str) -> list[str]:
+    def _word_list(self, langs, kind: str) -> frozenset[str]:
+        words: set[str] = set()
+        for lang in langs:
+            words |= load_stopwords(lang, kind)
+        # The list is matched against analyzed words, so it goes through the same case and accent steps.
+        if self.config.lowercase:
+            words = {w.lower() for w in words}
+        if self.config.fold_accents:
+            words = {fold_accents(w) for w in words}
+        return frozenset(words)
+
+    def words(self, text: str) -> list[str]:
+        """The words of a text after case, accents and stopwords, before stemming and n-grams."""
         # NFC first, so a decomposed "ó" (o + U+0301, which \w does not match) stays in its word.
         text = unicodedata.normalize("NFC", text)
         if self.config.lowercase:
@@ -159,9 +183,31 @@ class Analyzer:
             words = cjk_bigrams(words)
         if self._stopwords:
             words = [w for w in words if w not in self._stopwords]
+        return words
+
+    def terms(self, words: list[str]) -> list[str]:
+        """Words as index terms: stemmed, or cut into character n-grams."""
         if self._stemmer is not None:
             words = self._stem(words)
+        if self.config.char_ngrams:
+            words = char_ngrams(words, self.config.char_ngrams)
         return words
+
+    def __call__(self, text: str) -> list[str]:
+        """The terms a document is indexed by."""
+        return self.terms(self.words(text))
+
+    def query(self, text: str) -> list[str]:
+        """The terms a query searches for: a document's, less the question filler outside quotes
+        ("what is the past of 'do'" keeps "do": a quoted word is what the question is about)."""
+        if not self._filler:
+            return self(text)
+        kept, pos = [], 0
+        for m in QUOTED_RE.finditer(text):
+            kept += [w for w in self.words(text[pos:m.start()]) if w not in self._filler] + self.words(m.group(2))
+            pos = m.end()
+        kept += [w for w in self.words(text[pos:]) if w not in self._filler]
+        return self.terms(kept)
 
     def _stem(self, words: list[str]) -> list[str]:
         cache = self._stem_cache

@@ -40,8 +40,8 @@ from typing import Any, Literal
 
 from ..settings import SettingsError, setting, settings_from_dict
 from .chunks import Chunk, chunk_id
+from .structure import HEADING_RE, DocumentStructure
 
-HEADING_RE = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$", re.MULTILINE)
 _BLANK_LINE_END = re.compile(r"\n[^\S\n]*\n$")
 _STOPS = ".!?\u2026"  # sentence ends when whitespace follows
 _FULLWIDTH_STOPS = "\u3002\uff01\uff1f"  # 。！？ end a sentence with nothing after them
@@ -70,28 +70,14 @@ class ChunkSettings:
                                 f"({getattr(self, limit)}), or every chunk would repeat the one before")
 
 
-class SectionIndex:
-    """Answers "which heading is in force at char position p" for one document."""
-
-    def __init__(self, text: str):
-        self.starts: list[int] = []
-        self.titles: list[str] = []
-        for m in HEADING_RE.finditer(text):
-            self.starts.append(m.start())
-            self.titles.append(m.group(2).strip())
-
-    def section_at(self, pos: int) -> str:
-        i = bisect.bisect_right(self.starts, pos) - 1
-        return self.titles[i] if i >= 0 else ""
-
-
-def make_chunk(doc: dict, start: int, end: int, sections: SectionIndex, **extra: Any) -> Chunk:
+def make_chunk(doc: dict, start: int, end: int, sections: DocumentStructure, **extra: Any) -> Chunk:
     text = doc["text"][start:end]
     # The heading in force is the one at the first non-blank character, so a chunk
     # that starts on the blank line before "## Past" is filed under "Past".
     first = start + (len(text) - len(text.lstrip()))
-    metadata = {"title": doc.get("title", ""), "section": sections.section_at(first),
-                "char_start": start, "char_end": end, **extra}
+    title = doc.get("title", "")
+    metadata = {"title": title, "section": sections.section_at(first),
+                "context": sections.context(title, start, end), "char_start": start, "char_end": end, **extra}
     return Chunk(id=chunk_id(doc["doc_id"], start), text=text, doc_id=doc["doc_id"],
                  offset=start, metadata=metadata)
 
@@ -101,7 +87,7 @@ def chunk_chars(doc: dict, size: int, overlap: int) -> list[Chunk]:
     if not 0 <= overlap < size:
         raise ValueError(f"chunk.overlap must be in [0, size): size={size}, overlap={overlap}")
     text = doc["text"]
-    sections = SectionIndex(text)
+    sections = DocumentStructure(text)
     step = size - overlap
     chunks = []
     for start in range(0, max(len(text), 1), step):
@@ -116,7 +102,7 @@ def chunk_chars(doc: dict, size: int, overlap: int) -> list[Chunk]:
 def chunk_whole(doc: dict) -> list[Chunk]:
     """One chunk per document; an empty document gives no chunk."""
     text = doc["text"]
-    return [make_chunk(doc, 0, len(text), SectionIndex(text))] if text else []
+    return [make_chunk(doc, 0, len(text), DocumentStructure(text))] if text else []
 
 
 def boundary_rank(text: str, pos: int) -> int:
@@ -181,6 +167,31 @@ def _fixed_cut(text: str, edges: list[int], start: int, floor: int, end: int) ->
     return _before_headings(text, edges, start, floor, end)
 
 
+def _next_start(text: str, edges: list[int], start: int, end: int, overlap: int) -> int:
+    """Where the chunk after [start, end) begins: `overlap` tokens back from `end`, moved to the
+    start of a line (a table row, a list item) or else of a sentence, looking back at most
+    `overlap` more tokens and then forward to `end`; the exact token only when neither exists.
+    A chunk then never opens inside a table row ("ar | bore | borne |")."""
+    after = end - overlap
+    if overlap == 0 or after <= start or edges[after] <= edges[start]:
+        return end  # overlap only when the chunk is longer than it, so every chunk starts further on
+
+    def line_start(k: int) -> bool:
+        # a newline may be the first character of the token after it: start on the newline then
+        return text[edges[k] - 1] == "\n" or text[edges[k]] == "\n"
+
+    def sentence_start(k: int) -> bool:
+        return boundary_rank(text, edges[k]) >= 2
+
+    back = range(after, max(start, after - overlap), -1)
+    ahead = range(after + 1, end)
+    for good in (line_start, sentence_start):
+        for k in (*back, *ahead):
+            if edges[k] > edges[start] and good(k):
+                return k
+    return after
+
+
 def chunk_tokens(doc: dict, tokenizer, target_tokens: int, overlap: int) -> list[Chunk]:
     """Windows of about `target_tokens` tokens, each sharing `overlap` tokens with the last."""
     if not (target_tokens > 0 and 0 <= overlap < target_tokens):
@@ -191,7 +202,7 @@ def chunk_tokens(doc: dict, tokenizer, target_tokens: int, overlap: int) -> list
     edges = _token_edges(text, tokenizer)
     n = len(edges) - 1
     slack = target_tokens // 10
-    sections = SectionIndex(text)
+    sections = DocumentStructure(text)
     chunks = []
     start = floor = 0  # floor: where the previous chunk ended; every chunk must pass it
     while True:
@@ -206,9 +217,7 @@ def chunk_tokens(doc: dict, tokenizer, target_tokens: int, overlap: int) -> list
         chunks.append(make_chunk(doc, edges[start], edges[end], sections, n_tokens=end - start))
         if end == n:
             return chunks
-        # Overlap only when the chunk is longer than it, so every chunk starts further on.
-        after = end - overlap
-        start, floor = (after if after > start and edges[after] > edges[start] else end), end
+        start, floor = _next_start(text, edges, start, end, overlap), end
 
 
 def chunk_sections(doc: dict, tokenizer, max_tokens: int) -> list[Chunk]:
@@ -219,7 +228,7 @@ def chunk_sections(doc: dict, tokenizer, max_tokens: int) -> list[Chunk]:
     if not text:
         return []
     edges = _token_edges(text, tokenizer)
-    sections = SectionIndex(text)
+    sections = DocumentStructure(text)
     # Headings start lines, and a line start is always a token edge.
     bounds = sorted({0, *sections.starts, len(text)})
     chunks = []

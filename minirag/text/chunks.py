@@ -44,6 +44,11 @@ class Chunk:
     def section(self) -> str:
         return self.metadata.get("section", "")
 
+    @property
+    def context(self) -> str:
+        """Title › heading path, and a table header the chunk's rows lack (structure.py)."""
+        return self.metadata.get("context", "")
+
 
 def read_chunks(path: str | Path) -> list[Chunk]:
     """chunks.jsonl as Chunk objects, unchecked (load_chunks is what stages use)."""
@@ -60,23 +65,31 @@ def load_chunks(path: str | Path, docs: str | Path | None = None) -> list[Chunk]
 
 
 def check_slices(chunks: list[Chunk], texts: dict[str, str], where: str | Path) -> None:
+    """Each chunk (or unit: metadata "parent") is the slice of its document it claims to be."""
     for i, c in enumerate(chunks, start=1):
         doc = texts.get(c.doc_id)
         start, end = c.metadata.get("char_start"), c.metadata.get("char_end")
         if doc is None:
             raise ValueError(f"{where}:{i}: chunk {c.id} comes from {c.doc_id!r}, which is not in docs.jsonl")
-        if c.offset != start or doc[start:end] != c.text or c.id != chunk_id(c.doc_id, c.offset):
+        own_id = c.id == chunk_id(c.doc_id, c.offset) or "parent" in c.metadata
+        if c.offset != start or doc[start:end] != c.text or not own_id:
             raise ValueError(f"{where}:{i}: chunk {c.id} is not the slice [{start}:{end}] of {c.doc_id} it "
                              "claims to be; re-run chunk")
 
 
-def index_text(chunk: Chunk, with_title: bool = True) -> str:
-    """The text a stage embeds or indexes for a chunk: its title and section, then the text.
+def index_text(chunk: Chunk, with_context: bool = True) -> str:
+    """The text a stage embeds or indexes for a chunk: its context, then the text.
 
-    The chunk text stays an exact slice of its document; the heading context is added
-    here, where it is used, so a chunk split off a long section still knows what it is about.
+    The chunk text stays an exact slice of its document; the context (title › heading path,
+    and a table header the chunk's rows lack) is added here, where it is used, so a chunk cut
+    from the middle of a table still says what its columns are. Chunks written before the
+    context existed get their title and section instead.
     """
-    head = [chunk.title] if with_title and chunk.title else []
+    if not with_context:
+        return chunk.text
+    if "context" in chunk.metadata:
+        return f"{chunk.context}\n{chunk.text}" if chunk.context else chunk.text
+    head = [chunk.title] if chunk.title else []
     if chunk.section and chunk.section != chunk.title:
         head.append(chunk.section)
     return "\n".join(head + [chunk.text])

@@ -26,6 +26,7 @@ from .corpus import QUESTION_LANGS, CorpusError, normalise
 
 QUESTION_FIELDS = ("qid", "query", "lang", "difficulty", "gold", "answer", "answerable")
 DIFFICULTIES = ("verbatim", "paraphrase")
+SPLITS = ("dev", "test")  # optional field: dev questions are for choices, test for reported figures
 
 
 class Where:
@@ -94,7 +95,12 @@ def validate_question(q: Any, docs_by_id: dict[str, dict], w: Where, langs: tupl
         if answer not in clean_gold[0]["evidence"]:
             w.fail(f"{answer!r} is not in its evidence", "answer")
     return {"qid": w.qid, "query": normalise(query), "lang": lang, "difficulty": difficulty, "tags": list(tags),
-            "answerable": q["answerable"], "answer": answer, "gold": clean_gold}
+            "answerable": q["answerable"], "answer": answer, "gold": clean_gold, **split_of(q, w)}
+
+
+def split_of(q: dict, w: Where) -> dict:
+    """{"split": ...} when the question names one (dev or test), else {}."""
+    return {"split": w.choice(q["split"], "split", SPLITS)} if "split" in q else {}
 
 
 def gold_docs_question(q: Any, docs_by_id: dict[str, dict], w: Where, langs: tuple[str, ...]) -> dict:
@@ -118,7 +124,8 @@ def gold_docs_question(q: Any, docs_by_id: dict[str, dict], w: Where, langs: tup
         w.fail(f"expected a string, got {difficulty!r}", "difficulty")
     gold = [{"doc_id": d, "evidence": None, "char_start": None, "char_end": None} for d in gold_docs]
     return {"qid": w.qid, "query": normalise(query), "lang": lang, "difficulty": difficulty,
-            "tags": list(w.strings(q, "tags")), "answerable": bool(gold), "answer": None, "gold": gold}
+            "tags": list(w.strings(q, "tags")), "answerable": bool(gold), "answer": None, "gold": gold,
+            **split_of(q, w)}
 
 
 def load_questions(path: str | Path, docs: list[dict], questions_format: str = "minirag",

@@ -86,3 +86,22 @@ rule chunk:
         "python -m minirag.stages.chunk --settings {params.settings:q} "
         "--docs {input.docs:q} {params.args} --out {output.chunks:q} --receipt {output.receipt:q} "
         "2> {log:q}"
+
+
+rule units:
+    input:
+        docs=L.docs,
+        chunks=L.chunks,
+        code=code("units"),
+    output:
+        units=L.units,
+        receipt=L.receipt("units"),
+    log:
+        L.log("units"),
+    benchmark:
+        L.benchmark("units")
+    conda:
+        "../envs/minirag.yaml"
+    shell:
+        "python -m minirag.stages.units --docs {input.docs:q} --chunks {input.chunks:q} "
+        "--out {output.units:q} --receipt {output.receipt:q} 2> {log:q}"

@@ -55,6 +55,7 @@ rule embed:
 
 rule bm25:
     input:
+        unpack(lambda wc: graph(wc).bm25(wc.name)),
         docs=L.docs,
         chunks=L.chunks,
         code=code("bm25"),
@@ -70,9 +71,10 @@ rule bm25:
     params:
         settings=settings("bm25"),
         out_dir=lambda wc: graph(wc).layout.bm25(wc.name),
+        args=lambda wc: graph(wc).bm25_args(wc.name),
     shell:
         "python -m minirag.stages.bm25 --settings {params.settings:q} --docs {input.docs:q} "
-        "--chunks {input.chunks:q} --out-dir {params.out_dir:q} --receipt {output.receipt:q} "
+        "--chunks {input.chunks:q} {params.args} --out-dir {params.out_dir:q} --receipt {output.receipt:q} "
         "2> {log:q}"
 
 

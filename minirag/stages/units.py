@@ -1,0 +1,25 @@
+"""units: docs.jsonl + chunks.jsonl -> units.jsonl, each chunk's table rows, list items and sentences."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..integrity import load_records
+from ..io import write_jsonl
+from ..text.chunks import check_slices, load_chunks
+from ..text.units import chunk_units
+from .common import log, run_stage
+
+
+def units(docs: Path, chunks: Path, out: Path) -> list[Path]:
+    """Cut every chunk into units that small-to-big retrievers score; each an exact slice of its document."""
+    documents = {d["doc_id"]: d for d in load_records(docs, "documents")}
+    found = chunk_units(load_chunks(chunks, docs), documents)
+    check_slices(found, {k: d["text"] for k, d in documents.items()}, out)
+    write_jsonl(out, (u.to_record() for u in found))
+    log(f"units: {len(found)} units -> {out}")
+    return [out]
+
+
+if __name__ == "__main__":
+    run_stage(units)

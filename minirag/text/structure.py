@@ -1,0 +1,135 @@
+"""The structure of a markdown document: its heading path, its tables, its lines and sentences.
+
+`DocumentStructure(text)` answers, for a character position, which headings are in force
+(`heading_path`: "Irregular verbs › Table of common irregular verbs") and, inside a table,
+its header row. `context(title, start, end)` is what situates a chunk cut from the middle
+of a document: the document title, the heading path at its first character, and the header
+row of a table whose rows it holds without that header. `units(start, end)` cuts a span
+into the small units a retriever can score on their own: table rows (each with its
+header), list items and sentences.
+
+    | Base form | Past simple | Past participle |      <- header, carried to every row
+    |---|---|---|
+    | begin | began | begun |                        <- a unit; its context names the columns
+
+What it leaves out: cutting chunks (chunk.py) and anything about tokens.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+HEADING_RE = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$", re.MULTILINE)
+SEPARATOR_RE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+SENTENCE_RE = re.compile(r"[^.!?\u3002\uff01\uff1f]+(?:[.!?\u3002\uff01\uff1f]+[\"')\]\u201d\u2019\u00bb]*|$)")
+LIST_ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+PATH_SEP = " › "
+
+
+@dataclass(frozen=True)
+class Table:
+    header: str       # the header row, as written
+    rows_start: int   # first character of the first data row
+    end: int          # end of the last row
+
+
+@dataclass(frozen=True)
+class Unit:
+    start: int        # [start, end) in the document
+    end: int
+    kind: str         # "row", "item" or "sentence"
+    header: str = ""  # a row's table header
+
+
+class DocumentStructure:
+    def __init__(self, text: str):
+        self.text = text
+        self.heads: list[tuple[int, int, str]] = [(m.start(), len(m.group(1)), m.group(2).strip())
+                                                  for m in HEADING_RE.finditer(text)]
+        self.starts = [h[0] for h in self.heads]
+        self.tables = self._tables()
+
+    def _tables(self) -> list[Table]:
+        tables, lines, pos = [], self.text.split("\n"), 0
+        offsets = []
+        for line in lines:
+            offsets.append(pos)
+            pos += len(line) + 1
+        i = 0
+        while i < len(lines) - 1:
+            if lines[i].lstrip().startswith("|") and SEPARATOR_RE.match(lines[i + 1]):
+                j = i + 2
+                while j < len(lines) and lines[j].lstrip().startswith("|"):
+                    j += 1
+                if j > i + 2:
+                    tables.append(Table(lines[i].strip(), offsets[i + 2], offsets[j - 1] + len(lines[j - 1])))
+                i = j
+            else:
+                i += 1
+        return tables
+
+    def section_at(self, pos: int) -> str:
+        """The innermost heading in force at `pos` ("" before the first heading)."""
+        i = bisect.bisect_right(self.starts, pos) - 1
+        return self.heads[i][2] if i >= 0 else ""
+
+    def heading_path(self, pos: int) -> list[str]:
+        """The headings in force at `pos`, outermost first: for each level, the last one above it."""
+        path: list[tuple[int, str]] = []
+        for _, level, title in self.heads[:bisect.bisect_right(self.starts, pos)]:
+            while path and path[-1][0] >= level:
+                path.pop()
+            path.append((level, title))
+        return [title for _, title in path]
+
+    def table_at(self, pos: int) -> Table | None:
+        """The table whose data rows span `pos`, if any."""
+        for t in self.tables:
+            if t.rows_start <= pos <= t.end:
+                return t
+        return None
+
+    def context(self, title: str, start: int, end: int) -> str:
+        """Title › heading path at the span's first character, and the header row of a table whose
+        rows the span holds without it, on a second line."""
+        span = self.text[start:end]
+        first = start + (len(span) - len(span.lstrip()))
+        parts = [title] if title else []
+        for heading in self.heading_path(first):
+            if not parts or heading.casefold() != parts[-1].casefold():
+                parts.append(heading)
+        lines = [PATH_SEP.join(parts)] if parts else []
+        table = self.table_at(first)
+        if table is not None and first >= table.rows_start:
+            lines.append(table.header)
+        return "\n".join(lines)
+
+    def units(self, start: int, end: int) -> list[Unit]:
+        """Rows, list items and sentences wholly inside [start, end), in document order."""
+        out: list[Unit] = []
+        pos = start
+        for line in self.text[start:end].split("\n"):
+            lo, hi = pos, pos + len(line)
+            pos = hi + 1
+            stripped = line.strip()
+            if not stripped or HEADING_RE.match(line) or SEPARATOR_RE.match(line):
+                continue
+            if stripped.startswith("|"):
+                table = self.table_at(lo)
+                if table is not None and lo >= table.rows_start and stripped.endswith("|"):
+                    out.append(Unit(lo, hi, "row", table.header))
+                continue
+            if LIST_ITEM_RE.match(line):
+                out.append(Unit(lo, hi, "item"))
+                continue
+            for m in SENTENCE_RE.finditer(line):
+                piece = m.group()
+                if piece.strip() and re.search(r"\w", piece):
+                    lead = len(piece) - len(piece.lstrip())
+                    out.append(Unit(lo + m.start() + lead, lo + m.start() + len(piece.rstrip()), "sentence"))
+        return out
+
+    def line_starts(self) -> list[int]:
+        return [0] + [m.end() for m in re.finditer("\n", self.text)]
