@@ -146,6 +146,20 @@ def beir_train_pairs(folder: str | Path, train_split: str, eval_split: str) -> l
     return out
 
 
+def beir_train_queries(folder: str | Path, train_split: str, eval_split: str) -> list[tuple[str, str, set[str]]]:
+    """(qid, query, relevant doc ids) for every query of the training split with a judged-relevant
+    document, in qrels order; the evaluation split is refused."""
+    refuse_training_on(train_split, eval_split, f"{qrels_path(folder, train_split)}")
+    queries = read_queries(folder)
+    relevant: dict[str, set[str]] = {}
+    for lineno, qid, doc_id, grade in qrels_rows(qrels_path(folder, train_split)):
+        if qid not in queries:
+            raise CorpusError(f"{qrels_path(folder, train_split)}:{lineno}: unknown query {qid!r}")
+        if grade > 0:
+            relevant.setdefault(qid, set()).add(doc_id)
+    return [(qid, queries[qid], docs) for qid, docs in relevant.items()]
+
+
 def md5_file(path: Path) -> str:
     h = hashlib.md5()
     with open(path, "rb") as fh:

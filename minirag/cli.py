@@ -53,8 +53,10 @@ def open_corpus(a):
 
 
 def default_retriever(cc: dict) -> str:
-    """The config's first fusion, else its first retriever."""
+    """The config's `serve` retriever, else its first fusion, else its first retriever."""
     from .config.corpus import family, main_retrievers
+    if cc["serve"]:
+        return cc["serve"]
     main = main_retrievers(cc)
     return next((r for r in main if family(cc, r) == "fusion"), main[0])
 
@@ -153,7 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name, fn, k_default in (("search", cmd_search, 5), ("answer", cmd_answer, None)):
         sp = sub.add_parser(name, help=f"{name} over built artifacts (no rebuild)")
         sp.add_argument("query")
-        sp.add_argument("--retriever", default=None, help="a retriever of the config (default: its first fusion)")
+        sp.add_argument("--retriever", default=None, help="a retriever of the config (default: its `serve`, else its first fusion)")
         sp.add_argument("-k", type=positive_int, default=k_default,
                         help="chunks to return" if name == "search" else "chunks in the prompt (default: prompt.k)")
         sp.add_argument("--json", action="store_true")

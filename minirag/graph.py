@@ -70,8 +70,9 @@ class CorpusGraph:
 
     def train(self, name: str) -> dict:
         """A BEIR training split's files, when the encoder trains on its qrels."""
-        if not self.cc["embedders"][name].get("train_qrels"):
-            return {}
+        return self.beir_training() if self.cc["embedders"][name].get("train_qrels") else {}
+
+    def beir_training(self) -> dict:
         root = Path(self.source["path"])
         return {"beir_queries": str(root / "queries.jsonl"), "beir_corpus": str(root / "corpus.jsonl"),
                 "beir_qrels": str(root / "qrels" / f"{self.source['train_split']}.tsv")}
@@ -112,14 +113,39 @@ class CorpusGraph:
             inputs.update(self.vectors(kind.embedder()))
         if kind.index():
             inputs["index"] = paths(*self.layout.bm25_files(kind.index()))
+        if kind.trained:
+            inputs["model"] = paths(self.layout.reranker(name), self.layout.reranker(name).with_suffix(".json"))
+        if kind.expansion().enabled():
+            inputs["lexicon"] = str(self.layout.lexicon)
         return inputs
+
+    def train_reranker(self, name: str) -> dict:
+        """The run whose candidates the reranker of `name` learns to re-order (and the lexicon its features expand with)."""
+        kind = kind_of(self.cc, name)
+        inputs = {"run": str(self.layout.run(kind.upstream()[0]))}
+        if kind.expansion().enabled():
+            inputs["lexicon"] = str(self.layout.lexicon)
+        if kind.s.train_qrels:
+            inputs.update(self.beir_training())
+        return inputs
+
+    def train_reranker_args(self, name: str) -> str:
+        beir = {} if not kind_of(self.cc, name).s.train_qrels else {
+            "beir": self.source["path"], "train_split": self.source["train_split"], "eval_split": self.source["split"]}
+        return flags(lexicon=self.train_reranker(name).get("lexicon"), **beir)
+
+    def uses_lexicon(self) -> bool:
+        return any(kind_of(self.cc, r).expansion().enabled() for r in self.cc["retrievers"])
+
+    def rerankers(self) -> list[str]:
+        return [r for r in self.cc["retrievers"] if kind_of(self.cc, r).trained]
 
     def retrieve_args(self, name: str) -> str:
         kind = kind_of(self.cc, name)
         inputs = self.retrieve(name)
         return flags(runs=inputs.get("runs"), vectors=inputs.get("vectors"), tokenizer=inputs.get("tokenizer"),
                      encoder=inputs.get("encoder"), index=kind.index() and str(self.layout.bm25(kind.index())),
-                     units=inputs.get("units"))
+                     units=inputs.get("units"), model=inputs.get("model", [None])[0], lexicon=inputs.get("lexicon"))
 
     def runs(self) -> list[str]:
         return paths(*(self.layout.run(r) for r in self.cc["retrievers"]))
@@ -165,9 +191,9 @@ class CorpusGraph:
     def jobs(self) -> list[tuple[str, str | None]]:
         """(stage, name) of every job the corpus's report depends on, in graph order."""
         jobs = [("curate", None), ("questions", None)] + [("train_tokenizer", None)] * self.uses_tokenizer()
-        jobs += [("chunk", None)] + [("units", None)] * self.uses_units() + [("train_biencoder", e) for e in self.trained()]
+        jobs += [("chunk", None)] + [("units", None)] * self.uses_units() + [("lexicon", None)] * self.uses_lexicon() + [("train_biencoder", e) for e in self.trained()]
         jobs += [("embed", e) for e in self.used_embedders()] + [("bm25", i) for i in self.used_indexes()]
-        jobs += [("retrieve", r) for r in self.cc["retrievers"]]
+        jobs += [("train_reranker", r) for r in self.rerankers()] + [("retrieve", r) for r in self.cc["retrievers"]]
         jobs += [(stage, r) for r in answered(self.cc) for stage in ("prompt", "generate")]
         jobs += [("evaluate", None), ("diagnose", None)] + [("assertions", None)] * bool(self.cc["assertions"])
         jobs += [("sweep_figure", f"{n}-{p}") for n, p in self.sweeps()] + [("loss_figure", e) for e in self.trained()]
@@ -178,13 +204,15 @@ class CorpusGraph:
         report stands on, so deleting any of them rebuilds it and what depends on it."""
         lay = self.layout
         files = [lay.docs, lay.questions] + [lay.tokenizer] * self.uses_tokenizer() + [lay.chunks]
-        files += [lay.units] * self.uses_units()
+        files += [lay.units] * self.uses_units() + [lay.lexicon] * self.uses_lexicon()
         for e in self.trained():
             files += [lay.encoder(e), lay.encoder_sidecar(e)]
         for e in self.used_embedders():
             files += [lay.vectors(e), lay.vectors_sidecar(e)]
         for i in self.used_indexes():
             files += lay.bm25_files(i)
+        for r in self.rerankers():
+            files += [lay.reranker(r), lay.reranker(r).with_suffix(".json")]
         files += [lay.run(r) for r in self.cc["retrievers"]]
         files += [f for r in answered(self.cc) for f in (lay.prompts(r), lay.answers(r))]
         files += [lay.eval(f) for f in EVAL_FILES + DIAGNOSIS_FILES]

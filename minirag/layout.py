@@ -6,8 +6,8 @@ loads artifacts at query time (live.py, the report) asks it for real paths. Each
 names one artifact:
 
     results/<corpus>/
-      docs.jsonl  questions.jsonl  tokenizer.json  chunks.jsonl  units.jsonl
-      encoders/<embedder>.npz + .json      vectors/<embedder>.npy + .json
+      docs.jsonl  questions.jsonl  tokenizer.json  chunks.jsonl  units.jsonl  lexicon.json
+      encoders/<embedder>.npz + .json      vectors/<embedder>.npy + .json   rerankers/<retriever>.npz + .json
       bm25/<index>/{index.npz, vocab.json, params.json, items.json}
       runs/<retriever>.trec   prompts/<retriever>.jsonl   answers/<retriever>.jsonl
       eval/{metrics.json, per_query.csv, slices.csv, qrels.chunk.txt, qrels.doc.txt,
@@ -82,6 +82,10 @@ class CorpusLayout:
     def units(self) -> Path:
         return self.root / "units.jsonl"
 
+    @property
+    def lexicon(self) -> Path:
+        return self.root / "lexicon.json"
+
     def encoder(self, embedder: str) -> Path:
         return self.root / "encoders" / f"{embedder}.npz"
 
@@ -93,6 +97,9 @@ class CorpusLayout:
 
     def vectors_sidecar(self, embedder: str) -> Path:
         return self.vectors(embedder).with_suffix(".json")
+
+    def reranker(self, retriever: str) -> Path:
+        return self.root / "rerankers" / f"{retriever}.npz"
 
     def bm25(self, index: str) -> Path:
         return self.root / "bm25" / index
@@ -147,12 +154,12 @@ class CorpusLayout:
         """(layout, stage, name) of the job that writes `path`; ValueError for a file no stage writes."""
         path = Path(path)
         top = {"docs.jsonl": "curate", "questions.jsonl": "questions", "tokenizer.json": "train_tokenizer",
-               "chunks.jsonl": "chunk", "units.jsonl": "units"}
+               "chunks.jsonl": "chunk", "units.jsonl": "units", "lexicon.json": "lexicon"}
         if path.name in top:
             return cls(path.parent), top[path.name], None
         folder, stem = path.parent.name, path.name.rsplit(".", 1)[0]
         per_name = {"encoders": "train_biencoder", "vectors": "embed", "runs": "retrieve", "prompts": "prompt",
-                    "answers": "generate"}
+                    "answers": "generate", "rerankers": "train_reranker"}
         if folder in per_name:
             return cls(path.parent.parent), per_name[folder], stem
         if path.parent.parent.name == "bm25":

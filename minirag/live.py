@@ -27,7 +27,7 @@ from .integrity import MissingArtifact, load_json, require
 from .io import sha256_text
 from .layout import CorpusLayout
 from .rank.channels import BM25Retriever, DenseRetriever
-from .rank.kinds import ComposedRetriever, kind_of
+from .rank.kinds import RetrieverKind, kind_of
 from .rank.ranking import Ranking, Retriever
 from .text.chunks import Chunk, index_text, load_chunks
 
@@ -41,16 +41,21 @@ class Sources:
 
     def __init__(self, chunks: list[Chunk], vectors: Mapping[str, Path] | None = None,
                  query_files: Mapping[str, Mapping[str, Path]] | None = None,
-                 indexes: Mapping[str, Path] | None = None, units: tuple[Path, Path] | None = None):
+                 indexes: Mapping[str, Path] | None = None, units: tuple[Path, Path] | None = None,
+                 models: Mapping[str, Path] | None = None, lexicon: Path | None = None):
         self.chunks = chunks
         self._vectors, self._query_files, self._indexes = vectors or {}, query_files or {}, indexes or {}
         self._units = units  # (units.jsonl, docs.jsonl), for indexes over units
+        self._models = models or {}  # reranker models by retriever name
+        self._lexicon = lexicon      # the lexicon stage's file, for query expansion
+        self._features: dict = {}
 
     @classmethod
     def from_layout(cls, layout: CorpusLayout, cc: dict, chunks: list[Chunk]) -> "Sources":
         return cls(chunks, {e: layout.vectors(e) for e in cc["embedders"]},
                    {e: embedder_kind(cc, e).files(layout, e) for e in cc["embedders"]},
-                   {i: layout.bm25(i) for i in cc["bm25"]}, (layout.units, layout.docs))
+                   {i: layout.bm25(i) for i in cc["bm25"]}, (layout.units, layout.docs),
+                   {r: layout.reranker(r) for r in cc["retrievers"] if kind_of(cc, r).trained}, layout.lexicon)
 
     @cached_property
     def units(self) -> list[Chunk]:
@@ -61,6 +66,24 @@ class Sources:
     @cached_property
     def doc_of(self) -> dict[str, str]:
         return {c.id: c.doc_id for c in self.chunks}
+
+    @cached_property
+    def chunks_by_id(self) -> dict[str, Chunk]:
+        return {c.id: c for c in self.chunks}
+
+    def features(self, analyzer, expansion):
+        """The reranker's feature maker over these chunks (one per analyzer and expansion, built once)."""
+        from .rank.rerank import FeatureMaker
+        from .text.analyze import Analyzer
+        if (analyzer, expansion) not in self._features:
+            a = Analyzer(analyzer)
+            self._features[analyzer, expansion] = FeatureMaker(a, self.chunks, self.expander(a, expansion))
+        return self._features[analyzer, expansion]
+
+    def reranker(self, name: str) -> dict:
+        """A trained reranker's weights, checked against its receipt."""
+        from .rank.rerank import load_model
+        return load_model(self._path(self._models, name, "reranker model of"))
 
     def _path(self, table: Mapping[str, Path], name: str, what: str) -> Path:
         if name not in table:
@@ -80,8 +103,18 @@ class Sources:
     def vectors_by_id(self, embedder: str):
         return load_vectors_by_id(self._path(self._vectors, embedder, "vectors of embedder"), self.chunks)
 
-    def bm25(self, index: str) -> BM25Retriever:
-        """A BM25 index whose rows are checked, like vectors, to hold these chunks' texts."""
+    def expander(self, analyzer, settings):
+        """The query expander of the lexicon stage's file (None when `settings` expand nothing)."""
+        if not settings.enabled():
+            return None
+        from .text.expand import QueryExpander
+        if self._lexicon is None:
+            raise MissingArtifact("no lexicon was given to this stage (query expansion needs one)")
+        return QueryExpander.from_file(require(self._lexicon, "lexicon"), analyzer, settings)
+
+    def bm25(self, index: str, expansion=None) -> BM25Retriever:
+        """A BM25 index whose rows are checked, like vectors, to hold these chunks' texts;
+        queries expanded as `expansion` (ExpansionSettings) says."""
         from .index.bm25 import load_bm25
         directory = self._path(self._indexes, index, "BM25 index")
         bm = load_bm25(directory)
@@ -96,9 +129,21 @@ class Sources:
                                      "(the index is stale); re-run bm25")
         if len(rows) != len(expected) or bm.n_items != len(expected):
             raise AlignmentError(f"{directory}: {bm.n_items} rows for {len(expected)} items; re-run bm25")
+        expander = self.expander(bm.analyzer, expansion) if expansion is not None else None
         if over_units:
-            return BM25Retriever(bm, [u.id for u in expected], [u.metadata["parent"] for u in expected])
-        return BM25Retriever(bm, [c.id for c in expected])
+            return BM25Retriever(bm, [u.id for u in expected], [u.metadata["parent"] for u in expected], expander)
+        return BM25Retriever(bm, [c.id for c in expected], expander=expander)
+
+
+class ComposedRetriever:
+    """A fusion, diversifier or reranker over live retrievers, each asked for `depth` results as in the graph."""
+
+    def __init__(self, kind: RetrieverKind, inputs: list[Retriever], sources: "Sources", depth: int):
+        self.kind, self.inputs, self.sources, self.depth = kind, inputs, sources, depth
+
+    def search(self, query: str, k: int = 5) -> Ranking:
+        rankings = [r.search(query, k=self.depth) for r in self.inputs]
+        return self.kind.combine(query, rankings, self.sources, self.depth)[:k]
 
 
 class RunOrder:

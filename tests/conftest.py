@@ -27,6 +27,8 @@ MINI_CONFIG = MINI_CORPUS + """\
       linear: {type: linear, of: [dense, bm25], alpha: 0.6}
       bm25-cap: {type: cap, base: bm25, cap: 2}
       rrf-mmr: {type: mmr, base: rrf, lambda: 0.7, sweep: {lambda: [0.5]}}
+      bm25-x: {type: bm25, index: plain, expand: {translations: 0.5, forms: 0.5}}
+      bm25-rerank: {type: rerank, of: bm25-x, synthetic: 50, expand: {translations: 0.5, forms: 0.5}}
     assertions: fixture/assertions.yaml
 """
 

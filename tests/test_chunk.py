@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from minirag.text.bpe import BPETokenizer
 from minirag.text.chunk import chunk_document
-from minirag.text.structure import DocumentStructure
 from minirag.text.chunks import Chunk, chunk_id
+from minirag.text.structure import DocumentStructure
 
 REPO = Path(__file__).resolve().parents[1]
 

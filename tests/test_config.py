@@ -21,7 +21,8 @@ def test_named_collections_replace_the_defaults_whole():
 def test_stage_settings_hold_only_what_the_stage_reads():
     cc = corpus_config(cfg(chunk={"strategy": "chars", "size": 300, "overlap": 30}), "c")
     assert stage_settings(cc, "chunk") == {"strategy": "chars", "size": 300, "overlap": 30}
-    assert stage_settings(cc, "retrieve", "bm25") == {"type": "bm25", "index": "plain", "depth": 100}
+    assert stage_settings(cc, "retrieve", "bm25") == {"type": "bm25", "index": "plain", "depth": 100,
+                                                      "expand": {"translations": 0.0, "forms": 0.0}}
 
 
 def test_sweep_expands_into_one_retriever_per_value():

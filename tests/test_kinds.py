@@ -93,7 +93,7 @@ def test_a_new_kind_is_checked_described_wired_and_ranked_by_the_registry_alone(
                                                         "v": {"type": "borda-test", "of": ["a", "z"]}}}}}, "c")
 
     class Sources:
-        def bm25(self, index):
+        def bm25(self, index, expansion=None):
             return FixedRetriever([("x", 3.0), ("y", 2.0), ("z", 1.0)])
 
         def dense(self, embedder):

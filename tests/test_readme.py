@@ -1,6 +1,7 @@
 """The README's commands, run as a new user would, in the README's order: `make report`'s build
 of the KB, then each shipped config's command, which must plan its own report's jobs."""
 
+import json
 import os
 import re
 import shutil
@@ -48,6 +49,13 @@ def test_each_shipped_config_builds_its_own_report_after_make_report(tmp_path):
     build = make_report_command()
     assert build[:2] == ["snakemake", "-c2"] and build[2] == "results/report.md"
     snakemake(build[1:])
+    # issue 13's two questions: the served retriever puts the chunk holding the row first
+    for query, row in (("What's the past participle of begin?", "| begin | began | begun |"),
+                       ("¿Cuál es el participio de 'break' en inglés?", "| break | broke | broken |")):
+        proc = subprocess.run([sys.executable, "-m", "minirag", "search", query, "-k", "1", "--json"], cwd=project,
+                              env=env, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        assert row in json.loads(proc.stdout)["results"][0]["text"], query
     commands = readme_commands()
     assert [c.split()[2] for c in commands] == ["results/scifact.md", "results/dify.md"]
     for command in commands:

@@ -55,7 +55,12 @@ def test_full_build_writes_report_and_every_artifact(built):
                 "eval/slices.csv"):
         assert (root / rel).exists(), rel
     metrics = json.loads((root / "eval" / "metrics.json").read_text())
-    assert set(metrics["retrieval"]) == {"dense", "bm25", "rrf", "linear", "bm25-cap", "rrf-mmr", "rrf-mmr@lambda=0.5"}
+    assert set(metrics["retrieval"]) == {"dense", "bm25", "rrf", "linear", "bm25-cap", "rrf-mmr", "rrf-mmr@lambda=0.5",
+                                         "bm25-x", "bm25-rerank"}
+    lexicon = json.loads((root / "lexicon.json").read_text())
+    assert lexicon["forms"] and set(lexicon) == {"lexicon", "forms"}
+    sidecar = json.loads((root / "rerankers" / "bm25-rerank.json").read_text())
+    assert sidecar["synthetic_questions"] == 50 and sidecar["dev_questions"] == 0  # the fixture has no dev split
     assert not (root / "answers" / "rrf-mmr@lambda=0.5.jsonl").exists()  # sweep points: retrieval only
     for rel in ("diagnosis.csv", "overlap.csv", "always_on_top.csv", "diversity.csv", "assertions.md"):
         assert (root / "eval" / rel).exists(), rel
@@ -76,8 +81,8 @@ def test_second_build_runs_nothing(built):
 
 def test_chunk_size_change_reruns_chunk_and_downstream_only(built):
     jobs = planned_after_edit(built, "mini.yaml", "target_tokens: 40", "target_tokens: 60")
-    assert set(jobs) == {"chunk", "embed", "bm25", "retrieve", "prompt", "generate", "evaluate", "diagnose",
-                         "assertions", "sweep_figure", "report"}
+    assert set(jobs) == {"chunk", "embed", "bm25", "retrieve", "train_reranker", "prompt", "generate", "evaluate",
+                         "diagnose", "assertions", "sweep_figure", "report"}
     assert not UPSTREAM & set(jobs)
 
 
@@ -85,8 +90,27 @@ def test_bm25_parameter_change_does_not_rerun_embed(built):
     jobs = planned_after_edit(built, "mini.yaml", "    assertions: fixture/assertions.yaml",
                               "    assertions: fixture/assertions.yaml\n    bm25: {plain: {k1: 1.2}}")
     assert "embed" not in jobs and "chunk" not in jobs
-    # bm25 and every run downstream of it (rrf, linear, cap, mmr and its sweep point); not dense
-    assert jobs["bm25"] == 1 and jobs["retrieve"] == 6
+    # bm25 and every run downstream of it (rrf, linear, cap, mmr and its sweep point, the
+    # expanded run and its reranker, retrained on its new run); not dense
+    assert jobs["bm25"] == 1 and jobs["retrieve"] == 8 and jobs["train_reranker"] == 1
+
+
+def test_changing_how_context_is_built_reruns_chunk_and_every_index(built):
+    jobs = planned_after_edit(built, "minirag/text/structure.py", 'PATH_SEP = " › "', 'PATH_SEP = " > "')
+    assert {"chunk", "embed", "bm25", "retrieve"} <= set(jobs)
+    assert "curate" not in jobs and "train_tokenizer" not in jobs
+
+
+def test_editing_the_lexicon_miner_reruns_lexicon_and_the_expanded_runs_only(built):
+    jobs = planned_after_edit(built, "minirag/text/lexicon.py", '"""', '"""Edited. ')
+    assert jobs["lexicon"] == 1 and jobs["retrieve"] == 2 and jobs["train_reranker"] == 1
+    assert "bm25" not in jobs and "chunk" not in jobs
+
+
+def test_indexing_without_context_reruns_bm25_not_chunk_or_embed(built):
+    jobs = planned_after_edit(built, "mini.yaml", "    assertions: fixture/assertions.yaml",
+                              "    assertions: fixture/assertions.yaml\n    bm25: {plain: {with_context: false}}")
+    assert jobs["bm25"] == 1 and "chunk" not in jobs and "embed" not in jobs
 
 
 def test_vocab_size_change_reruns_tokenizer_and_downstream_not_curate(built):

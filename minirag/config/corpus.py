@@ -57,6 +57,7 @@ class CorpusSettings:
     note: str = ""                             # markdown shown at the top of the corpus's report section
     assertions: str = ""                       # YAML file of assertions (workflow/assertions.*.yaml); "" = none
     strict: bool = False                       # true: a failing assertion fails the build
+    serve: str = ""                            # the retriever `search` and `answer` use unasked; "" = the first fusion
 
 
 # The collections a corpus has when its config names none; each entry's settings take
@@ -112,6 +113,8 @@ def _corpus_config(user: Mapping[str, Any], where: str) -> dict:
     reader_cls, reader = Reader.settings_of(user.get("reader", DEFAULT_READER), f"{where}.reader")
     cc["reader"] = {"type": reader_cls.type, **settings_to_dict(reader)}
     check_references(cc, where)
+    if cc["serve"] and cc["serve"] not in cc["retrievers"]:
+        raise SettingsError(f"{where}.serve: unknown retriever {cc['serve']!r} (have: {', '.join(cc['retrievers'])})")
     return cc
 
 
@@ -243,10 +246,10 @@ def stage_settings(cc: dict, stage: str, name: str | None = None) -> dict:
         return dict(cc["embedders"][name])
     if stage == "bm25":
         return dict(cc["bm25"][name])
-    if stage == "retrieve":
+    if stage in ("retrieve", "train_reranker"):
         # The embedder's or index's own settings travel in the artifact it reads.
         spec = {k: v for k, v in cc["retrievers"][name].items() if k not in ("sweep_of", "sweep_param")}
-        return {**spec, "depth": cc["depth"]}
+        return {**spec, "depth": cc["depth"]} if stage == "retrieve" else spec
     if stage == "prompt":
         return dict(cc["prompt"])
     if stage == "generate":

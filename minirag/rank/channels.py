@@ -18,6 +18,7 @@ from ..index.bm25 import BM25Index, BM25Settings
 from ..index.store import FlatVectorStore
 from ..text.analyze import Analyzer
 from ..text.chunks import Chunk, index_text
+from ..text.expand import QueryExpander
 from .ranking import Ranking
 
 
@@ -39,22 +40,29 @@ class BM25Retriever:
     """A BM25 index whose item i is chunk_ids[i], or, small-to-big, a unit (a table row, a
     sentence) of chunk parents[i]: a chunk then ranks by its best unit, and chunks are returned."""
 
-    def __init__(self, index: BM25Index, chunk_ids: Sequence[str], parents: Sequence[str] | None = None):
+    def __init__(self, index: BM25Index, chunk_ids: Sequence[str], parents: Sequence[str] | None = None,
+                 expander: QueryExpander | None = None):
         assert index.n_items == len(chunk_ids), (index.n_items, len(chunk_ids))
         self.index = index
         self.chunk_ids = list(chunk_ids)
         self.parents = list(parents) if parents is not None else None
+        self.expander = expander  # queries become concepts with translations and forms (text/expand.py)
 
     def search(self, query: str, k: int = 5) -> Ranking:
         return self.search_batch([query], k)[0]
 
+    def _search(self, queries: list[str], k: int):
+        if self.expander is None:
+            return self.index.search_batch(queries, k)
+        return [self.index.search_concepts(self.expander.concepts(q), k) for q in queries]
+
     def search_batch(self, queries: list[str], k: int) -> list[Ranking]:
         if self.parents is None:
             return [[(self.chunk_ids[i], float(s)) for i, s in zip(idx, scores)]
-                    for idx, scores in self.index.search_batch(queries, k)]
+                    for idx, scores in self._search(queries, k)]
         # a chunk holds several units: read deep enough that k chunks are reached
         return [best_per_parent(idx, scores, self.parents, k)
-                for idx, scores in self.index.search_batch(queries, self.index.n_items)]
+                for idx, scores in self._search(queries, self.index.n_items)]
 
     @classmethod
     def from_chunks(cls, chunks: Sequence[Chunk], settings: BM25Settings = BM25Settings()) -> "BM25Retriever":

@@ -34,6 +34,7 @@ import numpy as np
 
 from ..text.analyze import QUOTED_RE, Analyzer, AnalyzerConfig
 from ..text.chunks import Chunk
+from ..text.expand import QueryExpander
 from .ranking import Ranking
 
 FEATURES = ("rank", "score", "cover", "line", "line_all", "near", "context", "quoted", "length")
@@ -47,13 +48,15 @@ class Line:
 
 
 class FeatureMaker:
-    """Features of candidates for a query; `idf` is over the corpus's chunks."""
+    """Features of candidates for a query; `idf` is over the corpus's chunks. Words are matched
+    as index terms (the analyzer's case, accents and stems); with an `expander`, a query word
+    is a concept matched by any of its alternatives at that alternative's weight."""
 
-    def __init__(self, analyzer: Analyzer, chunks: Sequence[Chunk]):
-        self.analyzer = analyzer
+    def __init__(self, analyzer: Analyzer, chunks: Sequence[Chunk], expander: QueryExpander | None = None):
+        self.analyzer, self.expander = analyzer, expander
         df: dict[str, int] = {}
         for c in chunks:
-            for w in set(analyzer.words(c.context + "\n" + c.text)):
+            for w in set(analyzer(c.context + "\n" + c.text)):
                 df[w] = df.get(w, 0) + 1
         n = len(chunks)
         self.idf = {w: math.log(1 + (n - d + 0.5) / (d + 0.5)) for w, d in df.items()}
@@ -75,7 +78,7 @@ class FeatureMaker:
                     header = line  # a header row inside the chunk names the rows below it
                     continue
                 text = f"{header}\n{line}" if line.lstrip().startswith("|") and header else line
-                words = self.analyzer.words(text)
+                words = self.analyzer(text)
                 pos: dict[str, list[int]] = {}
                 for j, w in enumerate(words):
                     pos.setdefault(w, []).append(j)
@@ -85,42 +88,72 @@ class FeatureMaker:
 
     def chunk_words(self, c: Chunk) -> tuple[set[str], set[str], int]:
         if c.id not in self._words:
-            body = self.analyzer.words(c.text)
-            self._words[c.id] = (set(body) | set(self.analyzer.words(c.context)),
-                                 set(self.analyzer.words(c.context)), len(body))
+            body, context = self.analyzer(c.text), set(self.analyzer(c.context))
+            self._words[c.id] = (set(body) | context, context, len(body))
         return self._words[c.id]
 
-    def query_terms(self, query: str) -> tuple[list[str], list[str]]:
-        """(the query's distinct words less filler, its quoted words)."""
-        terms = list(dict.fromkeys(self.analyzer.query(query)))
-        quoted = list(dict.fromkeys(w for m in QUOTED_RE.finditer(query) for w in self.analyzer.words(m.group(2))))
-        return terms, quoted
+    def query_concepts(self, query: str) -> tuple[list[dict[str, float]], list[str]]:
+        """(the query's concepts {term: weight}, one per distinct word less filler; its quoted terms)."""
+        if self.expander is not None:
+            concepts = self.expander.concepts(query)
+        else:
+            concepts = [{t: 1.0} for t in self.analyzer.query(query)]
+        unique = list({tuple(sorted(c.items())): c for c in concepts if c}.values())
+        quoted = list(dict.fromkeys(t for m in QUOTED_RE.finditer(query) for t in self.analyzer(m.group(2))))
+        return unique, quoted
+
+    def concept_weight(self, concept: dict[str, float]) -> float:
+        """The idf of the concept's best way to match, its own word's when present."""
+        return max(w * self.weight(t) for t, w in concept.items())
 
     def features(self, query: str, ranking: Ranking, chunks: dict[str, Chunk]) -> np.ndarray:
         """(len(ranking), len(FEATURES)) float64."""
-        terms, quoted = self.query_terms(query)
-        weights = np.array([self.weight(t) for t in terms])  # (T,)
-        total = float(weights.sum()) or 1.0
+        concepts, quoted = self.query_concepts(query)
+        weights = [self.concept_weight(c) for c in concepts]  # (T,)
+        total = sum(weights) or 1.0
+        # term -> the concepts it matches, with the weight it matches them at: a line is then
+        # read once, term by term, instead of once per concept and alternative
+        matches: dict[str, list[tuple[int, float]]] = {}
+        for ci, concept in enumerate(concepts):
+            for t, w in concept.items():
+                matches.setdefault(t, []).append((ci, w))
+
+        def matched(terms) -> dict[int, float]:
+            best: dict[int, float] = {}
+            for t in terms:
+                for ci, w in matches.get(t, ()):
+                    if w > best.get(ci, 0.0):
+                        best[ci] = w
+            return best
+
+        def share(best: dict[int, float]) -> float:
+            return sum(weights[ci] * w for ci, w in best.items()) / total
+
         scores = np.array([s for _, s in ranking], dtype=np.float64)  # (N,)
-        spread = float(scores.max() - scores.min()) if len(scores) else 0.0
+        low, spread = (float(scores.min()), float(scores.max() - scores.min())) if len(scores) else (0.0, 0.0)
         out = np.zeros((len(ranking), len(FEATURES)))  # (N, F)
         for i, (cid, s) in enumerate(ranking):
             c = chunks[cid]
             words, context, length = self.chunk_words(c)
             best_line, best_all, best_near = 0.0, 0.0, 0.0
             for line in self.lines(c):
-                hit = [t for t in terms if t in line.positions]
-                share = sum(self.weight(t) for t in hit) / total
-                if share > best_line or (share == best_line and share > 0):
-                    firsts = [line.positions[t][0] for t in hit]
-                    near = len(hit) / (max(firsts) - min(firsts) + 1) if hit else 0.0
-                    if share > best_line or near > best_near:
-                        best_near = near
-                    best_line = share
-                    best_all = max(best_all, float(len(hit) == len(terms) and bool(terms)))
-            out[i] = [1 / math.sqrt(i + 1), (s - scores.min()) / spread if spread else 1.0,
-                      sum(w for t, w in zip(terms, weights) if t in words) / total, best_line, best_all, best_near,
-                      sum(w for t, w in zip(terms, weights) if t in context) / total,
+                firsts: dict[int, int] = {}
+                best: dict[int, float] = {}
+                for t, positions in line.positions.items():
+                    for ci, w in matches.get(t, ()):
+                        if w > best.get(ci, 0.0):
+                            best[ci] = w
+                        if positions[0] < firsts.get(ci, len(line.words)):
+                            firsts[ci] = positions[0]
+                if not best:
+                    continue
+                line_share = share(best)
+                near = len(firsts) / (max(firsts.values()) - min(firsts.values()) + 1)
+                if line_share > best_line or (line_share == best_line and near > best_near):
+                    best_line, best_near = line_share, near
+                best_all = max(best_all, float(len(best) == len(concepts)))
+            out[i] = [1 / math.sqrt(i + 1), (s - low) / spread if spread else 1.0,
+                      share(matched(words)), best_line, best_all, best_near, share(matched(context)),
                       sum(t in words for t in quoted) / len(quoted) if quoted else 0.0, math.log1p(length)]
         return out
 
@@ -164,4 +197,28 @@ def rerank(ranking: Ranking, x: np.ndarray, w: np.ndarray, b: float, n: int) -> 
     return [(cid, float(len(ids) - i)) for i, cid in enumerate(ids)]
 
 
-DEFAULT_ANALYZER = AnalyzerConfig(fold_accents=True, query_stopwords=("en", "es"))
+def save_model(path, w: np.ndarray, b: float, sidecar: dict) -> None:
+    """Weights as .npz, and beside it (.json) the feature names and how the model was trained."""
+    from pathlib import Path
+
+    from ..io import save_npz, write_json
+    save_npz(path, w=w.astype(np.float64), b=np.array([b]))
+    write_json(Path(path).with_suffix(".json"), {"features": list(FEATURES), "weights": dict(zip(FEATURES, w.tolist())),
+                                                 "bias": b, **sidecar})
+
+
+def load_model(path) -> dict:
+    """A trained reranker's {"w": (F,), "b": float}, both files checked against their job's receipt."""
+    from pathlib import Path
+
+    from ..integrity import load_json, verified
+    from ..io import load_npz
+    meta = load_json(Path(path).with_suffix(".json"), "reranker sidecar")
+    if meta.get("features") != list(FEATURES):
+        raise ValueError(f"{path}: trained on features {meta.get('features')}, these are {list(FEATURES)}; "
+                         "re-run train_reranker")
+    arrays = load_npz(verified(path, "reranker model"))
+    return {"w": arrays["w"], "b": float(arrays["b"][0])}
+
+
+DEFAULT_ANALYZER = AnalyzerConfig(fold_accents=True, query_stopwords=("en", "es"), stemmer="spanish")

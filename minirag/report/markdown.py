@@ -97,6 +97,11 @@ Files: `eval/diagnosis.csv` (per question, each channel's best rank of a gold ch
 - Questions where no base channel has a gold document in its top {k} (a blind spot no fusion of them can fix): {shared_miss} of {questions}.
 {overlap}{always}"""
 
+MISSES = """
+What the best run, `{run}`, still misses: {n} of the test split's {answerable} answerable questions have no gold chunk in its top {k} ({summary}). `rank` is its rank of the first gold chunk (– beyond the run's depth), `best channel` the channel that ranks one highest:
+
+"""
+
 MECHANISMS = """### What each mechanism fixes
 
 Per question, from `eval/diagnosis.csv`: a gold document's best chunk enters the top {k} with the mechanism (fixed) or leaves it (broken), against the same run without it.
@@ -236,5 +241,13 @@ def render_diagnosis(t: CorpusTables) -> str:
     else:
         always = (f"- No chunk of a base channel is in the top {k} of more than {share} of questions "
                   "(no \"always on top\" hub).\n")
+    best = t.best_retriever()
+    misses = t.misses(best)
+    missed = ""
+    if len(misses):
+        counts = misses["why"].value_counts()
+        missed = (MISSES.format(run=best, k=k, n=len(misses), answerable=sum(q["answerable"] for q in t.test_questions),
+                                summary="; ".join(f"{why}: {n}" for why, n in counts.items()))
+                  + md_table(misses) + "\n")
     return DIAGNOSIS.format(k=k, shared_miss=d["shared_miss"], questions=d["questions"], overlap=overlap,
-                            always=always)
+                            always=always) + missed

@@ -15,16 +15,19 @@ from .common import log, run_stage
 
 def retrieve(settings: dict, name: str, questions: Path, docs: Path, chunks: Path, out: Path, runs: list[Path] = (),
              vectors: Path | None = None, index: Path | None = None, tokenizer: Path | None = None,
-             encoder: Path | None = None, units: Path | None = None) -> list[Path]:
+             encoder: Path | None = None, units: Path | None = None, model: Path | None = None,
+             lexicon: Path | None = None) -> list[Path]:
     """Rank every question's chunks: a channel from its index, the others from their input runs."""
     depth = settings["depth"]
     kind = RetrieverKind.from_spec({k: v for k, v in settings.items() if k != "depth"}, f"retrievers.{name}")
+    kind.name = name
     qs = load_records(questions, "questions")
     items = load_chunks(chunks, docs)
     embedder = kind.embedder()
     files = {k: v for k, v in (("tokenizer", tokenizer), ("encoder", encoder)) if v is not None}
     sources = Sources(items, {embedder: vectors} if vectors else {}, {embedder: files} if embedder else {},
-                      {kind.index(): index} if index else {}, (units, docs) if units else None)
+                      {kind.index(): index} if index else {}, (units, docs) if units else None,
+                      {name: model} if model else {}, lexicon)
     t0 = time.perf_counter()
     if kind.family == "channel":
         ranked = kind.open(sources).search_batch([q["query"] for q in qs], depth)

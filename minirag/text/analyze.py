@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -84,7 +84,7 @@ QUOTED_RE = re.compile(r"(?<!\w)(['\"«‘“])(.+?)(['\"»’”])(?!\w)")
 
 def char_ngrams(words: list[str], n: int) -> list[str]:
     """Each word as its character n-grams with boundary marks ("hizo", 3 -> "_hi", "hiz", "izo", "zo_"),
-    so a misspelt form ("hació") still shares grams with the right one ("hacer", "hizo")."""
+    so a misspelt form ("hació") still shares grams with the right one ("_ha", "hac" with "hacer")."""
     out = []
     for w in words:
         marked = f"_{w}_"
@@ -148,6 +148,10 @@ class Analyzer:
         self._word_re = word_pattern(config.tokenizer, config.cjk_bigrams)
         self._stopwords = self._word_list(config.stopwords, "stopwords")
         self._filler = self._word_list(config.query_stopwords, "filler")
+        # Filler is recognised before accents are folded: "sé" (I know) and "él" are not the
+        # filler "se" and "el", though they fold onto them.
+        self._filler_as_written = self._word_list(config.query_stopwords, "filler", fold=False)
+        self._unfolded: Analyzer | None = None
         self._stemmer = None
         self._stem_cache: dict[str, str] = {}
         if config.stemmer is not None:
@@ -159,16 +163,25 @@ class Analyzer:
                 raise ValueError(f"unknown stemmer {config.stemmer!r} "
                                  f"(PyStemmer knows: {', '.join(Stemmer.algorithms())})") from None
 
-    def _word_list(self, langs, kind: str) -> frozenset[str]:
+    def _word_list(self, langs, kind: str, fold: bool = True) -> frozenset[str]:
         words: set[str] = set()
         for lang in langs:
             words |= load_stopwords(lang, kind)
         # The list is matched against analyzed words, so it goes through the same case and accent steps.
         if self.config.lowercase:
             words = {w.lower() for w in words}
-        if self.config.fold_accents:
+        if self.config.fold_accents and fold:
             words = {fold_accents(w) for w in words}
         return frozenset(words)
+
+    def _unquoted_words(self, text: str) -> list[str]:
+        """Words of a query's unquoted text, less filler matched before accent folding."""
+        if not self.config.fold_accents:
+            return [w for w in self.words(text) if w not in self._filler]
+        if self._unfolded is None:
+            self._unfolded = Analyzer(replace(self.config, fold_accents=False, stopwords=(), query_stopwords=()))
+        kept = [fold_accents(w) for w in self._unfolded.words(text) if w not in self._filler_as_written]
+        return [w for w in kept if w not in self._stopwords]
 
     def words(self, text: str) -> list[str]:
         """The words of a text after case, accents and stopwords, before stemming and n-grams."""
@@ -200,14 +213,20 @@ class Analyzer:
     def query(self, text: str) -> list[str]:
         """The terms a query searches for: a document's, less the question filler outside quotes
         ("what is the past of 'do'" keeps "do": a quoted word is what the question is about)."""
+        return self.terms(self.query_words(text))
+
+    def query_words(self, text: str) -> list[str]:
+        """A query's words before stemming and n-grams, less the filler outside quotes."""
         if not self._filler:
-            return self(text)
+            return self.words(text)
         kept, pos = [], 0
         for m in QUOTED_RE.finditer(text):
-            kept += [w for w in self.words(text[pos:m.start()]) if w not in self._filler] + self.words(m.group(2))
+            kept += self._unquoted_words(text[pos:m.start()]) + self.words(m.group(2))
             pos = m.end()
-        kept += [w for w in self.words(text[pos:]) if w not in self._filler]
-        return self.terms(kept)
+        return kept + self._unquoted_words(text[pos:])
+
+    def is_filler(self, word: str) -> bool:
+        return word in self._filler or word in self._stopwords
 
     def _stem(self, words: list[str]) -> list[str]:
         cache = self._stem_cache

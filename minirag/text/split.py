@@ -42,7 +42,7 @@ def main() -> None:
     ap.add_argument("path", type=Path)
     ap.add_argument("--dev-share", type=float, default=1 / 3)
     a = ap.parse_args()
-    lines = read_text(a.path).splitlines()
+    lines = read_text(a.path).split("\n")  # not splitlines(): U+2028 inside a JSON string is no line end
     questions = [json.loads(line) for line in lines if line.strip()]
     assigned = assign_splits(questions, a.dev_share)
     atomic_write_text(a.path, "".join(json.dumps(q, ensure_ascii=False) + "\n" for q in assigned))

@@ -50,6 +50,7 @@ class DocumentStructure:
                                                   for m in HEADING_RE.finditer(text)]
         self.starts = [h[0] for h in self.heads]
         self.tables = self._tables()
+        self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
 
     def _tables(self) -> list[Table]:
         tables, lines, pos = [], self.text.split("\n"), 0
@@ -107,29 +108,36 @@ class DocumentStructure:
         return "\n".join(lines)
 
     def units(self, start: int, end: int) -> list[Unit]:
-        """Rows, list items and sentences wholly inside [start, end), in document order."""
+        """Rows, list items and sentences wholly inside [start, end), in document order: a line
+        is judged whole in the document, so a span that cuts a row or a sentence drops it."""
         out: list[Unit] = []
-        pos = start
-        for line in self.text[start:end].split("\n"):
-            lo, hi = pos, pos + len(line)
-            pos = hi + 1
-            stripped = line.strip()
-            if not stripped or HEADING_RE.match(line) or SEPARATOR_RE.match(line):
+        starts = self._line_starts
+        i = bisect.bisect_right(starts, start) - 1  # the line holding `start`
+        while i < len(starts) and starts[i] < end:
+            lo = starts[i]
+            hi = starts[i + 1] - 1 if i + 1 < len(starts) else len(self.text)
+            i += 1
+            line = self.text[lo:hi]
+            whole = start <= lo and hi <= end
+            if not line.strip() or HEADING_RE.match(line) or SEPARATOR_RE.match(line):
                 continue
-            if stripped.startswith("|"):
+            if line.lstrip().startswith("|"):
                 table = self.table_at(lo)
-                if table is not None and lo >= table.rows_start and stripped.endswith("|"):
+                if whole and table is not None and lo >= table.rows_start:
                     out.append(Unit(lo, hi, "row", table.header))
                 continue
             if LIST_ITEM_RE.match(line):
-                out.append(Unit(lo, hi, "item"))
+                if whole:
+                    out.append(Unit(lo, hi, "item"))
                 continue
             for m in SENTENCE_RE.finditer(line):
                 piece = m.group()
                 if piece.strip() and re.search(r"\w", piece):
                     lead = len(piece) - len(piece.lstrip())
-                    out.append(Unit(lo + m.start() + lead, lo + m.start() + len(piece.rstrip()), "sentence"))
+                    u_lo, u_hi = lo + m.start() + lead, lo + m.start() + len(piece.rstrip())
+                    if start <= u_lo and u_hi <= end:
+                        out.append(Unit(u_lo, u_hi, "sentence"))
         return out
 
     def line_starts(self) -> list[int]:
-        return [0] + [m.end() for m in re.finditer("\n", self.text)]
+        return list(self._line_starts)

@@ -32,7 +32,10 @@ def chunk_units(chunks: list[Chunk], docs: dict[str, dict]) -> list[Chunk]:
         doc = docs[c.doc_id]
         s = structures.setdefault(c.doc_id, DocumentStructure(doc["text"]))
         start, end = c.metadata["char_start"], c.metadata["char_end"]
-        path = c.context.split("\n")[0] if c.context else c.title
+        # the context's first line is the title › heading path, unless it has none and
+        # starts with a table header (a title-less chunk cut from a table)
+        first = c.context.split("\n")[0] if c.context else ""
+        path = c.title if not first or first.lstrip().startswith("|") else first
         for u in s.units(start, end):
             context = "\n".join(x for x in (path, u.header) if x)
             out.append(Chunk(id=unit_id(c.id, u.start), text=doc["text"][u.start:u.end], doc_id=c.doc_id,

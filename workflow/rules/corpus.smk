@@ -105,3 +105,21 @@ rule units:
     shell:
         "python -m minirag.stages.units --docs {input.docs:q} --chunks {input.chunks:q} "
         "--out {output.units:q} --receipt {output.receipt:q} 2> {log:q}"
+
+
+rule lexicon:
+    input:
+        docs=L.docs,
+        code=code("lexicon"),
+    output:
+        lexicon=L.lexicon,
+        receipt=L.receipt("lexicon"),
+    log:
+        L.log("lexicon"),
+    benchmark:
+        L.benchmark("lexicon")
+    conda:
+        "../envs/minirag.yaml"
+    shell:
+        "python -m minirag.stages.lexicon --docs {input.docs:q} --out {output.lexicon:q} "
+        "--receipt {output.receipt:q} 2> {log:q}"

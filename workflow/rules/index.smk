@@ -102,3 +102,29 @@ rule retrieve:
         "--questions {input.questions:q} --docs {input.docs:q} "
         "--chunks {input.chunks:q} {params.args} --out {output.run:q} --receipt {output.receipt:q} "
         "2> {log:q}"
+
+
+rule train_reranker:
+    input:
+        unpack(lambda wc: graph(wc).train_reranker(wc.name)),
+        docs=L.docs,
+        chunks=L.chunks,
+        questions=L.questions,
+        code=code("train_reranker"),
+    output:
+        model=L.reranker("{name}"),
+        sidecar=L.reranker("{name}").with_suffix(".json"),
+        receipt=L.receipt("train_reranker", "{name}"),
+    log:
+        L.log("train_reranker", "{name}"),
+    benchmark:
+        L.benchmark("train_reranker", "{name}")
+    conda:
+        "../envs/minirag.yaml"
+    params:
+        settings=settings("train_reranker"),
+        args=lambda wc: graph(wc).train_reranker_args(wc.name),
+    shell:
+        "python -m minirag.stages.train_reranker --name {wildcards.name:q} --settings {params.settings:q} "
+        "--docs {input.docs:q} --chunks {input.chunks:q} --questions {input.questions:q} "
+        "--run {input.run:q} {params.args} --out {output.model:q} --receipt {output.receipt:q} 2> {log:q}"

@@ -1,0 +1,29 @@
+"""The retriever kinds a config can name (`retrievers: {name: {type: ...}}`), one small class each.
+
+A kind holds everything minirag knows about it:
+- `Settings`, its settings dataclass: the only home of its defaults and bounds;
+- `family`: "channel" ranks by itself from an index; "fusion" combines the runs it names
+  in `of`; "diversifier" re-orders the run it names in `base`;
+- `sweepable`: the settings a `sweep:` may vary (each point becomes its own run);
+- what it reads: `upstream()` (retrievers whose runs it combines), `embedder()` (whose
+  vectors), `index()` (which BM25 index);
+- how it ranks: a channel `open`s a retriever from the artifacts; the others `combine` one
+  query's input rankings (a reranker looks at the query and the chunks too), on run files
+  in the retrieve stage and on live retrievers (`ComposedRetriever`) for `search`/`answer`,
+  so both rank alike;
+- how the report shows it: `describe(cc)` and `controls(cc)`, the runs to set it against.
+
+Config checks, the retrieve rule's inputs, the retrieve stage, the live loader and the
+report loop over `KINDS`; a new kind is one subclass in the module of its family (it
+registers itself) and its test: channels.py (dense, bm25), fusions.py (rrf, linear),
+reorders.py (cap, mmr, rerank); base.py holds `RetrieverKind` and `kind_of`.
+
+What it leaves out: the formulas (fusion.py, diversify.py, rerank.py), loading artifacts
+(live.py hands a kind its `sources`), and the config's sweep expansion (config/corpus.py).
+"""
+from __future__ import annotations
+
+from . import channels, fusions, reorders  # noqa: F401  (importing a family registers its kinds)
+from .base import KINDS, RetrieverKind, kind_of
+
+__all__ = ["KINDS", "RetrieverKind", "kind_of"]

@@ -1,0 +1,72 @@
+"""The base of every retriever kind, its registry `KINDS`, and `kind_of` (a config entry's kind)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Mapping, Sequence
+
+from ...settings import Kind, SettingsError
+from ...text.expand import ExpansionSettings
+from ..ranking import Ranking, Retriever
+
+KINDS: dict[str, type["RetrieverKind"]] = {}
+
+
+class RetrieverKind(Kind):
+    registry, label = KINDS, "retriever type"
+    not_settings = ("type", "sweep", "sweep_of", "sweep_param")  # a sweep is the config's, not the kind's
+    family: ClassVar[str] = "channel"
+    sweepable: ClassVar[tuple[str, ...]] = ()
+    upstream_key: ClassVar[str] = ""  # the setting that names the runs it reads ("of", "base")
+    trained: ClassVar[bool] = False   # the graph trains a model for it (train_reranker) before it ranks
+    name: str = ""                    # the config's name for it (kind_of sets it)
+
+    # what it reads
+    def upstream(self) -> list[str]:
+        return []
+
+    def embedder(self) -> str | None:
+        return None
+
+    def index(self) -> str | None:
+        return None
+
+    def expansion(self) -> ExpansionSettings:
+        """How it expands queries with the lexicon stage's translations and forms (off unless set)."""
+        return getattr(self.s, "expand", ExpansionSettings())
+
+    def check(self, name: str, cc: Mapping[str, Any], where: str) -> None:
+        """Every name this kind refers to exists; errors name the key."""
+        for other in self.upstream():
+            if other not in cc["retrievers"]:
+                raise SettingsError(f"{where}.{self.upstream_key}: unknown retriever {other!r} "
+                                    f"(have: {', '.join(cc['retrievers'])})")
+            if other == name:
+                raise SettingsError(f"{where}.{self.upstream_key}: a retriever cannot take its own run as input")
+        if self.embedder() is not None and self.embedder() not in cc["embedders"]:
+            raise SettingsError(f"{where}.embedder: unknown embedder {self.embedder()!r} "
+                                f"(have: {', '.join(cc['embedders']) or 'none'})")
+        if self.index() is not None and self.index() not in cc["bm25"]:
+            raise SettingsError(f"{where}.index: unknown bm25 index {self.index()!r} "
+                                f"(have: {', '.join(cc['bm25']) or 'none'})")
+
+    # how it ranks
+    def open(self, sources) -> Retriever:
+        raise NotImplementedError(f"{self.type} combines other runs; use combine()")
+
+    def combine(self, query: str, rankings: Sequence[Ranking], sources, depth: int) -> Ranking:
+        raise NotImplementedError(f"{self.type} ranks by itself; use open()")
+
+    # how the report shows it
+    def describe(self, cc: Mapping[str, Any]) -> str:
+        raise NotImplementedError
+
+    def controls(self, name: str, cc: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """(mechanism, run without it) pairs: what this run adds, and the run to set it against."""
+        return []
+
+
+def kind_of(cc: Mapping[str, Any], name: str) -> RetrieverKind:
+    """The kind of the config's retriever `name`, with its settings."""
+    kind = RetrieverKind.from_spec(cc["retrievers"][name], f"retrievers.{name}")
+    kind.name = name
+    return kind

@@ -1,0 +1,108 @@
+"""Kinds that re-order one run: a per-document cap, MMR, a learned reranker."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from ...settings import SettingsError, setting
+from ...text.analyze import AnalyzerConfig
+from ...text.expand import ExpansionSettings
+from ..diversify import mmr, source_cap
+from ..ranking import Ranking
+from ..rerank import DEFAULT_ANALYZER, rerank
+from .base import RetrieverKind
+
+
+class Reorder(RetrieverKind):
+    """A kind that re-orders the run named in its `base` (or `of`) setting; `mechanism` names
+    what it adds, and the report sets it against that run."""
+    family, upstream_key = "diversifier", "base"
+
+    def upstream(self) -> list[str]:
+        return [getattr(self.s, self.upstream_key)]
+
+    def mechanism(self) -> str:
+        raise NotImplementedError
+
+    def describe(self, cc) -> str:
+        return f"{self.upstream()[0]} + {self.mechanism()}"
+
+    def controls(self, name, cc) -> list[tuple[str, str]]:
+        return [(self.mechanism(), self.upstream()[0])]
+
+
+@dataclass(frozen=True)
+class CapSettings:
+    base: str = setting(min_length=1)      # the retriever whose run is capped
+    cap: int = setting(2, minimum=1)       # at most this many chunks per document, in rank order
+
+
+class Cap(Reorder):
+    """At most `cap` chunks of one document in the top (the seed write-up's per-source cap)."""
+    type, Settings, sweepable = "cap", CapSettings, ("cap",)
+
+    def combine(self, query, rankings, sources, depth) -> Ranking:
+        return source_cap(rankings[0], sources.doc_of, cap=self.s.cap, k=depth)
+
+    def mechanism(self) -> str:
+        return f"cap {self.s.cap} per document"
+
+
+@dataclass(frozen=True)
+class MMRSettings:
+    base: str = setting(min_length=1)                             # the retriever whose run is re-picked
+    lambda_: float = setting(0.7, key="lambda", minimum=0, maximum=1)  # relevance vs novelty (Carbonell & Goldstein 1998)
+    embedder: str = "hashing"                                     # whose chunk vectors measure redundancy
+    pool: int = setting(100, minimum=1)                           # candidates of the base run considered
+
+
+class MMR(Reorder):
+    """Maximal Marginal Relevance over the top `pool` of the base run."""
+    type, Settings, sweepable = "mmr", MMRSettings, ("lambda",)
+
+    def embedder(self) -> str:
+        return self.s.embedder
+
+    def combine(self, query, rankings, sources, depth) -> Ranking:
+        return mmr(rankings[0], sources.vectors_by_id(self.s.embedder), lam=self.s.lambda_, k=depth, pool=self.s.pool)
+
+    def mechanism(self) -> str:
+        return f"MMR λ={self.s.lambda_:g}"
+
+
+@dataclass(frozen=True)
+class RerankSettings:
+    of: str = setting(min_length=1)                  # the retriever whose top `candidates` are re-scored
+    model: Literal["logistic"] = "logistic"          # rank/rerank.py: features weighed by logistic regression
+    candidates: int = setting(100, minimum=1)        # the top N re-scored; the rest keep their order after them
+    synthetic: int = setting(1000, minimum=0)        # questions synthesized from tables and headings (dev: 1000 > 300, 3000)
+    dev: bool = True                                 # also train on the dev split's questions (never on test)
+    train_qrels: bool = False                        # also on the judged queries of source.train_split (BEIR)
+    l2: float = setting(1.0, minimum=0)              # regularisation of the weights
+    seed: int = 0                                    # which synthetic questions, which misspellings
+    analyzer: AnalyzerConfig = DEFAULT_ANALYZER      # how query and chunk words are matched by the features
+    expand: ExpansionSettings = ExpansionSettings()  # query words matched through their translations and forms
+
+
+class Rerank(Reorder):
+    """A learned reranker over the top `candidates` of the run `of` (rank/rerank.py); its model is
+    trained by the train_reranker stage into rerankers/<name>.npz."""
+    type, Settings, sweepable, upstream_key = "rerank", RerankSettings, ("candidates",), "of"
+    trained = True
+
+    def check(self, name, cc, where) -> None:
+        super().check(name, cc, where)
+        src = cc["source"]
+        if self.s.train_qrels and not (src["format"] == "beir" and src["train_split"]):
+            raise SettingsError(f"{where}.train_qrels: needs a BEIR source with source.train_split")
+
+    def combine(self, query, rankings, sources, depth) -> Ranking:
+        model = sources.reranker(self.name)
+        features = sources.features(self.s.analyzer, self.s.expand)
+        head = rankings[0][: self.s.candidates]
+        x = features.features(query, head, sources.chunks_by_id)  # (N, F)
+        return rerank(rankings[0], x, model["w"], model["b"], self.s.candidates)[:depth]
+
+    def mechanism(self) -> str:
+        return f"learned rerank of the top {self.s.candidates}"

@@ -1,0 +1,22 @@
+"""lexicon: docs.jsonl -> lexicon.json, the corpus's own English↔Spanish term map and form -> lemma map."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..integrity import load_records
+from ..text.lexicon import extract_forms, extract_lexicon, save_lexicon
+from .common import log, run_stage
+
+
+def lexicon(docs: Path, out: Path) -> list[Path]:
+    """Mine the documents' bilingual tables and lines and their conjugation tables (text/lexicon.py)."""
+    documents = load_records(docs, "documents")
+    terms, forms = extract_lexicon(documents), extract_forms(documents)
+    save_lexicon(out, terms, forms)
+    log(f"lexicon: {len(terms)} terms with translations, {len(forms)} forms with lemmas -> {out}")
+    return [out]
+
+
+if __name__ == "__main__":
+    run_stage(lexicon)

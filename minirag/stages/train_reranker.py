@@ -1,0 +1,81 @@
+"""train_reranker: chunks + synthesized questions (+ dev questions over the base run) -> rerankers/<name>.npz + .json."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from ..beir import beir_train_queries
+from ..evaluation.evaluate import build_qrels
+from ..evaluation.trec import load_run
+from ..index.bm25 import BM25Settings
+from ..integrity import load_records
+from ..io import sha256_text
+from ..live import Sources
+from ..rank.channels import BM25Retriever
+from ..rank.kinds import RetrieverKind
+from ..rank.rerank import FEATURES, FeatureMaker, fit_logistic, save_model
+from ..rank.synth import synthesize
+from ..text.chunks import load_chunks
+from .common import log, run_stage
+
+
+def labelled(features: FeatureMaker, questions: list[dict], rankings: dict[str, list], chunks: dict, qrels: dict):
+    """(X, y) over every question's candidates; questions with no relevant candidate teach nothing."""
+    xs, ys = [], []
+    for q in questions:
+        ranking = rankings.get(q["qid"], [])
+        labels = np.array([qrels[q["qid"]].get(cid, 0) > 0 for cid, _ in ranking], dtype=np.float64)
+        if not labels.any() or labels.all():
+            continue
+        xs.append(features.features(q["query"], ranking, chunks))
+        ys.append(labels)
+    if not xs:
+        return np.zeros((0, len(FEATURES))), np.zeros(0)
+    return np.vstack(xs), np.concatenate(ys)
+
+
+def train_reranker(settings: dict, name: str, docs: Path, chunks: Path, questions: Path, run: Path,
+                   out: Path, lexicon: Path | None = None, beir: Path | None = None, train_split: str = "",
+                   eval_split: str = "") -> list[Path]:
+    """Synthesize questions from the corpus's tables and headings (and take a BEIR training split's
+    judged queries), take each one's candidates from an in-memory BM25 of the chunks, add the dev
+    questions' candidates from the base run (never a test question's), and fit the weights."""
+    kind = RetrieverKind.from_spec(settings, f"retrievers.{name}")
+    s = kind.s
+    items = load_chunks(chunks, docs)
+    by_id = {c.id: c for c in items}
+    sources = Sources(items, lexicon=lexicon)
+    features = sources.features(s.analyzer, s.expand)
+    synthetic = synthesize(load_records(docs, "documents"), s.synthetic, s.seed)
+    first = BM25Retriever.from_chunks(items, BM25Settings(title_weight=1.0, analyzer=s.analyzer))
+    first.expander = features.expander
+    qrels = build_qrels([{**q, "answerable": True} for q in synthetic], items)[0]
+    judged = beir_train_queries(beir, train_split, eval_split) if s.train_qrels else []
+    # a training split's query: every chunk of a judged-relevant document is relevant
+    qrels.update({f"train-{qid}": {c.id: 1 for c in items if c.doc_id in rel} for qid, _, rel in judged})
+    training = synthetic + [{"qid": f"train-{qid}", "query": query} for qid, query, _ in judged]
+    ranked = dict(zip([q["qid"] for q in training], first.search_batch([q["query"] for q in training], s.candidates)))
+    x_syn, y_syn = labelled(features, training, ranked, by_id, qrels)
+    dev = [q for q in load_records(questions, "questions") if q.get("split") == "dev" and q["answerable"]] if s.dev else []
+    base = {qid: r[: s.candidates] for qid, r in load_run(run).items()}
+    x_dev, y_dev = labelled(features, dev, base, by_id, build_qrels(dev, items)[0])
+    x, y = np.vstack([x_syn, x_dev]), np.concatenate([y_syn, y_dev])
+    if not len(y):
+        raise ValueError(f"train_reranker {name}: no training question had a relevant candidate")
+    w, b, losses = fit_logistic(x, y, s.l2)
+    data_sha = sha256_text(json.dumps([[q["query"] for q in training], [q["qid"] for q in dev]]))
+    save_model(out, w, b, {"settings": settings, "synthetic_questions": len(synthetic), "dev_questions": len(dev),
+                           "train_split_queries": len(judged),
+                           "examples": int(len(y)), "positives": int(y.sum()), "loss_per_step": losses,
+                           "training_data_sha256": data_sha})
+    log(f"train_reranker: {name}: {len(y)} candidates ({int(y.sum())} relevant) from {len(synthetic)} synthetic, "
+        f"{len(judged)} training-split and {len(dev)} dev questions; weights "
+        + ", ".join(f"{f} {v:+.2f}" for f, v in zip(FEATURES, w)))
+    return [out, out.with_suffix(".json")]
+
+
+if __name__ == "__main__":
+    run_stage(train_reranker)

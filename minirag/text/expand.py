@@ -1,0 +1,142 @@
+"""Query expansion from the corpus's own lexicon: a query word's translations and inflected forms.
+
+"¿Cómo se dice 'comí' en inglés?" shares no word with the English page that answers it, and
+"I had" no word with the Spanish table that holds *tuve*. The `lexicon` stage (lexicon.py)
+mines the corpus for an English↔Spanish term map and a form → lemma map; this module turns
+each query word into one *concept* with weighted alternatives:
+
+    comí -> {comí: 1, comer: f, como: f, comiste: f, ..., eat: t, ate: t·f, eaten: t·f}
+
+    f = `forms` (its lemma and the lemma's other forms)   t = `translations`
+
+and a phrase of the query that the lexicon knows ("past participle") adds one concept of
+its translation's words. A retriever scores a concept by its best alternative in a chunk,
+weighted (max, not sum), so a chunk that holds a word *and* its translation does not count
+the concept twice: the structured query of Pirkola (SIGIR 1998), in its weighted form.
+
+What it leaves out: mining the lexicon (lexicon.py), scoring (index/bm25.py
+`search_concepts`), and words of indexes cut into character n-grams, whose terms are not
+words (a config check refuses expansion on them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..settings import setting
+from .analyze import Analyzer
+
+Concept = dict[str, float]  # index term -> weight of the best way to match it
+
+MAX_PHRASE = 3  # longest lexicon key matched as a phrase of the query
+
+
+@dataclass(frozen=True)
+class ExpansionSettings:
+    translations: float = setting(0.0, minimum=0, maximum=1)  # weight of a word's translations (0: off)
+    forms: float = setting(0.0, minimum=0, maximum=1)         # weight of its lemma and the lemma's forms (0: off)
+
+    def enabled(self) -> bool:
+        return self.translations > 0 or self.forms > 0
+
+    def describe(self) -> str:
+        parts = [f"translations {self.translations:g}"] * (self.translations > 0)
+        parts += [f"forms {self.forms:g}"] * (self.forms > 0)
+        return f", expanded ({', '.join(parts)})" if parts else ""
+
+
+def load_lexicon(path: str | Path) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """(lexicon, forms) from a lexicon stage's file (lexicon.py `save_lexicon`); ValueError naming it if not."""
+    from ..io import read_json
+    data = read_json(path)
+    if not isinstance(data, dict) or not all(isinstance(data.get(k), dict) for k in ("lexicon", "forms")):
+        raise ValueError(f"{path}: not a lexicon ({{\"lexicon\": {{...}}, \"forms\": {{...}}}}); re-run lexicon")
+    return data["lexicon"], data["forms"]
+
+
+class QueryExpander:
+    """Concepts of a query under `analyzer`, from a lexicon {term: [translations]} and a form
+    map {form: [lemmas]}, both normalised as the analyzer normalises words (case, accents)."""
+
+    def __init__(self, analyzer: Analyzer, lexicon: dict[str, list[str]], forms: dict[str, list[str]],
+                 settings: ExpansionSettings):
+        if analyzer.config.char_ngrams:
+            raise ValueError("query expansion needs an index of words, not character n-grams")
+        self.analyzer, self.s = analyzer, settings
+        self.lexicon: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
+        for key, translations in lexicon.items():
+            k = tuple(analyzer.words(key))
+            if k:
+                self.lexicon.setdefault(k, set()).update(t for t in map(self._content, translations) if t)
+        self.lemmas: dict[str, set[str]] = {}
+        self.forms: dict[str, set[str]] = {}
+        for form, lemmas in forms.items():
+            f = analyzer.words(form)
+            if len(f) != 1:
+                continue
+            for lemma in lemmas:
+                lw = analyzer.words(lemma)
+                if len(lw) == 1:
+                    self.lemmas.setdefault(f[0], set()).add(lw[0])
+                    self.forms.setdefault(lw[0], set()).update((lw[0], f[0]))
+
+    @classmethod
+    def from_file(cls, path: str | Path, analyzer: Analyzer, settings: ExpansionSettings) -> "QueryExpander":
+        """From a lexicon stage's file, checked against its receipt."""
+        from ..integrity import verified
+        lexicon, forms = load_lexicon(verified(path, "lexicon"))
+        return cls(analyzer, lexicon, forms, settings)
+
+    def _content(self, text: str) -> tuple[str, ...]:
+        """A translation's words less filler and the infinitive's "to" ("to eat" -> ("eat",))."""
+        words = self.analyzer.words(text)
+        if len(words) > 1 and words[0] == "to":
+            words = words[1:]
+        return tuple(w for w in words if not self.analyzer.is_filler(w))
+
+    def word_alternatives(self, word: str) -> dict[str, float]:
+        """The words that count as `word`, with their weights (the word itself 1)."""
+        t, f = self.s.translations, self.s.forms
+        alts: dict[str, float] = {}
+
+        def add(w: str, weight: float) -> None:
+            if weight > alts.get(w, 0.0):
+                alts[w] = weight
+
+        add(word, 1.0)
+        lemmas = sorted(self.lemmas.get(word, ()))
+        if f:
+            for lemma in lemmas:
+                for form in self.forms[lemma]:
+                    add(form, f)
+        if t:
+            for source in [word] + lemmas:
+                for translation in self.lexicon.get((source,), ()):
+                    for w in translation:
+                        add(w, t)
+                    if f and len(translation) == 1:
+                        for lemma in self.lemmas.get(translation[0], ()):
+                            for form in self.forms[lemma]:
+                                add(form, t * f)
+        return alts
+
+    def concepts(self, query: str) -> list[Concept]:
+        """One concept per query word (filler dropped as the analyzer drops it), then one per
+        phrase of 2..MAX_PHRASE words the lexicon translates; alternatives as index terms."""
+        words = self.analyzer.query_words(query)
+        groups = [self.word_alternatives(w) for w in words]
+        if self.s.translations:
+            for n in range(MAX_PHRASE, 1, -1):
+                for i in range(len(words) - n + 1):
+                    translations = self.lexicon.get(tuple(words[i:i + n]))
+                    if translations:
+                        groups.append({w: self.s.translations for tr in sorted(translations) for w in tr})
+        return [self._terms(g) for g in groups]
+
+    def _terms(self, group: dict[str, float]) -> Concept:
+        out: Concept = {}
+        for word, weight in group.items():
+            for term in self.analyzer.terms([word]):
+                out[term] = max(out.get(term, 0.0), weight)
+        return out
