@@ -108,7 +108,7 @@ def stage(project: Path, name: str, *args: str) -> subprocess.CompletedProcess:
 
 def evaluate_stage(project: Path) -> subprocess.CompletedProcess:
     runs = sorted(str(p.relative_to(project)) for p in (project / R / "runs").glob("*.trec"))
-    answers = sorted(str(p.relative_to(project)) for p in (project / R / "answers").glob("*.jsonl"))
+    answers = sorted(str(p.relative_to(project)) for p in (project / R / "answers").glob("*/*.jsonl"))
     return stage(project, "evaluate", "--corpus", "mini", "--questions", f"{R}/questions.jsonl",
                  "--docs", f"{R}/docs.jsonl", "--chunks", f"{R}/chunks.jsonl", "--runs", *runs,
                  "--answers", *answers, "--out-dir", str(project / "scratch"))
@@ -307,7 +307,7 @@ def cases() -> list[Case]:
     delete = {"docs.jsonl": "curate", "questions.jsonl": "questions", "tokenizer.json": "train_tokenizer",
               "chunks.jsonl": "chunk", "vectors/hashing.npy": "embed", "vectors/hashing.json": "embed",
               "bm25/plain/index.npz": "bm25", "bm25/plain/vocab.json": "bm25", "bm25/plain/items.json": "bm25",
-              "runs/bm25.trec": "retrieve", "prompts/rrf.jsonl": "prompt", "answers/rrf.jsonl": "generate",
+              "runs/bm25.trec": "retrieve", "prompts/rrf.jsonl": "prompt", "answers/extractive/rrf.jsonl": "generate",
               "eval/metrics.json": "evaluate", "eval/diagnosis.csv": "diagnose", "eval/assertions.json": "assertions",
               "figures/sweep-rrf-mmr-lambda.png": "sweep_figure", "receipts/retrieve.bm25.json": "retrieve"}
     for rel, rule in delete.items():
@@ -340,7 +340,7 @@ def cases() -> list[Case]:
         Case("prompts edited", "refused", damaged(f"{R}/prompts/rrf.jsonl", flip, lambda p: stage(
             p, "generate", "--settings", '{"type": "extractive", "threshold": 0.5}', "--prompts",
             f"{R}/prompts/rrf.jsonl", "--out", "scratch/a.jsonl"))),
-        Case("answers edited", "refused", damaged(f"{R}/answers/rrf.jsonl", flip, evaluate_stage)),
+        Case("answers edited", "refused", damaged(f"{R}/answers/extractive/rrf.jsonl", flip, evaluate_stage)),
         Case("questions edited", "refused", damaged(f"{R}/questions.jsonl", flip, evaluate_stage)),
         Case("docs edited", "refused", damaged(f"{R}/docs.jsonl", flip, evaluate_stage)),
         Case("receipt not JSON", "refused", damaged(f"{R}/receipts/retrieve.bm25.json", lambda d: d[:-3],

@@ -87,17 +87,33 @@ def cmd_search(a) -> int:
     return 0
 
 
+def open_reader(a, cc: dict):
+    """The reader `--reader` names (default: the config's first), a trained one from its weights."""
+    from .answer.readers import make_reader, reader_kind
+    from .integrity import require
+    from .layout import CorpusLayout
+    name = a.reader or next(iter(cc["readers"]))
+    if name not in cc["readers"]:
+        raise UsageError(f"--reader: no reader named {name!r} (have: {', '.join(cc['readers'])})")
+    model = None
+    if reader_kind(cc, name).trained:
+        model = require(CorpusLayout.of(a.results, a.corpus).reader_model(name), f"weights of reader {name!r}")
+    return make_reader(cc["readers"][name], model)
+
+
 def cmd_answer(a) -> int:
     from .answer.rag import rag_answer
-    from .answer.readers import make_reader
     query = query_of(a)
     cc, by_id, name, retriever = open_corpus(a)
     t0 = time.perf_counter()
-    ranked, prompt, answer = rag_answer(query, retriever, make_reader(cc["reader"]), by_id, k=a.k or cc["prompt"]["k"])
+    reader = open_reader(a, cc)
+    p = cc["prompt"]
+    ranked, prompt, answer = rag_answer(query, retriever, reader, by_id, k=a.k or p["k"], template=p["template"],
+                                        evidence_lines=p["evidence_lines"], evidence_chars=p["evidence_chars"])
     total_ms = (time.perf_counter() - t0) * 1000
     cited = [{"chunk_id": c, "doc_id": by_id[c].doc_id} for c in answer.citations]
     if a.json:
-        print_json({"query": query, "retriever": name, "answer": answer.text, "abstained": answer.abstained,
+        print_json({"query": query, "retriever": name, "reader": reader.name, "answer": answer.text, "abstained": answer.abstained,
                     "citations": cited, "retrieved": [cid for cid, _ in ranked], "latency_ms": round(total_ms, 3),
                     "prompt": prompt.text})
     else:
@@ -159,6 +175,8 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("-k", type=positive_int, default=k_default,
                         help="chunks to return" if name == "search" else "chunks in the prompt (default: prompt.k)")
         sp.add_argument("--json", action="store_true")
+        if name == "answer":
+            sp.add_argument("--reader", default=None, help="a reader of the config (default: its first)")
         common(sp)
         sp.set_defaults(fn=fn)
     sp = sub.add_parser("assert", help="check a corpus's assertions; exit 1 when one fails")

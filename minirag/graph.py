@@ -18,6 +18,7 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
+from .answer.readers import reader_kind
 from .config.corpus import answered, main_retrievers, sweep_groups
 from .index.embedders import embedder_kind
 from .layout import DIAGNOSIS_FILES, EVAL_FILES, CorpusLayout
@@ -150,9 +151,39 @@ class CorpusGraph:
     def runs(self) -> list[str]:
         return paths(*(self.layout.run(r) for r in self.cc["retrievers"]))
 
+    def answer_jobs(self) -> list[tuple[str, str]]:
+        """(reader, retriever) of every answer file: each reader on each answered run. BEIR and
+        gold_docs questions judge documents, not answers: no reader runs there."""
+        return [(reader, r) for reader in self.cc["readers"] for r in answered(self.cc)]
+
     def answers(self) -> list[str]:
-        # BEIR and gold_docs questions judge documents, not answers: no reader runs there.
-        return paths(*(self.layout.answers(r) for r in answered(self.cc)))
+        return paths(*(self.layout.answers(reader, r) for reader, r in self.answer_jobs()))
+
+    def trained_readers(self) -> list[str]:
+        if not answered(self.cc):
+            return []
+        return [r for r in self.cc["readers"] if reader_kind(self.cc, r).trained]
+
+    def generate(self, name: str) -> dict:
+        """A generate job's inputs beyond its prompts: the trained reader's weights."""
+        reader = name.split(".", 1)[0]
+        if reader not in self.trained_readers():
+            return {}
+        return {"model": paths(*self.layout.reader_files(reader)[:2])}
+
+    def generate_args(self, name: str) -> str:
+        model = self.generate(name).get("model")
+        return flags(model=model[0] if model else None)
+
+    def loss_sidecar(self, name: str) -> str:
+        """The sidecar whose loss curve figures/loss-<name>.png draws: a trained encoder's or reader's."""
+        if name in self.cc["readers"]:
+            return str(self.layout.reader_model(name).with_suffix(".json"))
+        return str(self.layout.encoder_sidecar(name))
+
+    def train_reader(self, name: str) -> dict:
+        """What a trained reader learns from: the documents (its reading tasks) and the tokenizer."""
+        return {"tokenizer": str(self.layout.tokenizer)}
 
     def sweeps(self) -> list[tuple[str, str]]:
         return list(sweep_groups(self.cc))
@@ -168,9 +199,9 @@ class CorpusGraph:
         return [e for e in self.used_embedders() if embedder_kind(self.cc, e).trained]
 
     def figures(self) -> list[str]:
-        """Every PNG of the corpus: one per sweep, one loss curve per trained encoder."""
+        """Every PNG of the corpus: one per sweep, one loss curve per trained encoder and reader."""
         figs = [self.layout.figure(f"sweep-{name}-{param}") for name, param in self.sweeps()]
-        figs += [self.layout.figure(f"loss-{e}") for e in self.trained()]
+        figs += [self.layout.figure(f"loss-{e}") for e in self.trained() + self.trained_readers()]
         return paths(*figs)
 
     def used_embedders(self) -> list[str]:
@@ -186,7 +217,8 @@ class CorpusGraph:
         return any(self.over_units(i) for i in self.used_indexes())
 
     def uses_tokenizer(self) -> bool:
-        return bool(self.chunk()) or any("tokenizer" in self.embedder_files(e) for e in self.used_embedders())
+        return (bool(self.chunk()) or any("tokenizer" in self.embedder_files(e) for e in self.used_embedders())
+                or bool(self.trained_readers()))
 
     def jobs(self) -> list[tuple[str, str | None]]:
         """(stage, name) of every job the corpus's report depends on, in graph order."""
@@ -194,9 +226,11 @@ class CorpusGraph:
         jobs += [("chunk", None)] + [("units", None)] * self.uses_units() + [("lexicon", None)] * self.uses_lexicon() + [("train_biencoder", e) for e in self.trained()]
         jobs += [("embed", e) for e in self.used_embedders()] + [("bm25", i) for i in self.used_indexes()]
         jobs += [("train_reranker", r) for r in self.rerankers()] + [("retrieve", r) for r in self.cc["retrievers"]]
-        jobs += [(stage, r) for r in answered(self.cc) for stage in ("prompt", "generate")]
+        jobs += [("train_reader", r) for r in self.trained_readers()] + [("prompt", r) for r in answered(self.cc)]
+        jobs += [("generate", f"{reader}.{r}") for reader, r in self.answer_jobs()]
         jobs += [("evaluate", None), ("diagnose", None)] + [("assertions", None)] * bool(self.cc["assertions"])
-        jobs += [("sweep_figure", f"{n}-{p}") for n, p in self.sweeps()] + [("loss_figure", e) for e in self.trained()]
+        jobs += [("sweep_figure", f"{n}-{p}") for n, p in self.sweeps()]
+        jobs += [("loss_figure", e) for e in self.trained() + self.trained_readers()]
         return jobs
 
     def artifacts(self) -> list[str]:
@@ -214,7 +248,8 @@ class CorpusGraph:
         for r in self.rerankers():
             files += [lay.reranker(r), lay.reranker(r).with_suffix(".json")]
         files += [lay.run(r) for r in self.cc["retrievers"]]
-        files += [f for r in answered(self.cc) for f in (lay.prompts(r), lay.answers(r))]
+        files += [f for r in self.trained_readers() for f in lay.reader_files(r)]
+        files += [lay.prompts(r) for r in answered(self.cc)] + [lay.answers(*job) for job in self.answer_jobs()]
         files += [lay.eval(f) for f in EVAL_FILES + DIAGNOSIS_FILES]
         if self.cc["assertions"]:
             files += [lay.eval("assertions.md"), lay.eval("assertions.json")]

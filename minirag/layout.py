@@ -9,7 +9,8 @@ names one artifact:
       docs.jsonl  questions.jsonl  tokenizer.json  chunks.jsonl  units.jsonl  lexicon.json
       encoders/<embedder>.npz + .json      vectors/<embedder>.npy + .json   rerankers/<retriever>.npz + .json
       bm25/<index>/{index.npz, vocab.json, params.json, items.json}
-      runs/<retriever>.trec   prompts/<retriever>.jsonl   answers/<retriever>.jsonl
+      runs/<retriever>.trec   prompts/<retriever>.jsonl   answers/<reader>/<retriever>.jsonl
+      readers/<reader>.npz + .json + .tasks.jsonl (a trained reader, its reading tasks)
       eval/{metrics.json, per_query.csv, slices.csv, qrels.chunk.txt, qrels.doc.txt,
             diagnosis.csv, overlap.csv, always_on_top.csv, diversity.csv,
             assertions.md, assertions.json}
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 BM25_FILES = ("index.npz", "vocab.json", "params.json", "items.json")
-EVAL_FILES = ("metrics.json", "per_query.csv", "slices.csv", "qrels.chunk.txt", "qrels.doc.txt")
+EVAL_FILES = ("metrics.json", "per_query.csv", "slices.csv", "qrels.chunk.txt", "qrels.doc.txt", "answers.csv")
 DIAGNOSIS_FILES = ("diagnosis.csv", "overlap.csv", "always_on_top.csv", "diversity.csv")
 
 
@@ -113,8 +114,16 @@ class CorpusLayout:
     def prompts(self, retriever: str) -> Path:
         return self.root / "prompts" / f"{retriever}.jsonl"
 
-    def answers(self, retriever: str) -> Path:
-        return self.root / "answers" / f"{retriever}.jsonl"
+    def answers(self, reader: str, retriever: str) -> Path:
+        return self.root / "answers" / reader / f"{retriever}.jsonl"
+
+    def reader_model(self, reader: str) -> Path:
+        return self.root / "readers" / f"{reader}.npz"
+
+    def reader_files(self, reader: str) -> list[Path]:
+        """A trained reader's weights, its sidecar (config, training, held-out scores) and its reading tasks."""
+        model = self.reader_model(reader)
+        return [model, model.with_suffix(".json"), model.with_suffix(".tasks.jsonl")]
 
     @property
     def eval_dir(self) -> Path:
@@ -159,9 +168,13 @@ class CorpusLayout:
             return cls(path.parent), top[path.name], None
         folder, stem = path.parent.name, path.name.rsplit(".", 1)[0]
         per_name = {"encoders": "train_biencoder", "vectors": "embed", "runs": "retrieve", "prompts": "prompt",
-                    "answers": "generate", "rerankers": "train_reranker"}
+                    "rerankers": "train_reranker"}
         if folder in per_name:
             return cls(path.parent.parent), per_name[folder], stem
+        if folder == "readers":
+            return cls(path.parent.parent), "train_reader", path.name.split(".", 1)[0]
+        if path.parent.parent.name == "answers":  # answers/<reader>/<retriever>.jsonl
+            return cls(path.parent.parent.parent), "generate", f"{folder}.{stem}"
         if path.parent.parent.name == "bm25":
             return cls(path.parent.parent.parent), "bm25", folder
         if folder == "eval":

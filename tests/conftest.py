@@ -29,6 +29,9 @@ MINI_CONFIG = MINI_CORPUS + """\
       rrf-mmr: {type: mmr, base: rrf, lambda: 0.7, sweep: {lambda: [0.5]}}
       bm25-x: {type: bm25, index: plain, expand: {translations: 0.5, forms: 0.5}}
       bm25-rerank: {type: rerank, of: bm25-x, synthetic: 50, expand: {translations: 0.5, forms: 0.5}}
+    readers:
+      extractive: {type: extractive}
+      minigpt: {type: minigpt, d: 16, n_heads: 2, block_size: 160, steps: 12, batch_size: 8, tasks: 200, eval_tasks: 3}
     assertions: fixture/assertions.yaml
 """
 

@@ -81,7 +81,7 @@ def test_train_qrels_needs_a_beir_train_split():
     ({"retrievers": {"..": {"type": "bm25"}}}, r"corpora.c.retrievers...: '..' does not match"),
     ({"retrievers": {"r": {"type": "rrf", "of": ["x"]}}}, r"corpora.c.retrievers.r.of: needs at least 2 item\(s\)"),
     ({"retrievers": {"r": {"type": "cap"}}}, r"corpora.c.retrievers.r: 'base' is required"),
-    ({"reader": {"type": "extractive", "threshold": 2}}, r"corpora.c.reader.threshold: 2 is above the maximum 1"),
+    ({"readers": {"x": {"type": "extractive", "threshold": 2}}}, r"corpora.c.readers.x.threshold: 2 is above the maximum 1"),
     ({"prompt": {"k": 0}}, r"corpora.c.prompt.k: 0 is below the minimum 1"),
 ])
 def test_types_bounds_and_cross_field_rules_are_checked_with_the_key_path(corpus, message):

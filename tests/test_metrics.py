@@ -4,7 +4,8 @@ import random
 import pytest
 from helpers import make_chunk
 
-from minirag.evaluation.evaluate import build_qrels, contains_answer, doc_ranking
+from minirag.evaluation.answers import contains, exact_match, faithful, normalise, token_f1
+from minirag.evaluation.evaluate import build_qrels, doc_ranking
 from minirag.evaluation.metrics import hit_at, ndcg_at, recall_at, reciprocal_rank
 from minirag.evaluation.trec import format_run, read_run, write_run
 
@@ -66,7 +67,30 @@ def test_chunk_relevance_follows_the_evidence_span_not_the_chunking():
     assert doc_ranking([(c3.id, 3.0), (c2.id, 2.0), (c1.id, 1.0)], {c1.id: "a.md", c2.id: "a.md", c3.id: "b.md"}) == ["b.md", "a.md"]
 
 
-def test_contains_answer_is_whole_word_and_case_folded():
-    assert contains_answer("eat | ate | eaten", "ate")
-    assert contains_answer("Yo TUVE", "tuve")
-    assert not contains_answer("eaten", "ate")
+def test_contains_answer_is_whole_word_case_and_accent_folded():
+    assert contains("eat | ate | eaten", "ate")
+    assert contains("Yo TUVE", "tuve")
+    assert contains("él tuvo [#2]", "el tuvo")
+    assert not contains("eaten", "ate")
+
+
+def test_normalise_drops_citations_case_accents_and_punctuation():
+    assert normalise("  Él   TUVO, [#3] ¡sí! ") == "el tuvo si"
+
+
+def test_exact_match_ignores_the_citation_and_punctuation_but_not_extra_words():
+    assert exact_match("written [#1]", "written")
+    assert exact_match("Tuve.", "tuve")
+    assert not exact_match("it is written", "written")
+
+
+def test_token_f1_is_squads():
+    assert token_f1("had + the past participle", "had + past participle") == pytest.approx(2 * 1.0 * 0.75 / 1.75)
+    assert token_f1("nothing alike", "written") == 0.0
+    assert token_f1("written [#2]", "written") == 1.0
+
+
+def test_faithful_needs_every_content_word_in_a_cited_chunk():
+    assert faithful("the past participle is written [#1]", ["write | wrote | written", "past participle"])
+    assert not faithful("it is writed [#1]", ["write | wrote | written"])
+    assert not faithful("written", [])  # cites nothing

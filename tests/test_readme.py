@@ -56,6 +56,13 @@ def test_each_shipped_config_builds_its_own_report_after_make_report(tmp_path):
                               env=env, capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr
         assert row in json.loads(proc.stdout)["results"][0]["text"], query
+    # issue 14: the trained Mini-GPT reader answers with the cell and cites the irregular-verb page
+    proc = subprocess.run([sys.executable, "-m", "minirag", "answer", "What is the past participle of write?",
+                           "--reader", "minigpt", "--json"], cwd=project, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    said = json.loads(proc.stdout)
+    assert said["answer"].startswith("written [#") and not said["abstained"], said
+    assert said["citations"] and all(c["doc_id"] == "en/irregular-verbs.md" for c in said["citations"]), said
     commands = readme_commands()
     assert [c.split()[2] for c in commands] == ["results/scifact.md", "results/dify.md"]
     for command in commands:

@@ -51,7 +51,7 @@ def test_full_build_writes_report_and_every_artifact(built):
     root = built / "results" / "mini"
     for rel in ("docs.jsonl", "questions.jsonl", "tokenizer.json", "chunks.jsonl", "vectors/hashing.npy",
                 "vectors/hashing.json", "bm25/plain/index.npz", "bm25/plain/vocab.json", "runs/rrf.trec",
-                "prompts/bm25.jsonl", "answers/dense.jsonl", "eval/metrics.json", "eval/per_query.csv",
+                "prompts/bm25.jsonl", "answers/extractive/dense.jsonl", "eval/metrics.json", "eval/per_query.csv",
                 "eval/slices.csv"):
         assert (root / rel).exists(), rel
     metrics = json.loads((root / "eval" / "metrics.json").read_text())
@@ -59,13 +59,19 @@ def test_full_build_writes_report_and_every_artifact(built):
                                          "bm25-x", "bm25-rerank"}
     lexicon = json.loads((root / "lexicon.json").read_text())
     assert lexicon["forms"] and set(lexicon) == {"lexicon", "forms"}
+    reader = json.loads((root / "readers" / "minigpt.json").read_text())
+    assert set(reader["heldout"]) == set(reader["heldout_model_alone"]) == {"true", "swapped", "absent"}
+    assert reader["training"]["steps"] == 12 and reader["tokenizer_sha256"] and reader["training"]["tasks_sha256"]
+    assert (root / "answers" / "minigpt" / "bm25.jsonl").exists() and (root / "answers" / "extractive" / "rrf.jsonl").exists()
+    assert set(metrics["readers"]) == {"extractive", "minigpt"} and "exact_match" in metrics["readers"]["minigpt"]["bm25"]
     sidecar = json.loads((root / "rerankers" / "bm25-rerank.json").read_text())
     assert sidecar["synthetic_questions"] == 50 and sidecar["dev_questions"] == 0  # the fixture has no dev split
-    assert not (root / "answers" / "rrf-mmr@lambda=0.5.jsonl").exists()  # sweep points: retrieval only
+    assert not (root / "answers" / "extractive" / "rrf-mmr@lambda=0.5.jsonl").exists()  # sweep points: retrieval only
     for rel in ("diagnosis.csv", "overlap.csv", "always_on_top.csv", "diversity.csv", "assertions.md"):
         assert (root / "eval" / rel).exists(), rel
     assert set(metrics["retrieval"]["rrf"]["chunk"]) >= {"hit@1", "hit@3", "hit@5", "mrr", "recall@5", "ndcg@10"}
     report = (built / "results" / "mini.md").read_text()
+    assert "#### Reader `minigpt`: held-out reading tasks" in report
     assert "### Assertions: 5 of 6 passed" in report and "### Sweep: `rrf-mmr` over lambda" in report
     assert (built / "results" / "mini" / "figures" / "sweep-rrf-mmr-lambda.png").exists()
     assert "| `rrf` | RRF k=60 of dense + bm25 |" in report and "### Slices" in report
@@ -105,6 +111,20 @@ def test_editing_the_lexicon_miner_reruns_lexicon_and_the_expanded_runs_only(bui
     jobs = planned_after_edit(built, "minirag/text/lexicon.py", '"""', '"""Edited. ')
     assert jobs["lexicon"] == 1 and jobs["retrieve"] == 2 and jobs["train_reranker"] == 1
     assert "bm25" not in jobs and "chunk" not in jobs
+
+
+def test_a_retriever_or_prompt_change_does_not_retrain_the_reader(built):
+    jobs = planned_after_edit(built, "mini.yaml", "    assertions: fixture/assertions.yaml",
+                              "    assertions: fixture/assertions.yaml\n    prompt: {k: 2, evidence_lines: 3}\n"
+                              "    bm25: {plain: {k1: 1.2}}")
+    assert jobs["prompt"] >= 1 and jobs["generate"] >= 2 and jobs["retrieve"] >= 1
+    assert "train_reader" not in jobs
+
+
+def test_a_reader_setting_retrains_it_and_reanswers_with_it_only(built):
+    jobs = planned_after_edit(built, "mini.yaml", "steps: 12,", "steps: 13,")
+    answered = len(list((built / "results/mini/answers/minigpt").glob("*.jsonl")))  # one per answered run
+    assert answered >= 2 and jobs["train_reader"] == 1 and jobs["generate"] == answered and "prompt" not in jobs
 
 
 def test_indexing_without_context_reruns_bm25_not_chunk_or_embed(built):

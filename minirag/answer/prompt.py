@@ -1,12 +1,15 @@
-"""The prompt augmenter: retrieved chunks plus the question, with citation markers.
+"""The prompt augmenter: the evidence of the retrieved chunks plus the question, with citation markers.
 
-`build_prompt(query, chunks)` numbers the chunks `[#1]..[#k]` in rank order and
-keeps the marker -> chunk id mapping next to the text, so an answer's `[#2]` can be
-traced to the chunk (and document, and character span) it came from. With no chunks
-the prompt still tells the reader to say "I don't know": it never falls back silently
-to answering from memory.
+`build_prompt(query, chunks)` numbers the chunks `[#1]..[#k]` in rank order and keeps the
+marker -> chunk id mapping next to the text, so an answer's `[#2]` can be traced to the
+chunk (and document, and character span) it came from. The context is not the chunks
+whole: `evidence.select_evidence` keeps the lines of them that hold the question's words
+(a table row with its columns named, a sentence), each with its chunk's marker, within
+`evidence_lines` and `evidence_chars`, so a reader with a small window reads what matters;
+the record says what was cut. With no evidence the prompt still tells the reader to say
+"I don't know": it never falls back silently to answering from memory.
 
-What it leaves out: token budgeting (the caller picks k) and any model call.
+What it leaves out: tokens (the budget is in characters) and any model call.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from dataclasses import dataclass, field
 
 from ..settings import setting
 from ..text.chunks import Chunk
+from .evidence import select_evidence
 
 IDK = "I don't know — not in the rules I have."
 
@@ -31,13 +35,15 @@ DEFAULT_TEMPLATE = (
 
 TEMPLATES = {"default": DEFAULT_TEMPLATE}
 
-NO_CONTEXT = "(no context was retrieved: answer exactly \"" + IDK + "\")"
+NO_CONTEXT = "(no context holds the question's words: answer exactly \"" + IDK + "\")"
 
 
 @dataclass(frozen=True)
 class PromptSettings:
     k: int = setting(3, minimum=1)   # chunks of the run put in the prompt, in rank order
     template: str = "default"        # a name of TEMPLATES, or a template with {context} and {query}
+    evidence_lines: int = setting(4, minimum=1)     # lines of those chunks kept as evidence, best first
+    evidence_chars: int = setting(480, minimum=40)  # and at most this many characters of them
 
 
 @dataclass(frozen=True)
@@ -46,23 +52,33 @@ class Prompt:
     text: str  # what a reader is given
     citations: list[str] = field(default_factory=list)  # citations[n - 1] = chunk id of marker [#n]
     contexts: list[str] = field(default_factory=list)  # contexts[n - 1] = text of marker [#n]
+    evidence: list[dict] = field(default_factory=list)  # {"n", "text", "kind", "cells"}: the lines shown, best first
+    cut: dict = field(default_factory=dict)             # lines kept / lines in the chunks, characters kept
 
     def __str__(self) -> str:
         return self.text
 
     def to_record(self, qid: str) -> dict:
-        return {"qid": qid, "query": self.query, "citations": self.citations,
-                "contexts": self.contexts, "prompt": self.text}
+        return {"qid": qid, "query": self.query, "citations": self.citations, "contexts": self.contexts,
+                "evidence": self.evidence, "cut": self.cut, "prompt": self.text}
 
     @classmethod
     def from_record(cls, rec: dict) -> "Prompt":
-        return cls(query=rec["query"], text=rec["prompt"], citations=rec["citations"], contexts=rec["contexts"])
+        return cls(query=rec["query"], text=rec["prompt"], citations=rec["citations"], contexts=rec["contexts"],
+                   evidence=rec.get("evidence", []), cut=rec.get("cut", {}))
 
 
-def build_prompt(query: str, chunks: list[Chunk], template: str = DEFAULT_TEMPLATE) -> Prompt:
-    """Render the prompt; `[#n]` marks the n-th chunk (rank order) and maps to its id."""
+def build_prompt(query: str, chunks: list[Chunk], template: str = DEFAULT_TEMPLATE,
+                 evidence_lines: int = PromptSettings.evidence_lines,
+                 evidence_chars: int = PromptSettings.evidence_chars) -> Prompt:
+    """Render the prompt from the chunks' evidence lines; `[#n]` marks the n-th chunk (rank order)
+    and maps to its id."""
     template = TEMPLATES.get(template, template)
-    lines = [f"[#{n}] {c.text.strip()}" for n, c in enumerate(chunks, start=1)]
+    selection = select_evidence(query, chunks, evidence_lines, evidence_chars)
+    lines = [f"[#{ln.n}] {ln.text}" for ln in selection.lines]
     context = "\n".join(lines) if lines else NO_CONTEXT
     text = template.replace("{context}", context).replace("{query}", query)
-    return Prompt(query=query, text=text, citations=[c.id for c in chunks], contexts=[c.text for c in chunks])
+    evidence = [{"n": ln.n, "text": ln.text, "kind": ln.kind, "cells": [list(c) for c in ln.cells]}
+                for ln in selection.lines]
+    return Prompt(query=query, text=text, citations=[c.id for c in chunks], contexts=[c.text for c in chunks],
+                  evidence=evidence, cut=selection.cut())

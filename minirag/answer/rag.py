@@ -20,10 +20,11 @@ from .readers import Answer, Reader
 
 
 def rag_answer(query: str, retriever: Retriever, reader: Reader,
-               chunks: Mapping[str, Chunk] | Sequence[Chunk], k: int = 3) -> tuple[Ranking, Prompt, Answer]:
-    """Answer `query` from the top k chunks; `chunks` maps ids to chunks (or lists them)."""
+               chunks: Mapping[str, Chunk] | Sequence[Chunk], k: int = 3, **prompt_options) -> tuple[Ranking, Prompt, Answer]:
+    """Answer `query` from the top k chunks; `chunks` maps ids to chunks (or lists them);
+    `prompt_options` go to build_prompt (template, evidence_lines, evidence_chars)."""
     by_id = chunks if isinstance(chunks, Mapping) else {c.id: c for c in chunks}
     ranked = retriever.search(query, k=k)
-    prompt = build_prompt(query, [by_id[cid] for cid, _ in ranked])
+    prompt = build_prompt(query, [by_id[cid] for cid, _ in ranked], **prompt_options)
     answer = reader.generate(prompt)
     return ranked, prompt, answer

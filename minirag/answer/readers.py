@@ -1,25 +1,29 @@
 """Readers turn a Prompt into an answer with citations.
 
-`ExtractiveReader` is the one reader today. It splits the prompt's contexts into
-candidates (sentences of prose, and each table row on its own, matched together with its
-table's header row and the heading above it, so `| yo | tuve |` under `## Tener` answers
-"tener en pretérito, yo") and returns the best candidate with its `[#n]` marker.
-Question words are weighted by how rare they are among the candidates, so in "what is the
-past of eat" the word *eat* picks the row `| eat | ate | eaten |` over a sentence that
-merely says *past*:
+`ExtractiveReader` answers from the prompt's evidence lines (evidence.py: the rows,
+items and sentences of the retrieved chunks that hold the question's words, best first),
+and returns the answer itself, not a pointer to where it is:
 
-    support = |content(q) found anywhere in the contexts| / |content(q)|
-    choice  = argmax_s  Σ_{w ∈ content(q) ∩ words(s)} log((S + 1) / (df_S(w) + 0.5))
+- from a table row, the cell under the column the question names: "past participle of
+  write" and the row `Base form: write; Past simple: wrote; Past participle: written` give
+  "written"; a column is named when its header shares a word with the question, and the
+  cell that is itself the question's key ("write") is never the answer;
+- from prose, the clause (between commas, semicolons, colons and dashes) that holds the most
+  of the question's rare words.
 
-It abstains with the prompt's "I don't know" when the contexts miss too much of the
-question (support < threshold) or no candidate shares a content word with it. Words match
-on their first six letters, a crude stem that lets "conjugate" find "conjugation".
+Question words are weighted by how rare they are among the evidence lines:
 
-Readers are registered by subclassing `Reader` (its `type` is the config's `reader.type`,
-its `Settings` the dataclass of its settings); `make_reader` builds the configured one.
+    support = |content(q) found in the evidence| / |content(q)|
+    line    = argmax_l  Σ_{w ∈ content(q) ∩ words(l)} log((L + 1) / (df_L(w) + 0.5))
 
-What it leaves out: generation. A reader that writes new text (a small GPT trained by
-the graph, or an HTTP reader) is one more `Reader` subclass with the same `generate`.
+It abstains with the prompt's "I don't know" when the evidence misses too much of the
+question (support < threshold) or no line shares a content word with it. Words match on
+their first six letters, a crude stem that lets "conjugate" find "conjugation".
+
+Readers are registered by subclassing `Reader` (its `type` is the config's `readers` entry
+type, its `Settings` the dataclass of its settings); `make_reader` builds a configured one.
+
+What it leaves out: generation (minigpt_reader.py: a small GPT the graph trains).
 """
 
 from __future__ import annotations
@@ -28,25 +32,14 @@ import math
 import re
 import time
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
 from ..settings import Kind, setting
+from .evidence import content_words, words_of
+from .minigpt_reader import MiniGPTSettings
 from .prompt import IDK, Prompt
 
-WORD_RE = re.compile(r"\w+", re.UNICODE)
-SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=\S)")
-TABLE_RULE_RE = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
-
-# Function words of questions in English and Spanish: they say how something is asked,
-# not what about, and would let any sentence "support" a question.
-QUESTION_STOPWORDS = frozenset("""
-a an the of to in on at for with by from and or is are was were be been do does did how what
-whats which when where who why can could should would will i you it its this that these those
-my your me use used using say said tell there their them they we our as if not no
-el la los las un una unos unas de del al a en con por para y o u es son se que qué cómo como
-cuál cuáles cuándo dónde quién mi tu su sus lo le les me te nos este esta estos estas ese esa
-hay dice digo usa usar uso
-""".split())
+CLAUSE_RE = re.compile(r"\s*(?:[,;:]|\s[–—-]\s|\(|\))\s*")
 
 
 @dataclass(frozen=True)
@@ -64,6 +57,7 @@ READERS: dict[str, type["Reader"]] = {}
 class Reader(Kind):
     """Answers a prompt: `generate(prompt, max_new_tokens)` -> Answer, citing the prompt's chunks."""
     registry, label = READERS, "reader"
+    trained: ClassVar[bool] = False  # the graph trains it (train_reader) before it answers
 
     @property
     def name(self) -> str:
@@ -77,47 +71,31 @@ class Reader(Kind):
         raise NotImplementedError
 
 
-def stem(word: str) -> str:
-    return word[:6]
+def weights(query_words: list[str], bags: list[set[str]]) -> dict[str, float]:
+    """log((L + 1) / (df + 0.5)) of each question word among the L bags of words."""
+    return {w: math.log((len(bags) + 1) / (sum(w in b for b in bags) + 0.5)) for w in query_words}
 
 
-def content_words(text: str) -> list[str]:
-    seen: list[str] = []
-    for w in WORD_RE.findall(text.lower()):
-        if w not in QUESTION_STOPWORDS and stem(w) not in seen:
-            seen.append(stem(w))
-    return seen
+def cell_answer(query_words: list[str], cells: list[list[str]]) -> str | None:
+    """The value under the column the question names, never the question's own key."""
+    best, best_score = None, 0
+    for column, value in cells:
+        value_words = words_of(value)
+        if not value or value_words <= set(query_words):
+            continue  # the question's key ("write") or an empty cell
+        score = len(words_of(column) & set(query_words))
+        if score > best_score:
+            best, best_score = value, score
+    return best
 
 
-def word_set(text: str) -> set[str]:
-    return {stem(w) for w in WORD_RE.findall(text.lower())}
-
-
-def table_cells(line: str) -> str:
-    return " | ".join(c.strip() for c in line.strip().strip("|").split("|"))
-
-
-def candidates(context: str) -> list[tuple[str, set[str]]]:
-    """(text to answer with, words it is matched on) for each sentence and table row."""
-    out: list[tuple[str, set[str]]] = []
-    lines = [line.strip() for line in context.split("\n")]
-    heading, header = "", ""
-    for i, line in enumerate(lines):
-        if not line.startswith("|"):
-            header = ""  # a table ended: its header names no later row
-        if not line or TABLE_RULE_RE.match(line) or not WORD_RE.search(line):
-            continue
-        if line.startswith("#"):
-            heading = line.lstrip("#").strip()
-        elif line.startswith("|"):
-            if i + 1 < len(lines) and TABLE_RULE_RE.match(lines[i + 1]) and lines[i + 1].startswith("|"):
-                header = line  # the row above |---| names the columns; it is not an answer
-                continue
-            shown = table_cells(line) + (f" ({table_cells(header)})" if header else "")
-            out.append((shown, word_set(line) | word_set(header) | word_set(heading)))
-        else:
-            out.extend((s.strip(), word_set(s)) for s in SENTENCE_END_RE.split(line.lstrip("-*> ")) if s.strip())
-    return out
+def clause_answer(query_words: list[str], text: str) -> str:
+    """The clause of a sentence holding the most weight of the question's words."""
+    clauses = [c.strip() for c in CLAUSE_RE.split(text) if c and c.strip()]
+    if len(clauses) < 2:
+        return text.strip()
+    w = weights(query_words, [words_of(c) for c in clauses])
+    return max(clauses, key=lambda c: sum(w[q] for q in query_words if q in words_of(c)))
 
 
 @dataclass(frozen=True)
@@ -138,25 +116,51 @@ class ExtractiveReader(Reader):
     def generate(self, prompt: Prompt, max_new_tokens: int | None = None) -> Answer:
         t0 = time.perf_counter()
         query_words = content_words(prompt.query)
-        cands = [(n, text, words) for n, ctx in enumerate(prompt.contexts, start=1)
-                 for text, words in candidates(ctx)]
-        best, support = None, 0.0
-        if query_words and cands:
-            df = {w: sum(1 for _, _, ws in cands if w in ws) for w in query_words}
-            support = sum(1 for w in query_words if df[w] > 0) / len(query_words)
-            total = len(cands)
-            for order, (n, text, ws) in enumerate(cands):
-                weight = sum(math.log((total + 1) / (df[w] + 0.5)) for w in query_words if w in ws)
-                if weight > 0 and (best is None or (weight, -order) > best[0]):
-                    best = ((weight, -order), n, text)
-        latency_ms = (time.perf_counter() - t0) * 1000.0
-        if best is None or support < self.threshold:
-            return Answer(IDK, [], True, support, latency_ms)
-        _, n, text = best
-        return Answer(f"{text} [#{n}]", [prompt.citations[n - 1]], False, support, latency_ms)
+        lines = prompt.evidence
+        bags = [words_of(ln["text"]) for ln in lines]
+        support = (sum(any(w in b for b in bags) for w in query_words) / len(query_words)) if query_words else 0.0
+        w = weights(query_words, bags)
+        scored = [(sum(w[q] for q in query_words if q in b), -i) for i, b in enumerate(bags)]
+        best = max(range(len(lines)), key=lambda i: scored[i], default=None)
+        if best is None or scored[best][0] <= 0 or support < self.threshold:
+            return Answer(IDK, [], True, support, (time.perf_counter() - t0) * 1000.0)
+        line = lines[best]
+        text = (cell_answer(query_words, line["cells"]) if line["cells"] else None) or \
+            (clause_answer(query_words, line["text"].split(": ", 1)[-1]) if line["kind"] == "row" and not line["cells"]
+             else clause_answer(query_words, line["text"]))
+        n = line["n"]
+        return Answer(f"{text} [#{n}]", [prompt.citations[n - 1]], False, support, (time.perf_counter() - t0) * 1000.0)
 
 
-def make_reader(spec: Mapping[str, Any]) -> Reader:
-    """The reader a config entry {type: ..., settings...} names, built from its checked settings."""
+class MiniGPTReaderKind(Reader):
+    """A small GPT the graph trains on reading tasks from the corpus (minigpt_reader.py)."""
+    type, Settings, trained = "minigpt", MiniGPTSettings, True
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    @classmethod
+    def from_settings(cls, settings: MiniGPTSettings, model) -> "MiniGPTReaderKind":
+        from .minigpt_reader import MiniGPTReader
+        return cls(MiniGPTReader.load(model, settings))
+
+    def generate(self, prompt: Prompt, max_new_tokens: int | None = None) -> Answer:
+        text, citations, abstained, ms = self.inner.answer(prompt, max_new_tokens)
+        support = 0.0 if abstained else 1.0
+        return Answer(text, citations, abstained, support, ms)
+
+
+def make_reader(spec: Mapping[str, Any], model: str | None = None) -> Reader:
+    """The reader a config entry {type: ..., settings...} names, built from its checked settings
+    (a trained reader from its weights, `model`)."""
     cls, settings = Reader.settings_of(spec, "reader")
+    if cls.trained:
+        if model is None:
+            raise ValueError(f"a {cls.type} reader needs its trained weights (the train_reader stage's .npz)")
+        return cls.from_settings(settings, model)
     return cls.from_settings(settings)
+
+
+def reader_kind(cc: Mapping[str, Any], name: str) -> type[Reader]:
+    """The class of the config's reader `name`."""
+    return READERS[cc["readers"][name]["type"]]

@@ -67,8 +67,8 @@ COLLECTIONS: dict[str, dict[str, dict]] = {
     "bm25": {"plain": {}},
     "retrievers": {"dense": {"type": "dense", "embedder": "hashing"}, "bm25": {"type": "bm25", "index": "plain"},
                    "rrf": {"type": "rrf", "of": ["dense", "bm25"]}},
+    "readers": {"extractive": {"type": "extractive"}},
 }
-DEFAULT_READER = {"type": "extractive"}
 
 
 def corpus_names(config: dict) -> list[str]:
@@ -103,15 +103,20 @@ def corpus_config(config: dict, corpus: str) -> dict:
 def _corpus_config(user: Mapping[str, Any], where: str) -> dict:
     if not isinstance(user, Mapping):
         raise SettingsError(f"{where}: expected a mapping, got {type(user).__name__}")
-    plain = {k: v for k, v in user.items() if k not in (*COLLECTIONS, "reader")}
+    if "reader" in user:
+        raise SettingsError(f"{where}.reader: replaced by `readers:`, a name for each reader: "
+                            "readers: {extractive: {type: extractive}}")
+    plain = {k: v for k, v in user.items() if k not in COLLECTIONS}
     cc = settings_to_dict(settings_from_dict(CorpusSettings, plain, where))
     cc["embedders"] = {name: EmbedderKind.from_spec(spec, f"{where}.embedders.{name}").spec()
                        for name, spec in named(user, "embedders", where).items()}
     cc["bm25"] = {name: settings_to_dict(settings_from_dict(BM25Settings, spec or {}, f"{where}.bm25.{name}"))
                   for name, spec in named(user, "bm25", where).items()}
     cc["retrievers"] = expand_sweeps(named(user, "retrievers", where), f"{where}.retrievers")
-    reader_cls, reader = Reader.settings_of(user.get("reader", DEFAULT_READER), f"{where}.reader")
-    cc["reader"] = {"type": reader_cls.type, **settings_to_dict(reader)}
+    cc["readers"] = {}
+    for name, spec in named(user, "readers", where).items():
+        reader_cls, reader = Reader.settings_of(spec, f"{where}.readers.{name}")
+        cc["readers"][name] = {"type": reader_cls.type, **settings_to_dict(reader)}
     check_references(cc, where)
     if cc["serve"] and cc["serve"] not in cc["retrievers"]:
         raise SettingsError(f"{where}.serve: unknown retriever {cc['serve']!r} (have: {', '.join(cc['retrievers'])})")
@@ -252,8 +257,10 @@ def stage_settings(cc: dict, stage: str, name: str | None = None) -> dict:
         return {**spec, "depth": cc["depth"]} if stage == "retrieve" else spec
     if stage == "prompt":
         return dict(cc["prompt"])
-    if stage == "generate":
-        return dict(cc["reader"])
+    if stage == "generate":  # name: "<reader>.<retriever>"
+        return dict(cc["readers"][name.split(".", 1)[0]])
+    if stage == "train_reader":
+        return dict(cc["readers"][name])
     if stage == "diagnose":
         base = base_retrievers(cc)
         return {**cc["diagnose"], "base": base, "fused": [n for n in cc["retrievers"] if n not in base]}

@@ -4,7 +4,7 @@
 checks the committed file equals what this module generates. Each dataclass field becomes
 a property with its type (int -> integer, float -> number, Literal -> enum, tuple ->
 array, a nested dataclass -> object) and the bounds `setting()` gave it; kind-typed entries
-(embedders, retrievers, the reader) get one `if type == ... then properties ...` branch per
+(embedders, retrievers, the readers) get one `if type == ... then properties ...` branch per
 registered kind, so every kind's own keys are checked and nothing else is allowed.
 
 What it leaves out: cross-field rules and references between names (config/corpus.py
@@ -90,7 +90,7 @@ def config_schema() -> dict:
         "embedders": name_map(kinds_schema(EMBEDDERS)),
         "bm25": name_map(object_schema(BM25Settings)),
         "retrievers": name_map(kinds_schema(KINDS, sweeps=True)),
-        "reader": kinds_schema(READERS),
+        "readers": name_map(kinds_schema(READERS)),
     })
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -10,8 +10,10 @@ derived for whatever chunking the graph used:
 A chunk run becomes a document run by keeping each document at its best chunk's rank.
 
 Retrieval metrics (metrics.py) are averaged over answerable questions, at chunk and at
-document level; answers are scored on: contains the gold answer (whole-word, case
-folded), cites a relevant chunk, and abstains exactly when the question is unanswerable.
+document level; each reader's answers on each run (answers.py) are scored on: contains
+the gold answer, exact match and token F1 against it, cites a relevant chunk, is faithful
+to what it cites, abstains exactly when the question is unanswerable; and contains the
+answer on the questions where a relevant chunk reached the prompt (what retrieval allowed).
 
 What it leaves out: the report's prose and tables (report.py).
 """
@@ -20,13 +22,13 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 import statistics
 from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..io import atomic_write_text, write_json
 from ..text.chunks import Chunk
+from . import answers as scoring
 from .metrics import retrieval_metrics
 from .trec import Ranking, write_qrels
 
@@ -101,10 +103,6 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[idx]
 
 
-def contains_answer(answer: str, gold: str) -> bool:
-    return re.search(r"(?<!\w)" + re.escape(gold.casefold()) + r"(?!\w)", answer.casefold()) is not None
-
-
 def split_of(q: dict) -> str:
     return q.get("split") or "test"
 
@@ -119,16 +117,43 @@ def in_split(q: dict, split: str) -> bool:
     return split == "all" or split_of(q) == split
 
 
-def answer_rows_of(questions: list[dict], recs: dict, chunk_qrels: dict) -> dict:
+def answer_rows_of(questions: list[dict], recs: dict, chunk_qrels: dict, texts: dict[str, str]) -> dict:
     rows = {}
     for q in questions:
         a = recs[q["qid"]]
+        gold = q["answer"] if q["answerable"] and q["answer"] else None
+        relevant = chunk_qrels.get(q["qid"], {})  # unanswerable questions have no qrels
+        said = a["abstained"] is False and gold is not None
         rows[q["qid"]] = {
-            "contains": bool(q["answerable"] and q["answer"] and contains_answer(a["answer"], q["answer"])),
-            "cites": bool(q["answerable"] and any(chunk_qrels[q["qid"]].get(c, 0) > 0 for c in a["citations"])),
+            "contains": bool(said and scoring.contains(a["answer"], gold)),
+            "em": bool(said and scoring.exact_match(a["answer"], gold)),
+            "f1": scoring.token_f1(a["answer"], gold) if said else 0.0,
+            "cites": bool(q["answerable"] and any(relevant.get(c, 0) > 0 for c in a["citations"])),
+            "faithful": bool(not a["abstained"] and scoring.faithful(a["answer"], [texts[c] for c in a["citations"]])),
+            "in_prompt": any(relevant.get(c, 0) > 0 for c in a.get("prompt_chunks", [])),
             "abstain_ok": a["abstained"] == (not q["answerable"]),
-            "answer": a["answer"], "abstained": a["abstained"]}
+            "answer": a["answer"], "abstained": a["abstained"], "citations": a["citations"]}
     return rows
+
+
+def answer_metrics(qs: list[dict], recs: dict, rows: dict) -> dict:
+    answerable = [q for q in qs if q["answerable"]]
+    given = [q for q in qs if not rows[q["qid"]]["abstained"]]
+    reached = [q for q in answerable if rows[q["qid"]]["in_prompt"]]
+    lat = [recs[q["qid"]]["latency_ms"] for q in qs]
+    return {
+        "reader": next(iter(recs.values()))["reader"] if recs else "",
+        "contains_answer": mean(rows[q["qid"]]["contains"] for q in answerable),
+        "exact_match": mean(rows[q["qid"]]["em"] for q in answerable),
+        "f1": mean(rows[q["qid"]]["f1"] for q in answerable),
+        "cites_relevant": mean(rows[q["qid"]]["cites"] for q in answerable),
+        "faithful": mean(rows[q["qid"]]["faithful"] for q in given),
+        "abstention_accuracy": mean(rows[q["qid"]]["abstain_ok"] for q in qs),
+        "unanswerable_abstained": mean(rows[q["qid"]]["abstained"] for q in qs if not q["answerable"]),
+        "relevant_in_prompt": len(reached),
+        "contains_answer_when_in_prompt": mean(rows[q["qid"]]["contains"] for q in reached),
+        "latency_ms_p50": statistics.median(lat) if lat else 0.0,
+        "latency_ms_p95": percentile(lat, 95)}
 
 
 def split_metrics(qs: list[dict], scores: dict, answers: dict, answer_rows: dict) -> dict:
@@ -136,23 +161,19 @@ def split_metrics(qs: list[dict], scores: dict, answers: dict, answer_rows: dict
     answerable = [q for q in qs if q["answerable"]]
     retrieval = {name: {level: {k: mean(lv[q["qid"]][k] for q in answerable) for k in METRIC_KEYS + ("recall@100",)}
                         for level, lv in by_level.items()} for name, by_level in scores.items()}
-    answer_metrics = {}
+    # answers are keyed "<reader>/<retriever>"; `answers` keeps the first reader's per retriever
+    # (the key scripts read), `readers` every reader's
+    readers: dict[str, dict] = {}
     for name, recs in answers.items():
-        rows = answer_rows[name]
-        lat = [recs[q["qid"]]["latency_ms"] for q in qs]
-        answer_metrics[name] = {
-            "reader": next(iter(recs.values()))["reader"] if recs else "",
-            "contains_answer": mean(rows[q["qid"]]["contains"] for q in answerable),
-            "cites_relevant": mean(rows[q["qid"]]["cites"] for q in answerable),
-            "abstention_accuracy": mean(rows[q["qid"]]["abstain_ok"] for q in qs),
-            "latency_ms_p50": statistics.median(lat) if lat else 0.0,
-            "latency_ms_p95": percentile(lat, 95)}
+        reader, run = name.split("/", 1)
+        readers.setdefault(reader, {})[run] = answer_metrics(qs, recs, answer_rows[name])
+    first = next(iter(readers.values()), {})
     tags = sorted({t for q in answerable for t in q.get("tags", [])})
     tag_metrics = {name: {t: {level: {k: mean(scores[name][level][q["qid"]][k] for q in answerable if t in q.get("tags", []))
                                       for k in METRIC_KEYS} for level in ("chunk", "doc")} for t in tags}
                    for name in scores}
-    return {"questions": len(qs), "answerable": len(answerable), "retrieval": retrieval, "answers": answer_metrics,
-            "tags": tag_metrics}
+    return {"questions": len(qs), "answerable": len(answerable), "retrieval": retrieval, "answers": first,
+            "readers": readers, "tags": tag_metrics}
 
 
 def evaluate(corpus: str, questions: list[dict], chunks: Sequence[Chunk],
@@ -169,7 +190,8 @@ def evaluate(corpus: str, questions: list[dict], chunks: Sequence[Chunk],
         for qid, m in by_level["chunk"].items():
             per_query[qid][name] = rank_of(m["mrr"])
             per_query[qid][name + "_doc"] = rank_of(by_level["doc"][qid]["mrr"])
-    answer_rows = {name: answer_rows_of(questions, recs, chunk_qrels) for name, recs in answers.items()}
+    texts = {c.id: c.text for c in chunks}
+    answer_rows = {name: answer_rows_of(questions, recs, chunk_qrels, texts) for name, recs in answers.items()}
     splits = splits_of(questions)
     by_split = {s: split_metrics([q for q in questions if in_split(q, s)], scores, answers, answer_rows)
                 for s in splits}
@@ -232,3 +254,25 @@ def write_evaluation(out_dir: str | Path, result: dict, questions: list[dict], r
                                                                         "n", *METRIC_KEYS]))
     write_qrels(out_dir / "qrels.chunk.txt", result["chunk_qrels"])
     write_qrels(out_dir / "qrels.doc.txt", result["doc_qrels"])
+    atomic_write_text(out_dir / "answers.csv", to_csv(answer_table(questions, result["answer_rows"]), ANSWER_COLUMNS))
+
+
+ANSWER_COLUMNS = ["qid", "split", "query", "gold", "reader", "retriever", "answer", "citations", "abstained",
+                  "correct", "exact_match", "f1", "cites_relevant", "faithful", "relevant_in_prompt"]
+
+
+def answer_table(questions: list[dict], answer_rows: dict) -> list[dict]:
+    """eval/answers.csv: one row per question, reader and retriever, what was said and how it scored
+    (`correct`: contains the gold answer, or abstains on an unanswerable question)."""
+    rows = []
+    for q in questions:
+        for name, by_q in answer_rows.items():
+            reader, run = name.split("/", 1)
+            a = by_q[q["qid"]]
+            rows.append({"qid": q["qid"], "split": split_of(q), "query": q["query"], "gold": q.get("answer") or "",
+                         "reader": reader, "retriever": run, "answer": a["answer"],
+                         "citations": " ".join(a["citations"]), "abstained": a["abstained"],
+                         "correct": a["contains"] if q["answerable"] else a["abstain_ok"], "exact_match": a["em"],
+                         "f1": round(a["f1"], 4), "cites_relevant": a["cites"], "faithful": a["faithful"],
+                         "relevant_in_prompt": a["in_prompt"]})
+    return rows

@@ -45,12 +45,13 @@ def plot_sweep(path: str | Path, title: str, param: str, values: Sequence[float]
     plt.close(fig)
 
 
-def plot_loss(path: str | Path, title: str, losses: Sequence[float]) -> None:
+def plot_loss(path: str | Path, title: str, losses: Sequence[float], xlabel: str = "epoch",
+              ylabel: str = "mean InfoNCE loss") -> None:
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(5.5, 3.4))
-    ax.plot(range(1, len(losses) + 1), losses, marker="o")
-    ax.set_xlabel("epoch")
-    ax.set_ylabel("mean InfoNCE loss")
+    ax.plot(range(1, len(losses) + 1), losses, marker="o" if len(losses) <= 40 else None)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.grid(alpha=0.3)
     save_png(fig, path)

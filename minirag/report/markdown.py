@@ -127,10 +127,20 @@ CONTROL = ("- `{trained}` {verdict} the untrained control `{control}` on chunk h
 
 ANSWERS = """### Answers
 
-Reader over the top {k} chunks of each run: contains the gold answer and cites a relevant chunk (answerable questions), abstains exactly when it should (all questions).
+Each reader over the evidence lines of the top {k} chunks of each run (test split): contains the gold answer, exact match and token F1 against it, cites a relevant chunk (answerable questions); faithful: every content word of the answer is in a chunk it cites (answers given); abstains exactly when it should (all questions); and contains the answer on the questions where a relevant chunk reached the prompt, what retrieval allowed. Per question: `eval/answers.csv`.
 
 {table}
 {unanswerable}"""
+
+READING = """
+#### Reader `{name}`: held-out reading tasks
+
+{params:,} parameters trained for {steps:,} steps ({seconds:.0f} s) on {tasks:,} reading tasks the graph synthesized from the corpus's tables and sentences (`readers/{name}.tasks.jsonl`). Scored on tasks from rows and documents held out of training (`readers/{name}.json`). "reader" is what the pipeline uses: the model's answer, refused ("I don't know") when the line it cites holds less than {min_support:.0%} of the question's content words; "model alone" is the model's own answer.
+
+{table}
+
+![training loss]({figure})
+"""
 
 STAGE_TIMES = """### Stage wall times
 
@@ -216,13 +226,34 @@ def render_corpus(t: CorpusTables, results: str | Path, jobs: list) -> str:
     if len(answers):
         run = t.answer_run()
         unanswerable = t.unanswerable(run)
-        shown = (f"\nUnanswerable questions and what the reader said over `{run}`:\n\n{md_table(unanswerable)}\n"
+        shown = (f"\nUnanswerable questions and what each reader said over `{run}`:\n\n{md_table(unanswerable)}\n"
                  if len(unanswerable) else "")
-        out.append(ANSWERS.format(k=cc["prompt"]["k"], table=md_table(answers, ("Run",)), unanswerable=shown))
+        out.append(ANSWERS.format(k=cc["prompt"]["k"], table=md_table(answers, ("Reader", "Run")),
+                                  unanswerable=shown) + render_reading(t, results))
     times = t.stage_times(jobs)
     if len(times):
         out.append(STAGE_TIMES.format(total=times["seconds"].sum(), table=md_table(times)))
     return "\n".join(out)
+
+
+def render_reading(t: CorpusTables, results) -> str:
+    """Each trained reader's held-out reading tasks and its loss curve."""
+    out = []
+    for name, meta in t.trained_readers().items():
+        h, alone = meta["heldout"], meta["heldout_model_alone"]
+        rows = [("true context: answer and citation right", "true", "answer_and_cite", "≥ 0.8"),
+                ("true context: answer right", "true", "answer", ""),
+                ("swapped answer: follows the context (faithfulness)", "swapped", "follows_context", "≥ 0.9"),
+                ("no evidence: abstains", "absent", "abstained", "≥ 0.9")]
+        table = pd.DataFrame([{"held-out task": label, "n": h[kind]["n"], "reader": h[kind][key],
+                               "model alone": alone[kind][key], "target": target}
+                              for label, kind, key, target in rows])
+        tr = meta["training"]
+        figure = t.layout.figure(f"loss-{name}").relative_to(results).as_posix()
+        out.append(READING.format(name=name, params=tr["parameters"], steps=tr["steps"], seconds=tr["seconds"],
+                                  min_support=meta["min_support"],
+                                  tasks=tr["tasks"], table=md_table(table), figure=figure))
+    return "".join(out)
 
 
 def render_diagnosis(t: CorpusTables) -> str:

@@ -261,16 +261,30 @@ class CorpusTables:
                 for t, e in dense.items() if e == embedder for c in controls]
         return pd.DataFrame(rows)
 
+    ANSWER_COLUMNS = {"contains_answer": "contains answer", "exact_match": "EM", "f1": "F1",
+                      "cites_relevant": "cites relevant", "faithful": "faithful",
+                      "abstention_accuracy": "abstention accuracy",
+                      "contains_answer_when_in_prompt": "contains answer when a relevant chunk is in the prompt",
+                      "latency_ms_p50": "latency p50 (ms)", "latency_ms_p95": "latency p95 (ms)"}
+
     def answers(self) -> pd.DataFrame:
-        rows = [{"Run": r, **{k: a[k] for k in ("reader", "contains_answer", "cites_relevant", "abstention_accuracy",
-                                                  "latency_ms_p50", "latency_ms_p95")}}
-                for r, a in self.metrics.get("answers", {}).items()]
+        """Readers × runs (test split): each reader's answer metrics on each answered run."""
+        rows = [{"Reader": reader, "Run": run, **{label: a[k] for k, label in self.ANSWER_COLUMNS.items()}}
+                for reader, by_run in self.metrics.get("readers", {}).items() for run, a in by_run.items()]
         return pd.DataFrame(rows)
 
     def unanswerable(self, run: str) -> pd.DataFrame:
-        said = {r["qid"]: r["answer"] for r in load_records(self.layout.answers(run), "answers")}
-        return pd.DataFrame([{"qid": q["qid"], "question": q["query"], "answer": said[q["qid"]]}
-                             for q in self.test_questions if not q["answerable"]], columns=["qid", "question", "answer"])
+        """What each reader said over `run` to each unanswerable test question."""
+        said = {reader: {r["qid"]: r["answer"] for r in load_records(self.layout.answers(reader, run), "answers")}
+                for reader in self.cc["readers"]}
+        return pd.DataFrame([{"qid": q["qid"], "question": q["query"], **{f"`{r}`": said[r][q["qid"]] for r in said}}
+                             for q in self.test_questions if not q["answerable"]])
+
+    def trained_readers(self) -> dict[str, dict]:
+        """Each trained reader's sidecar (config, training, held-out scores), by name."""
+        from ..answer.readers import reader_kind
+        return {r: load_json(self.layout.reader_model(r).with_suffix(".json"), "reader sidecar")
+                for r in self.cc["readers"] if reader_kind(self.cc, r).trained and answered(self.cc)}
 
     def answer_run(self) -> str | None:
         """The run whose answers the unanswerable table shows: the best retriever, if it is answered."""

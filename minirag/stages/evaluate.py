@@ -18,7 +18,8 @@ def evaluate(corpus: str, questions: Path, docs: Path, chunks: Path, runs: list[
     """Score every run at chunk and document level, and every answer file, against the gold."""
     qs = load_records(questions, "questions")
     ranked = {p.stem: load_run(p) for p in runs}
-    answered = {p.stem: {r["qid"]: r for r in load_records(p, "answers")} for p in answers}
+    # answers/<reader>/<retriever>.jsonl -> "<reader>/<retriever>"
+    answered = {f"{p.parent.name}/{p.stem}": {r["qid"]: r for r in load_records(p, "answers")} for p in answers}
     result = score(corpus, qs, load_chunks(chunks, docs), ranked, answered)
     write_evaluation(out_dir, result, qs, list(ranked), list(answered))
     log(f"evaluate: {len(qs)} questions, {len(ranked)} runs -> {out_dir}")

@@ -1,4 +1,4 @@
-"""generate: prompts/<name>.jsonl -> answers/<name>.jsonl, the configured reader's answers and citations."""
+"""generate: prompts/<retriever>.jsonl (+ a trained reader's weights) -> answers/<reader>/<retriever>.jsonl."""
 
 from __future__ import annotations
 
@@ -11,14 +11,14 @@ from ..io import write_jsonl
 from .common import log, run_stage
 
 
-def generate(settings: dict, prompts: Path, out: Path) -> list[Path]:
+def generate(settings: dict, prompts: Path, out: Path, model: Path | None = None) -> list[Path]:
     """Let the reader answer every prompt; record its answer, citations, abstention and latency."""
-    reader = make_reader(settings)
+    reader = make_reader(settings, model)
     records = []
     for rec in load_records(prompts, "prompts"):
         ans = reader.generate(Prompt.from_record(rec))
         records.append({"qid": rec["qid"], "query": rec["query"], "reader": reader.name, "answer": ans.text,
-                        "citations": ans.citations, "abstained": ans.abstained, "score": round(ans.score, 6),
+                        "citations": ans.citations, "prompt_chunks": rec["citations"], "abstained": ans.abstained, "score": round(ans.score, 6),
                         "latency_ms": round(ans.latency_ms, 3)})
     write_jsonl(out, records)
     log(f"generate: {len(records)} answers ({sum(r['abstained'] for r in records)} abstained) -> {out}")

@@ -1,4 +1,4 @@
-"""loss_figure: encoders/<name>.json -> figures/loss-<name>.png (mean training loss per epoch)."""
+"""loss_figure: encoders/<name>.json or readers/<name>.json -> figures/loss-<name>.png (the training loss)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,13 @@ from .common import run_stage
 
 
 def loss_figure(title: str, sidecar: Path, out: Path) -> list[Path]:
-    """The loss curve the encoder's sidecar recorded."""
-    plot_loss(out, title, load_json(sidecar, "encoder sidecar")["loss_per_epoch"])
+    """The loss curve the sidecar recorded: an encoder's per epoch, a reader's per window of steps."""
+    meta = load_json(sidecar, "training sidecar")
+    if "loss_per_epoch" in meta:
+        plot_loss(out, title, meta["loss_per_epoch"])
+    else:
+        curve = meta["loss_curve"]
+        plot_loss(out, title, curve["values"], xlabel=f"steps (×{curve['window']})", ylabel=curve["label"])
     return [out]
 
 

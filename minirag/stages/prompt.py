@@ -1,4 +1,4 @@
-"""prompt: questions + a run -> prompts/<name>.jsonl, the top k chunks with their [#n] markers."""
+"""prompt: questions + a run -> prompts/<name>.jsonl, the evidence lines of the top k chunks with their [#n] markers."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ def prompt(settings: dict, questions: Path, docs: Path, chunks: Path, run: Path,
     records = []
     for q in load_records(questions, "questions"):
         top = [by_id[cid] for cid, _ in ranked.get(q["qid"], [])[: settings["k"]]]
-        records.append(build_prompt(q["query"], top, settings["template"]).to_record(q["qid"]))
+        records.append(build_prompt(q["query"], top, settings["template"], settings["evidence_lines"],
+                                    settings["evidence_chars"]).to_record(q["qid"]))
     write_jsonl(out, records)
     log(f"prompt: {len(records)} prompts with k={settings['k']} -> {out}")
     return [out]

@@ -1,4 +1,4 @@
-# Prompt and generate: per retriever whose answers are scored.
+# Prompt per retriever whose answers are scored; generate per reader and retriever; train_reader per trained reader.
 
 
 rule prompt:
@@ -27,19 +27,47 @@ rule prompt:
 
 rule generate:
     input:
+        unpack(lambda wc: graph(wc).generate(f"{wc.reader}.{wc.name}")),
         prompts=L.prompts("{name}"),
         code=code("generate"),
     output:
-        answers=L.answers("{name}"),
-        receipt=L.receipt("generate", "{name}"),
+        answers=L.answers("{reader}", "{name}"),
+        receipt=L.receipt("generate", "{reader}.{name}"),
     log:
-        L.log("generate", "{name}"),
+        L.log("generate", "{reader}.{name}"),
     benchmark:
-        L.benchmark("generate", "{name}")
+        L.benchmark("generate", "{reader}.{name}")
     conda:
         "../envs/minirag.yaml"
     params:
-        settings=settings("generate"),
+        settings=lambda wc: params_json(
+            stage_settings(CORPORA[wc.corpus], "generate", f"{wc.reader}.{wc.name}")
+        ),
+        args=lambda wc: graph(wc).generate_args(f"{wc.reader}.{wc.name}"),
     shell:
         "python -m minirag.stages.generate --settings {params.settings:q} --prompts {input.prompts:q} "
-        "--out {output.answers:q} --receipt {output.receipt:q} 2> {log:q}"
+        "{params.args} --out {output.answers:q} --receipt {output.receipt:q} 2> {log:q}"
+
+
+rule train_reader:
+    input:
+        unpack(lambda wc: graph(wc).train_reader(wc.name)),
+        docs=L.docs,
+        code=code("train_reader"),
+    output:
+        model=L.reader_model("{name}"),
+        sidecar=L.reader_model("{name}").with_suffix(".json"),
+        tasks=L.reader_model("{name}").with_suffix(".tasks.jsonl"),
+        receipt=L.receipt("train_reader", "{name}"),
+    log:
+        L.log("train_reader", "{name}"),
+    benchmark:
+        L.benchmark("train_reader", "{name}")
+    conda:
+        "../envs/minirag.yaml"
+    params:
+        settings=settings("train_reader"),
+    shell:
+        "python -m minirag.stages.train_reader --name {wildcards.name:q} --settings {params.settings:q} "
+        "--docs {input.docs:q} --tokenizer {input.tokenizer:q} --out {output.model:q} "
+        "--receipt {output.receipt:q} 2> {log:q}"

@@ -44,6 +44,7 @@ L = CorpusLayout(Path(RESULTS) / "{corpus}")
 wildcard_constraints:
     corpus="|".join(CORPORA),
     name=r"[A-Za-z0-9][A-Za-z0-9_.@=-]*",
+    reader=r"[A-Za-z0-9][A-Za-z0-9_-]*",
 
 
 def code(stage):

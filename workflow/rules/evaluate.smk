@@ -18,6 +18,7 @@ rule evaluate:
                 "slices.csv",
                 "qrels.chunk.txt",
                 "qrels.doc.txt",
+                "answers.csv",
             )
         ],
         receipt=L.receipt("evaluate"),

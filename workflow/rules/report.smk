@@ -31,14 +31,14 @@ rule sweep_figure:
 
 rule loss_figure:
     input:
-        sidecar=L.encoder_sidecar("{name}"),
+        sidecar=lambda wc: graph(wc).loss_sidecar(wc.name),
         code=code("loss_figure"),
     output:
         figure=report(
             L.figure("loss-{name}"),
             caption="../report/loss.rst",
             category="{corpus}",
-            subcategory="encoders",
+            subcategory="training",
         ),
         receipt=L.receipt("loss_figure", "{name}"),
     log:
