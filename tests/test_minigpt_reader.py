@@ -13,6 +13,7 @@ from minirag.answer.minigpt_reader import (
     evidence_alone,
     parse,
     render_source,
+    score_heldout,
 )
 from minirag.answer.prompt import IDK, build_prompt
 from minirag.answer.reading_tasks import ReadingTask
@@ -127,3 +128,16 @@ def test_settings_make_the_model_config_with_one_more_token_for_eos():
     cfg = MiniGPTSettings(d=16, n_heads=2).model_config(301)
     model = MiniGPT(cfg)
     assert cfg.vocab_size == 301 and model.params and all(np.isfinite(p).all() for p in model.params.values())
+
+
+def test_heldout_scores_apply_the_support_threshold_to_recorded_outcomes():
+    outcomes = [{"kind": "true", "right": True, "cite_right": True, "support": 0.5},
+                {"kind": "true", "right": True, "cite_right": False, "support": 1.0},
+                {"kind": "swapped", "right": True, "cite_right": True, "support": 0.7},
+                {"kind": "absent", "right": False, "cite_right": False, "support": 0.4},
+                {"kind": "absent", "right": False, "cite_right": False, "support": None}]
+    alone, checked = score_heldout(outcomes, 0.0), score_heldout(outcomes, 0.6)
+    assert alone["true"] == {"n": 2, "answer": 1.0, "answer_and_cite": 0.5}
+    assert checked["true"] == {"n": 2, "answer": 0.5, "answer_and_cite": 0.0}  # the 0.5-support answer is refused
+    assert alone["absent"]["abstained"] == 0.5 and checked["absent"]["abstained"] == 1.0
+    assert checked["swapped"]["follows_context"] == 1.0

@@ -26,7 +26,7 @@ import re
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, ClassVar, Iterator
 
 import numpy as np
 
@@ -46,6 +46,7 @@ WORD_RE = re.compile(r"\w+")
 
 @dataclass(frozen=True)
 class MiniGPTSettings:
+    ANSWER_TIME: ClassVar[tuple[str, ...]] = ("max_new_tokens", "min_support")  # changing them does not retrain
     d: int = setting(96, minimum=8)                   # width of the model
     n_layers: int = setting(2, minimum=1)
     n_heads: int = setting(4, minimum=1)
@@ -187,30 +188,49 @@ def read(model: MiniGPT, enc: TaskEncoder, question: str, lines: list[tuple[int,
     return said, at
 
 
-def score_heldout(model: MiniGPT, enc: TaskEncoder, tasks: list[ReadingTask], max_new_tokens: int,
-                  min_support: float) -> dict:
+def heldout_outcomes(model: MiniGPT, enc: TaskEncoder, tasks: list[ReadingTask], max_new_tokens: int) -> list[dict]:
+    """What the model said on each held-out task (no support check), and the support of the line it cited:
+    the support check's threshold is applied afterwards (`score_heldout`), so changing it needs no retraining."""
+    out = []
+    for t in (t for t in tasks if t.split == "heldout"):
+        said, at = read(model, enc, t.question, list(t.lines), max_new_tokens, 0.0)
+        right = at is not None and t.answer is not None and normalise(said) == normalise(t.answer)
+        out.append({"qid": t.qid, "kind": t.kind, "said": said, "right": right,
+                    "cite_right": right and t.lines[at][0] == t.cite,
+                    "support": round(supported(t.question, t.lines[at][1]), 4) if at is not None else None})
+    return out
+
+
+def score_heldout(outcomes: list[dict], min_support: float) -> dict:
     """Per kind of held-out task: true (answer right; answer and citation right), swapped (follows the
-    context's swapped-in answer), absent (abstains), for the reader with its support check."""
+    context's swapped-in answer), absent (abstains), when answers citing a line with less than
+    `min_support` of the question's words become "I don't know"."""
     out = {"true": {"n": 0, "answer": 0.0, "answer_and_cite": 0.0}, "swapped": {"n": 0, "follows_context": 0.0},
            "absent": {"n": 0, "abstained": 0.0}}
-    for t in (t for t in tasks if t.split == "heldout"):
-        said, at = read(model, enc, t.question, list(t.lines), max_new_tokens, min_support)
-        row = out[t.kind]
+    for o in outcomes:
+        kept = o["support"] is not None and o["support"] >= min_support
+        row = out[o["kind"]]
         row["n"] += 1
-        if t.kind == "absent":
-            row["abstained"] += at is None
-            continue
-        right = at is not None and normalise(said) == normalise(t.answer)
-        if t.kind == "true":
-            row["answer"] += right
-            row["answer_and_cite"] += right and t.lines[at][0] == t.cite
+        if o["kind"] == "absent":
+            row["abstained"] += not kept
+        elif o["kind"] == "true":
+            row["answer"] += kept and o["right"]
+            row["answer_and_cite"] += kept and o["cite_right"]
         else:
-            row["follows_context"] += right
+            row["follows_context"] += kept and o["right"]
     for row in out.values():
         for k in row:
             if k != "n":
                 row[k] = round(row[k] / row["n"], 4) if row["n"] else 0.0
     return out
+
+
+def support_sweep(outcomes: list[dict], thresholds=(0.0, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0)) -> list[dict]:
+    """The support check's trade-off: the three held-out scores at each threshold."""
+    return [{"min_support": th, "answer and citation right": h["true"]["answer_and_cite"],
+             "follows a swapped context": h["swapped"]["follows_context"],
+             "abstains without evidence": h["absent"]["abstained"]}
+            for th, h in ((th, score_heldout(outcomes, th)) for th in thresholds)]
 
 
 class MiniGPTReader:

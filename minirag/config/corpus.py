@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ..answer.prompt import PromptSettings
-from ..answer.readers import Reader
+from ..answer.readers import Reader, reader_kind
 from ..beir import refuse_training_on
 from ..evaluation.diagnose import DiagnoseSettings
 from ..index.bm25 import BM25Settings
@@ -259,8 +259,9 @@ def stage_settings(cc: dict, stage: str, name: str | None = None) -> dict:
         return dict(cc["prompt"])
     if stage == "generate":  # name: "<reader>.<retriever>"
         return dict(cc["readers"][name.split(".", 1)[0]])
-    if stage == "train_reader":
-        return dict(cc["readers"][name])
+    if stage == "train_reader":  # what only answering reads does not retrain the reader
+        answering = getattr(reader_kind(cc, name).Settings, "ANSWER_TIME", ())
+        return {k: v for k, v in cc["readers"][name].items() if k not in answering}
     if stage == "diagnose":
         base = base_retrievers(cc)
         return {**cc["diagnose"], "base": base, "fused": [n for n in cc["retrievers"] if n not in base]}

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..answer.minigpt_reader import score_heldout, support_sweep
+from ..answer.readers import Reader
 from .tables import MIN_TAG_QUESTIONS, CorpusTables
 
 HEADER = """# minirag report
@@ -139,6 +141,10 @@ READING = """
 
 {table}
 
+The support check's trade-off (`min_support` is an answering setting: changing it re-answers, it does not retrain):
+
+{sweep}
+
 ![training loss]({figure})
 """
 
@@ -240,7 +246,9 @@ def render_reading(t: CorpusTables, results) -> str:
     """Each trained reader's held-out reading tasks and its loss curve."""
     out = []
     for name, meta in t.trained_readers().items():
-        h, alone = meta["heldout"], meta["heldout_model_alone"]
+        # the support threshold is an answering setting, applied here to the recorded outcomes
+        _, settings = Reader.settings_of(t.cc["readers"][name], f"readers.{name}")
+        h, alone = score_heldout(meta["heldout_outcomes"], settings.min_support), meta["heldout_model_alone"]
         rows = [("true context: answer and citation right", "true", "answer_and_cite", "≥ 0.8"),
                 ("true context: answer right", "true", "answer", ""),
                 ("swapped answer: follows the context (faithfulness)", "swapped", "follows_context", "≥ 0.9"),
@@ -251,7 +259,8 @@ def render_reading(t: CorpusTables, results) -> str:
         tr = meta["training"]
         figure = t.layout.figure(f"loss-{name}").relative_to(results).as_posix()
         out.append(READING.format(name=name, params=tr["parameters"], steps=tr["steps"], seconds=tr["seconds"],
-                                  min_support=meta["min_support"],
+                                  min_support=settings.min_support,
+                                  sweep=md_table(pd.DataFrame(support_sweep(meta["heldout_outcomes"]))),
                                   tasks=tr["tasks"], table=md_table(table), figure=figure))
     return "".join(out)
 

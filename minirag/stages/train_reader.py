@@ -6,7 +6,7 @@ import json
 import time
 from pathlib import Path
 
-from ..answer.minigpt_reader import MiniGPTSettings, TaskEncoder, score_heldout, train_on_tasks
+from ..answer.minigpt_reader import MiniGPTSettings, TaskEncoder, heldout_outcomes, score_heldout, train_on_tasks
 from ..answer.minigpt_train import save_model
 from ..answer.reading_tasks import make_tasks, save_tasks
 from ..integrity import load_records
@@ -38,11 +38,11 @@ def train_reader(settings: dict, name: str, docs: Path, tokenizer: Path, out: Pa
 
     model, losses, skipped = train_on_tasks(tasks, enc, s, progress)
     seconds = time.perf_counter() - t0
-    heldout = score_heldout(model, enc, tasks, s.max_new_tokens, s.min_support)
-    model_alone = score_heldout(model, enc, tasks, s.max_new_tokens, 0.0)
+    outcomes = heldout_outcomes(model, enc, tasks, s.max_new_tokens)
+    model_alone, checked = score_heldout(outcomes, 0.0), score_heldout(outcomes, s.min_support)
     windows = [sum(losses[i:i + LOSS_WINDOW]) / len(losses[i:i + LOSS_WINDOW]) for i in range(0, len(losses), LOSS_WINDOW)]
     save_model(out, model, {
-        "settings": settings, "min_support": s.min_support, "heldout": heldout, "heldout_model_alone": model_alone,
+        "settings": settings, "heldout_model_alone": model_alone, "heldout_outcomes": outcomes,
         "training": {"steps": s.steps, "seconds": round(seconds, 1), "tasks": sum(t.split == "train" for t in tasks),
                      "skipped_too_long": skipped, "parameters": int(sum(p.size for p in model.params.values())),
                      "tasks_sha256": sha256_bytes(tasks_path.read_bytes())},
@@ -50,8 +50,8 @@ def train_reader(settings: dict, name: str, docs: Path, tokenizer: Path, out: Pa
                        "values": [round(v, 5) for v in windows]},
         "tokenizer": {"pattern": tok.pattern, "merges": [list(m) for m in tok.merges]},
         "tokenizer_sha256": sha256_text(json.dumps([tok.pattern, tok.merges]))})
-    log(f"train_reader: {name}: {s.steps} steps in {seconds:.0f} s; held-out {json.dumps(heldout)}; "
-        f"model alone {json.dumps(model_alone)}")
+    log(f"train_reader: {name}: {s.steps} steps in {seconds:.0f} s; held-out, model alone {json.dumps(model_alone)}; "
+        f"with the default support check ({s.min_support}) {json.dumps(checked)}")
     return [out, out.with_suffix(".json"), tasks_path]
 
 
