@@ -125,19 +125,24 @@ class Selection:
         return {"lines_kept": len(self.lines), "lines_total": self.total, "chars_kept": self.chars}
 
 
-def line_scores(query: str, lines: list[Line]) -> list[float]:
-    """Σ over the question's content words in the line of log((L + 1) / (df + 0.5)), df among the L lines."""
+def idf_weights(query_words: list[str], bags: list[set[str]]) -> dict[str, float]:
+    """log((L + 1) / (df + 0.5)) of each question word, df its count among the L bags of words."""
+    return {w: math.log((len(bags) + 1) / (sum(w in b for b in bags) + 0.5)) for w in query_words}
+
+
+def line_scores(query: str, texts: list[str]) -> list[float]:
+    """Σ over the question's content words in each line of their idf_weights among the lines."""
     q = content_words(query)
-    bags = [words_of(ln.text) for ln in lines]
-    df = {w: sum(w in b for b in bags) for w in q}
-    return [sum(math.log((len(lines) + 1) / (df[w] + 0.5)) for w in q if w in b) for b in bags]
+    bags = [words_of(t) for t in texts]
+    w = idf_weights(q, bags)
+    return [sum(w[x] for x in q if x in b) for b in bags]
 
 
 def select_evidence(query: str, chunks: list[Chunk], max_lines: int = 4, max_chars: int = 480) -> Selection:
     """The best-scoring lines (score > 0) of the chunks, best first (ties: rank, then position),
     while they fit `max_lines` and `max_chars`; a line longer than `max_chars` alone is cut."""
     lines = [ln for n, c in enumerate(chunks, start=1) for ln in chunk_lines(c, n)]
-    scores = line_scores(query, lines)
+    scores = line_scores(query, [ln.text for ln in lines])
     order = sorted((i for i, s in enumerate(scores) if s > 0), key=lambda i: -scores[i])
     kept, used = [], 0
     for i in order:

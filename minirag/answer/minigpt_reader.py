@@ -97,7 +97,7 @@ class TaskEncoder:
         """1 where a token is one of the question's words (as a BPE token, with or without a leading space,
         as written or lowercased), else 0: the model's exact-match input feature."""
         words = {v for w in WORD_RE.findall(question) for v in (w, w.lower())}
-        wanted = {t for w in words for form in (w, " " + w) for t in self.tok.encode(form) if len(self.tok.encode(form)) == 1}
+        wanted = {one[0] for w in words for form in (w, " " + w) if len(one := self.tok.encode(form)) == 1}
         return [int(t in wanted) for t in ids]
 
     def example(self, task: ReadingTask) -> tuple[list[int], int, list[int]] | None:

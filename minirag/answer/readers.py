@@ -28,14 +28,13 @@ What it leaves out: generation (minigpt_reader.py: a small GPT the graph trains)
 
 from __future__ import annotations
 
-import math
 import re
 import time
 from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping
 
 from ..settings import Kind, setting
-from .evidence import content_words, words_of
+from .evidence import content_words, idf_weights, line_scores, words_of
 from .minigpt_reader import MiniGPTSettings
 from .prompt import IDK, Prompt
 
@@ -71,11 +70,6 @@ class Reader(Kind):
         raise NotImplementedError
 
 
-def weights(query_words: list[str], bags: list[set[str]]) -> dict[str, float]:
-    """log((L + 1) / (df + 0.5)) of each question word among the L bags of words."""
-    return {w: math.log((len(bags) + 1) / (sum(w in b for b in bags) + 0.5)) for w in query_words}
-
-
 def cell_answer(query_words: list[str], cells: list[list[str]]) -> str | None:
     """The value under the column the question names, never the question's own key."""
     best, best_score = None, 0
@@ -94,8 +88,18 @@ def clause_answer(query_words: list[str], text: str) -> str:
     clauses = [c.strip() for c in CLAUSE_RE.split(text) if c and c.strip()]
     if len(clauses) < 2:
         return text.strip()
-    w = weights(query_words, [words_of(c) for c in clauses])
+    w = idf_weights(query_words, [words_of(c) for c in clauses])
     return max(clauses, key=lambda c: sum(w[q] for q in query_words if q in words_of(c)))
+
+
+def line_answer(query_words: list[str], line: dict) -> str:
+    """A row's cell under the named column; else the best clause of the line (of a row without named
+    columns, of the text after its heading)."""
+    if line["cells"]:
+        return cell_answer(query_words, line["cells"]) or clause_answer(query_words, line["text"])
+    if line["kind"] == "row":
+        return clause_answer(query_words, line["text"].split(": ", 1)[-1])
+    return clause_answer(query_words, line["text"])
 
 
 @dataclass(frozen=True)
@@ -117,18 +121,14 @@ class ExtractiveReader(Reader):
         t0 = time.perf_counter()
         query_words = content_words(prompt.query)
         lines = prompt.evidence
-        bags = [words_of(ln["text"]) for ln in lines]
-        support = (sum(any(w in b for b in bags) for w in query_words) / len(query_words)) if query_words else 0.0
-        w = weights(query_words, bags)
-        scored = [(sum(w[q] for q in query_words if q in b), -i) for i, b in enumerate(bags)]
-        best = max(range(len(lines)), key=lambda i: scored[i], default=None)
-        if best is None or scored[best][0] <= 0 or support < self.threshold:
+        found = set().union(*(words_of(ln["text"]) for ln in lines))
+        support = (sum(w in found for w in query_words) / len(query_words)) if query_words else 0.0
+        scores = line_scores(prompt.query, [ln["text"] for ln in lines])
+        best = max(range(len(lines)), key=lambda i: (scores[i], -i), default=None)  # ties: the line shown first
+        if best is None or scores[best] <= 0 or support < self.threshold:
             return Answer(IDK, [], True, support, (time.perf_counter() - t0) * 1000.0)
-        line = lines[best]
-        text = (cell_answer(query_words, line["cells"]) if line["cells"] else None) or \
-            (clause_answer(query_words, line["text"].split(": ", 1)[-1]) if line["kind"] == "row" and not line["cells"]
-             else clause_answer(query_words, line["text"]))
-        n = line["n"]
+        n = lines[best]["n"]
+        text = line_answer(query_words, lines[best])
         return Answer(f"{text} [#{n}]", [prompt.citations[n - 1]], False, support, (time.perf_counter() - t0) * 1000.0)
 
 

@@ -33,7 +33,7 @@ from typing import Iterable
 import numpy as np
 
 from ..io import read_jsonl, write_jsonl
-from .evidence import WORD_RE, Line, format_row, line_scores, stem
+from .evidence import format_row, line_scores, words_of
 from .reading_facts import (
     Fact,
     contains,
@@ -49,6 +49,7 @@ from .reading_questions import ask
 IDK = "I don't know"
 KINDS = ("true", "swapped", "absent")
 SPLITS = ("train", "heldout")
+
 
 @dataclass(frozen=True)
 class ReadingTask:
@@ -104,7 +105,6 @@ def load_tasks(path: str | Path) -> list[ReadingTask]:
     return out
 
 
-
 def unit_hash(text: str, seed: int) -> float:
     """A number in [0, 1) fixed by the text and the seed."""
     return int(hashlib.sha256(f"{seed}:{text}".encode("utf-8")).hexdigest()[:12], 16) / 16 ** 12
@@ -147,7 +147,7 @@ class LinePool:
                     seen.add(text)
                     self.texts.append(text)
         for i, text in enumerate(self.texts):
-            for s in sorted({stem(w) for w in WORD_RE.findall(text.lower())}):
+            for s in sorted(words_of(text)):
                 self.index.setdefault(s, []).append(i)
         self.signatures: dict[str, set[tuple[str, str]]] = {}
         self.groups: dict[str, list[str]] = {}
@@ -250,7 +250,7 @@ def make_task(fact: Fact, kind: str, split: str, pool: LinePool, rng: np.random.
         return None
     # in the order the prompt stage shows lines (select_evidence: most of the question's rare words
     # first), ties in a seeded shuffle: the reader learns on what it will read
-    scores = line_scores(question, [Line(0, text, "") for text in shown])
+    scores = line_scores(question, shown)
     order = sorted(rng.permutation(len(shown)).tolist(), key=lambda i: -scores[i])
     lines = tuple((n, shown[i]) for n, i in enumerate(order, start=1))
     cite = None if evidence is None else 1 + order.index(len(shown) - 1)

@@ -18,8 +18,8 @@ def generate(settings: dict, prompts: Path, out: Path, model: Path | None = None
     for rec in load_records(prompts, "prompts"):
         ans = reader.generate(Prompt.from_record(rec))
         records.append({"qid": rec["qid"], "query": rec["query"], "reader": reader.name, "answer": ans.text,
-                        "citations": ans.citations, "prompt_chunks": rec["citations"], "abstained": ans.abstained, "score": round(ans.score, 6),
-                        "latency_ms": round(ans.latency_ms, 3)})
+                        "citations": ans.citations, "prompt_chunks": rec["citations"], "abstained": ans.abstained,
+                        "score": round(ans.score, 6), "latency_ms": round(ans.latency_ms, 3)})
     write_jsonl(out, records)
     log(f"generate: {len(records)} answers ({sum(r['abstained'] for r in records)} abstained) -> {out}")
     return [out]
