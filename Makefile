@@ -13,7 +13,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --upgrade pip
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -e ".[test,bench]"
+	$(BIN)/python -m pip install -e ".[test,bench,serve]"
 	touch $@
 
 report: $(VENV)/.installed

@@ -4,20 +4,25 @@
     answer QUERY   retrieve, build the prompt, let the reader answer, with citations
     assert         check a corpus's assertions file; exit 1 when one fails
     verify         check every artifact of a built corpus against its job's receipt; exit 1 on a problem
+    serve          the built corpus over HTTP: /search, /answer, an OpenAI-compatible /v1, a page at /
+                   (needs the `serve` extra: pip install -e ".[serve]")
 
 Nothing here builds anything: a missing artifact is reported with the command that builds
 it. The stages the graph runs are modules of their own (`python -m minirag.stages.<stage>`).
 Every known failure is one line on stderr and a non-zero exit; `--debug` shows the traceback.
 
-What it leaves out: the stages (minirag/stages/) and HTTP serving.
+What it leaves out: the stages (minirag/stages/) and the HTTP routes (minirag/serve/).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
+
+from .built import UsageError
 
 EXIT_USAGE, EXIT_FAILED = 2, 1
 
@@ -33,95 +38,38 @@ def positive_int(text: str) -> int:
     return value
 
 
-class UsageError(ValueError):
-    """A request that cannot be served as asked (an empty query, an unknown retriever)."""
-
-
-def open_corpus(a):
-    """(corpus config, chunks by id, retriever name, live retriever) of the built artifacts."""
-    from .config.load import load_corpus
-    from .live import open_corpus as open_built
-    from .live import open_retriever
-    cc = load_corpus(a.configfile, a.corpus)
-    name = a.retriever or default_retriever(cc)
-    if name not in cc["retrievers"]:
-        raise UsageError(f"--retriever: no retriever named {name!r} (have: {', '.join(cc['retrievers'])})")
-    if a.k is not None and a.k > cc["depth"]:
-        raise UsageError(f"-k: at most the run depth, {cc['depth']} (corpora.{a.corpus}.depth), got {a.k}")
-    _, chunks, sources = open_built(a.results, a.corpus, cc)
-    return cc, {c.id: c for c in chunks}, name, open_retriever(sources, cc, name)
-
-
-def default_retriever(cc: dict) -> str:
-    """The config's `serve` retriever, else its first fusion, else its first retriever."""
-    from .config.corpus import family, main_retrievers
-    if cc["serve"]:
-        return cc["serve"]
-    main = main_retrievers(cc)
-    return next((r for r in main if family(cc, r) == "fusion"), main[0])
-
-
-def query_of(a) -> str:
-    if not a.query.strip():
-        raise UsageError("the query is empty: ask a question, e.g. \"past tense of eat\"")
-    return a.query
-
-
-def print_json(value) -> None:
-    # errors="surrogateescape" arguments become \udcxx: escape them so the output stays valid UTF-8
-    print(json.dumps(value, ensure_ascii=False, indent=2).encode("utf-8", "backslashreplace").decode("utf-8"))
+def open_built(a):
+    from .built import BuiltCorpus
+    return BuiltCorpus.open(a.configfile, a.corpus, a.results)
 
 
 def cmd_search(a) -> int:
-    query = query_of(a)
-    _, by_id, name, retriever = open_corpus(a)
-    ranked = retriever.search(query, k=a.k)
-    rows = [{"rank": i, "chunk_id": cid, "score": round(score, 6), "doc_id": by_id[cid].doc_id,
-             "section": by_id[cid].section, "text": by_id[cid].text} for i, (cid, score) in enumerate(ranked, 1)]
+    out = open_built(a).search(a.query, a.retriever, a.k)
     if a.json:
-        print_json({"query": query, "retriever": name, "results": rows})
+        print_json(out)
     else:
-        for r in rows:
+        for r in out["results"]:
             snippet = " ".join(r["text"].split())[:160]
             print(f"{r['rank']:>2}. {r['score']:.4f}  {r['chunk_id']}  {r['doc_id']} § {r['section']}\n    {snippet}")
     return 0
 
 
-def open_reader(a, cc: dict):
-    """The reader `--reader` names (default: the config's first), a trained one from its weights."""
-    from .answer.readers import make_reader, reader_kind
-    from .integrity import require
-    from .layout import CorpusLayout
-    name = a.reader or next(iter(cc["readers"]))
-    if name not in cc["readers"]:
-        raise UsageError(f"--reader: no reader named {name!r} (have: {', '.join(cc['readers'])})")
-    model = None
-    if reader_kind(cc, name).trained:
-        model = require(CorpusLayout.of(a.results, a.corpus).reader_model(name), f"weights of reader {name!r}")
-    return make_reader(cc["readers"][name], model)
-
-
 def cmd_answer(a) -> int:
-    from .answer.rag import rag_answer
-    query = query_of(a)
-    cc, by_id, name, retriever = open_corpus(a)
-    t0 = time.perf_counter()
-    reader = open_reader(a, cc)
-    p = cc["prompt"]
-    ranked, prompt, answer = rag_answer(query, retriever, reader, by_id, k=a.k or p["k"], template=p["template"],
-                                        evidence_lines=p["evidence_lines"], evidence_chars=p["evidence_chars"])
-    total_ms = (time.perf_counter() - t0) * 1000
-    cited = [{"chunk_id": c, "doc_id": by_id[c].doc_id} for c in answer.citations]
+    out = open_built(a).answer(a.query, a.retriever, a.reader, a.k)
     if a.json:
-        print_json({"query": query, "retriever": name, "reader": reader.name, "answer": answer.text, "abstained": answer.abstained,
-                    "citations": cited, "retrieved": [cid for cid, _ in ranked], "latency_ms": round(total_ms, 3),
-                    "prompt": prompt.text})
+        print_json(out)
     else:
-        print(answer.text)
-        for c in cited:
-            print(f"  cites {c['chunk_id']} ({c['doc_id']})")
-        print(f"  [{total_ms:.1f} ms end to end; retrieved {', '.join(cid for cid, _ in ranked)}]")
+        print(out["answer"])
+        for c in out["citations"]:
+            print(f"  cites [#{c['n']}] {c['chunk_id']} ({c['doc_id']} § {c['section']})")
+        retrieved = ", ".join(r["chunk_id"] for r in out["retrieved"])
+        print(f"  [{out['latency_ms']:.1f} ms end to end; retrieved {retrieved}]")
     return 0
+
+
+def print_json(value) -> None:
+    # errors="surrogateescape" arguments become \udcxx: escape them so the output stays valid UTF-8
+    print(json.dumps(value, ensure_ascii=False, indent=2).encode("utf-8", "backslashreplace").decode("utf-8"))
 
 
 def cmd_assert(a) -> int:
@@ -133,7 +81,7 @@ def cmd_assert(a) -> int:
     from .stages.assertions import check_runs
     cc = load_corpus(a.configfile, a.corpus)
     if not cc["assertions"]:
-        raise UsageError(f"corpora.{a.corpus}.assertions: no assertions file configured")
+        raise UsageError(f"corpora.{a.corpus}.assertions", "no assertions file configured")
     layout = CorpusLayout.of(a.results, a.corpus)
     runs = [require(layout.run(r), f"run of {r!r}") for r in cc["retrievers"]]
     results = check_runs(cc["assertions"], layout.questions, layout.docs, layout.chunks, runs,
@@ -149,13 +97,43 @@ def cmd_verify(a) -> int:
     from .layout import CorpusLayout
     root = CorpusLayout.of(a.results, a.corpus).root
     if not (root / "receipts").is_dir():
-        raise UsageError(f"{root}: no receipts: the corpus has not been built (snakemake -c1 results/report.md)")
+        raise UsageError(str(root), "no receipts: the corpus has not been built (snakemake -c1 results/report.md)")
     problems = verify_corpus(root)
     for line in problems:
         print(line)
     n = len(list((root / "receipts").glob("*.json")))
     log(f"verify: {n} receipts, {len(problems)} problem(s)" + ("" if problems else ": every artifact is what its job wrote"))
     return EXIT_FAILED if problems else 0
+
+
+def cmd_serve(a) -> int:
+    try:
+        import uvicorn
+
+        from .serve.app import ENV_ARGS, create_app
+        from .serve.state import LiveCorpus, check_loads
+    except ImportError as exc:
+        raise UsageError("serve", f"needs the serve extra ({exc.name} is not installed): pip install -e \".[serve]\"")
+    t0 = time.perf_counter()
+    options = {"host": a.host, "port": a.port, "log_level": a.log_level, "access_log": a.log_level == "debug"}
+    where = f"http://{a.host}:{a.port}/ (docs at /docs)"
+    if a.workers > 1:  # each worker process loads and watches its own snapshot; a child checks it loads first
+        n = check_loads(a.configfile, a.corpus, a.results)
+        log(f"serve: {a.corpus}: {n['chunks']} chunks, {n['retrievers']} retrievers, {n['readers']} readers load "
+            f"({time.perf_counter() - t0:.1f} s); {where}, {a.workers} workers")
+        os.environ[ENV_ARGS] = json.dumps([a.configfile, a.corpus, a.results, a.max_query_chars])
+        uvicorn.run("minirag.serve.app:app_from_env", factory=True, workers=a.workers, **options)
+        return 0
+    live = LiveCorpus(a.configfile, a.corpus, a.results, log=log)  # refuses to start on missing or stale artifacts
+    built = live.current.built
+    log(f"serve: {a.corpus}: {len(built.by_id)} chunks, {len(built.retriever_names())} retrievers, "
+        f"{len(built.reader_names())} readers loaded in {time.perf_counter() - t0:.1f} s; {where}")
+    live.start()
+    try:
+        uvicorn.run(create_app(live, a.max_query_chars), **options)
+    finally:
+        live.stop()
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -185,6 +163,14 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("verify", help="check every artifact of a built corpus against its receipt")
     common(sp)
     sp.set_defaults(fn=cmd_verify)
+    sp = sub.add_parser("serve", help="serve the built corpus over HTTP (the serve extra)")
+    sp.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback only)")
+    sp.add_argument("--port", type=int, default=8000)
+    sp.add_argument("--max-query-chars", type=positive_int, default=2000, help="longer queries get HTTP 413")
+    sp.add_argument("--workers", type=positive_int, default=1, help="server processes (each holds its own copy)")
+    sp.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+    common(sp)
+    sp.set_defaults(fn=cmd_serve)
     return p
 
 

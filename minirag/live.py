@@ -49,6 +49,8 @@ class Sources:
         self._models = models or {}  # reranker models by retriever name
         self._lexicon = lexicon      # the lexicon stage's file, for query expansion
         self._features: dict = {}
+        self._rerankers: dict = {}
+        self._by_id: dict = {}
 
     @classmethod
     def from_layout(cls, layout: CorpusLayout, cc: dict, chunks: list[Chunk]) -> "Sources":
@@ -81,9 +83,12 @@ class Sources:
         return self._features[analyzer, expansion]
 
     def reranker(self, name: str) -> dict:
-        """A trained reranker's weights, checked against its receipt."""
+        """A trained reranker's weights, checked against its receipt; read once, so a live retriever
+        ranks with the weights it was opened with even if the graph rewrites them."""
         from .rank.rerank import load_model
-        return load_model(self._path(self._models, name, "reranker model of"))
+        if name not in self._rerankers:
+            self._rerankers[name] = load_model(self._path(self._models, name, "reranker model of"))
+        return self._rerankers[name]
 
     def _path(self, table: Mapping[str, Path], name: str, what: str) -> Path:
         if name not in table:
@@ -101,7 +106,11 @@ class Sources:
         return DenseRetriever(store)
 
     def vectors_by_id(self, embedder: str):
-        return load_vectors_by_id(self._path(self._vectors, embedder, "vectors of embedder"), self.chunks)
+        """chunk id -> vector (for MMR), read and checked once."""
+        if embedder not in self._by_id:
+            self._by_id[embedder] = load_vectors_by_id(self._path(self._vectors, embedder, "vectors of embedder"),
+                                                       self.chunks)
+        return self._by_id[embedder]
 
     def expander(self, analyzer, settings):
         """The query expander of the lexicon stage's file (None when `settings` expand nothing)."""

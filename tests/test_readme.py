@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -63,6 +64,7 @@ def test_each_shipped_config_builds_its_own_report_after_make_report(tmp_path):
     said = json.loads(proc.stdout)
     assert said["answer"].startswith("written [#") and not said["abstained"], said
     assert said["citations"] and all(c["doc_id"] == "en/irregular-verbs.md" for c in said["citations"]), said
+    check_the_server_on_the_kb(project)
     commands = readme_commands()
     assert [c.split()[2] for c in commands] == ["results/scifact.md", "results/dify.md"]
     for command in commands:
@@ -73,3 +75,28 @@ def test_each_shipped_config_builds_its_own_report_after_make_report(tmp_path):
         assert re.search(rf"rule report:.*?output: {re.escape(target)}", out, re.S), command
     # and the KB's report is untouched by the other configs: still up to date
     assert "Nothing to be done" in snakemake(["-n", "-c1", "results/report.md"])
+
+
+def check_the_server_on_the_kb(project: Path) -> None:
+    """Issue 15 on the KB build: the README's curl example through `minirag serve`, an OpenAI-style
+    call, and /search giving every retriever's run-file ranking (ids and scores) for dev questions."""
+    pytest.importorskip("fastapi")
+    from minirag.evaluation.trec import read_run
+    from minirag.serve.process import ServerProcess
+    curl = re.search(r"curl -s localhost:8000/answer .*?-d '(\{.*?\})'", (REPO / "README.md").read_text(), re.S)
+    with ServerProcess(project) as server:
+        def post(path, body):
+            req = urllib.request.Request(server.url + path, json.dumps(body).encode(), {"Content-Type": "application/json"})
+            return json.loads(urllib.request.urlopen(req, timeout=60).read())
+        said = post("/answer", json.loads(curl.group(1)))
+        assert said["answer"].startswith("written [#") and said["citations"][0]["doc_id"] == "en/irregular-verbs.md"
+        reply = post("/v1/chat/completions", {"model": "minirag", "messages": [
+            {"role": "user", "content": "What's the past participle of begin?"}]})
+        assert "begun" in reply["choices"][0]["message"]["content"] and reply["citations"]
+        questions = [json.loads(ln) for ln in (project / "results/kb/questions.jsonl").read_text().splitlines()]
+        dev = [q for q in questions if q.get("split") == "dev"][:3]
+        for retriever in [r["name"] for r in json.loads(urllib.request.urlopen(server.url + "/retrievers").read())["retrievers"]]:
+            ranked = read_run(project / "results/kb/runs" / f"{retriever}.trec")
+            for q in dev:
+                out = post("/search", {"query": q["query"], "retriever": retriever, "k": 100})
+                assert [(r["chunk_id"], r["score"]) for r in out["results"]] == ranked[q["qid"]], (retriever, q["qid"])

@@ -23,14 +23,22 @@ their first six letters, a crude stem that lets "conjugate" find "conjugation".
 Readers are registered by subclassing `Reader` (its `type` is the config's `readers` entry
 type, its `Settings` the dataclass of its settings); `make_reader` builds a configured one.
 
+`OpenAIReader` asks any OpenAI-compatible chat-completions server (openai_client.py): the
+rendered prompt is the system message and the question the user message, so a server that
+answers the last user message (`minirag serve` itself) gets the question, and a chat model
+gets the context and its instructions. Its reply is the answer: the `[#n]` markers in it
+are the citations, a reply saying "I don't know" is an abstention, and every answer
+records the model and the endpoint it came from.
+
 What it leaves out: generation (minigpt_reader.py: a small GPT the graph trains).
 """
 
 from __future__ import annotations
 
+import os
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Mapping
 
 from ..settings import Kind, setting
@@ -48,6 +56,7 @@ class Answer:
     abstained: bool
     score: float  # support: share of the question's content words found in the contexts
     latency_ms: float
+    origin: dict = field(default_factory=dict)  # where a remote answer came from: {"model", "endpoint"}
 
 
 READERS: dict[str, type["Reader"]] = {}
@@ -148,6 +157,55 @@ class MiniGPTReaderKind(Reader):
         text, citations, abstained, ms = self.inner.answer(prompt, max_new_tokens)
         support = 0.0 if abstained else 1.0
         return Answer(text, citations, abstained, support, ms)
+
+
+IDK_PHRASES = ("i don't know", "i do not know", "no lo sé", "no lo se")
+MARKER_RE = re.compile(r"\[#(\d+)\]")
+
+
+@dataclass(frozen=True)
+class OpenAISettings:
+    base_url: str = setting("http://127.0.0.1:8000/v1", pattern=r"^https?://\S+$")  # the API root, up to /v1
+    model: str = setting("minirag", min_length=1)
+    api_key_env: str = setting("", pattern=r"^([A-Za-z_][A-Za-z0-9_]*)?$")  # the NAME of the variable holding the key
+    temperature: float = setting(0.0, minimum=0, maximum=2)
+    max_tokens: int = setting(256, minimum=1)
+    timeout_s: float = setting(60.0, exclusive_minimum=0)
+    retries: int = setting(2, minimum=0)        # further tries after a refused connection, a timeout, a 429 or 5xx
+    backoff_s: float = setting(0.5, minimum=0)  # the wait before retry i is backoff_s * 2**i
+
+
+class OpenAIReader(Reader):
+    """The answer of a model behind an OpenAI-compatible API, given the rendered prompt."""
+    type, Settings = "openai", OpenAISettings
+
+    def __init__(self, client, temperature: float = 0.0, max_tokens: int = 256):
+        self.client, self.temperature, self.max_tokens = client, temperature, max_tokens
+
+    @classmethod
+    def from_settings(cls, settings: OpenAISettings) -> "OpenAIReader":
+        from .openai_client import ChatClient
+        key = ""
+        if settings.api_key_env:
+            key = os.environ.get(settings.api_key_env, "")
+            if not key:
+                raise ValueError(f"api_key_env: the environment variable {settings.api_key_env} is not set")
+        client = ChatClient(settings.base_url, settings.model, key, settings.timeout_s, settings.retries,
+                            settings.backoff_s)
+        return cls(client, settings.temperature, settings.max_tokens)
+
+    def generate(self, prompt: Prompt, max_new_tokens: int | None = None) -> Answer:
+        from .openai_client import reply_text
+        t0 = time.perf_counter()
+        messages = [{"role": "system", "content": prompt.text}, {"role": "user", "content": prompt.query}]
+        reply = self.client.complete(messages, self.temperature, max_new_tokens or self.max_tokens)
+        text = reply_text(reply).strip()
+        cited = [int(n) for n in MARKER_RE.findall(text) if 1 <= int(n) <= len(prompt.citations)]
+        citations = list(dict.fromkeys(prompt.citations[n - 1] for n in cited))
+        abstained = not text or any(p in text.lower().replace("’", "'") for p in IDK_PHRASES)
+        origin = {"model": reply.get("model") or self.client.model, "endpoint": self.client.url}
+        return Answer(text, [] if abstained else citations, abstained, 0.0 if abstained else 1.0,
+                      (time.perf_counter() - t0) * 1000.0, origin)
 
 
 def make_reader(spec: Mapping[str, Any], model: str | None = None) -> Reader:

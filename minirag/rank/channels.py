@@ -4,7 +4,8 @@ Every retriever answers `search(query, k) -> [(chunk_id, score), ...]`, best fir
 - `DenseRetriever`: cosine over a FlatVectorStore of precomputed, hash-checked vectors.
 - `BM25Retriever`: a BM25Index over the chunks (index/bm25.py); `BM25.from_chunks(chunks)`
   builds one in memory, the seed lab's API.
-Both also answer `search_batch(queries, k)`, which the retrieve stage uses.
+Both also answer `search_batch(queries, k)`, which the retrieve stage uses; it ranks each
+query exactly as `search` does, so a run file and a live search agree to the last digit.
 
 What it leaves out: rankings made from other rankings (fusion.py, diversify.py) and
 loading indexes from disk (live.py).
@@ -30,10 +31,10 @@ class DenseRetriever:
         return [(c.id, s) for c, s in self.store.search(query, k)]
 
     def search_batch(self, queries: list[str], k: int) -> list[Ranking]:
-        qvecs = self.store.embedder.embed(queries)  # (Q, d)
-        ids = [c.id for c in self.store.chunks]
-        return [[(ids[i], float(s)) for i, s in zip(idx, sims)]
-                for idx, sims in self.store.search_vectors(qvecs, k)]
+        # One query at a time, as `search` (the CLI, the server) does: a batched embedding or
+        # matrix product rounds differently in the last bits, and a run file's 6-decimal scores
+        # must be the ones a live search returns.
+        return [self.search(q, k) for q in queries]
 
 
 class BM25Retriever:

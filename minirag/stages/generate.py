@@ -15,11 +15,14 @@ def generate(settings: dict, prompts: Path, out: Path, model: Path | None = None
     """Let the reader answer every prompt; record its answer, citations, abstention and latency."""
     reader = make_reader(settings, model)
     records = []
-    for rec in load_records(prompts, "prompts"):
+    prompts_in = load_records(prompts, "prompts")
+    for i, rec in enumerate(prompts_in, 1):
         ans = reader.generate(Prompt.from_record(rec))
+        if i % 50 == 0:  # a remote model takes seconds per answer
+            log(f"generate: {i} of {len(prompts_in)} answered")
         records.append({"qid": rec["qid"], "query": rec["query"], "reader": reader.name, "answer": ans.text,
                         "citations": ans.citations, "prompt_chunks": rec["citations"], "abstained": ans.abstained,
-                        "score": round(ans.score, 6), "latency_ms": round(ans.latency_ms, 3)})
+                        "score": round(ans.score, 6), **ans.origin, "latency_ms": round(ans.latency_ms, 3)})
     write_jsonl(out, records)
     log(f"generate: {len(records)} answers ({sum(r['abstained'] for r in records)} abstained) -> {out}")
     return [out]
