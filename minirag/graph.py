@@ -83,11 +83,17 @@ class CorpusGraph:
             return ""
         return flags(beir=self.source["path"], train_split=self.source["train_split"], eval_split=self.source["split"])
 
-    def embedder_files(self, name: str) -> dict:
+    def embedder_args(self, name: str) -> dict:
+        """The files (or, for a pretrained model, the folder) an embedder reads, by the stage's argument name."""
         return {k: str(v) for k, v in embedder_kind(self.cc, name).files(self.layout, name).items()}
 
+    def embedder_files(self, name: str) -> dict:
+        """The same as the rule's inputs: a folder as every file in it, so an edited model file reruns embed."""
+        return {k: paths(*sorted(q for q in Path(v).rglob("*") if q.is_file())) if Path(v).is_dir() else v
+                for k, v in self.embedder_args(name).items()}
+
     def embed_args(self, name: str) -> str:
-        return flags(**self.embedder_files(name))
+        return flags(**self.embedder_args(name))
 
     def vectors(self, name: str) -> dict:
         """An embedder's vectors and the files its query side needs."""
@@ -144,8 +150,9 @@ class CorpusGraph:
     def retrieve_args(self, name: str) -> str:
         kind = kind_of(self.cc, name)
         inputs = self.retrieve(name)
-        return flags(runs=inputs.get("runs"), vectors=inputs.get("vectors"), tokenizer=inputs.get("tokenizer"),
-                     encoder=inputs.get("encoder"), index=kind.index() and str(self.layout.bm25(kind.index())),
+        files = self.embedder_args(kind.embedder()) if kind.embedder() else {}
+        return flags(runs=inputs.get("runs"), vectors=inputs.get("vectors"), **files,
+                     index=kind.index() and str(self.layout.bm25(kind.index())),
                      units=inputs.get("units"), model=inputs.get("model", [None])[0], lexicon=inputs.get("lexicon"))
 
     def runs(self) -> list[str]:

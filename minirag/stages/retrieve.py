@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 from ..evaluation.trec import load_run, write_run
+from ..index.embedders import given_files
 from ..integrity import load_records
 from ..live import Sources
 from ..rank.kinds import RetrieverKind
@@ -16,7 +17,7 @@ from .common import log, run_stage
 def retrieve(settings: dict, name: str, questions: Path, docs: Path, chunks: Path, out: Path, runs: list[Path] = (),
              vectors: Path | None = None, index: Path | None = None, tokenizer: Path | None = None,
              encoder: Path | None = None, units: Path | None = None, model: Path | None = None,
-             lexicon: Path | None = None) -> list[Path]:
+             lexicon: Path | None = None, pretrained: Path | None = None) -> list[Path]:
     """Rank every question's chunks: a channel from its index, the others from their input runs."""
     depth = settings["depth"]
     kind = RetrieverKind.from_spec({k: v for k, v in settings.items() if k != "depth"}, f"retrievers.{name}")
@@ -24,7 +25,7 @@ def retrieve(settings: dict, name: str, questions: Path, docs: Path, chunks: Pat
     qs = load_records(questions, "questions")
     items = load_chunks(chunks, docs)
     embedder = kind.embedder()
-    files = {k: v for k, v in (("tokenizer", tokenizer), ("encoder", encoder)) if v is not None}
+    files = given_files(tokenizer=tokenizer, encoder=encoder, pretrained=pretrained)
     sources = Sources(items, {embedder: vectors} if vectors else {}, {embedder: files} if embedder else {},
                       {kind.index(): index} if index else {}, (units, docs) if units else None,
                       {name: model} if model else {}, lexicon)
