@@ -106,7 +106,8 @@ def main() -> int:
     from minirag.index.bert import SentenceEncoder
     folder = resolve_model_path(a.model)
     texts = sample_texts(Path(a.scifact), Path(a.dify))
-    queries = [t for t in (json.loads(ln)["query"] for ln in (REPO / "kb" / "questions.jsonl").read_text().splitlines())][:100]
+    questions = (REPO / "kb" / "eval" / "questions.jsonl").read_text(encoding="utf-8").splitlines()
+    queries = [json.loads(ln)["query"] for ln in questions][:100]
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         (tmp / "texts.json").write_text(json.dumps(texts, ensure_ascii=False), encoding="utf-8")
