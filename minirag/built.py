@@ -125,15 +125,20 @@ class BuiltCorpus:
             self._readers[name] = make_reader(self.cc["readers"][name], model)
         return name, self._readers[name]
 
-    def load_all(self, readers: bool = True) -> "BuiltCorpus":
-        """Open every retriever (and reader) now, so all of them stand on the artifacts read together."""
+    def is_remote(self, reader: str | None = None) -> bool:
+        """Whether the reader (default: the first) answers by calling another server."""
+        from .answer.readers import reader_kind
+        name = reader or self.default_reader
+        return name in self.cc["readers"] and reader_kind(self.cc, name).remote
+
+    def load_all(self) -> "BuiltCorpus":
+        """Open every retriever and local reader now, so all of them stand on the artifacts read together."""
         for name in self.cc["retrievers"]:
             # One search makes every lazy read (a reranker's lexicon, MMR's vectors) happen now.
             self.retriever(name)[1].search("warm up", k=1)
-        if readers:
-            for name in self.cc["readers"]:
-                if self.cc["readers"][name]["type"] != "openai":  # a remote model is reached per answer
-                    self.reader(name)
+        for name in self.cc["readers"]:
+            if not self.is_remote(name):
+                self.reader(name)
         return self
 
     # ------------------------------------------------------------ asking

@@ -66,6 +66,7 @@ class Reader(Kind):
     """Answers a prompt: `generate(prompt, max_new_tokens)` -> Answer, citing the prompt's chunks."""
     registry, label = READERS, "reader"
     trained: ClassVar[bool] = False  # the graph trains it (train_reader) before it answers
+    remote: ClassVar[bool] = False   # it answers by calling another server: slow, and nothing to load ahead
 
     @property
     def name(self) -> str:
@@ -177,7 +178,7 @@ class OpenAISettings:
 
 class OpenAIReader(Reader):
     """The answer of a model behind an OpenAI-compatible API, given the rendered prompt."""
-    type, Settings = "openai", OpenAISettings
+    type, Settings, remote = "openai", OpenAISettings, True
 
     def __init__(self, client, temperature: float = 0.0, max_tokens: int = 256):
         self.client, self.temperature, self.max_tokens = client, temperature, max_tokens

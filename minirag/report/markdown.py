@@ -293,4 +293,3 @@ def render_diagnosis(t: CorpusTables) -> str:
                   + md_table(misses) + "\n")
     return DIAGNOSIS.format(k=k, shared_miss=d["shared_miss"], questions=d["questions"], overlap=overlap,
                             always=always) + missed
-

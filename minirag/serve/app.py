@@ -95,16 +95,11 @@ def create_app(live: LiveCorpus, max_query_chars: int = 2000) -> FastAPI:
         except UsageError as exc:
             raise failure_of(exc) from None
 
-    def uses_remote_reader(snapshot, reader: str | None) -> bool:
-        built = snapshot.built
-        name = reader or built.default_reader
-        return built.cc["readers"].get(name, {}).get("type") == "openai"
-
     async def answer(req: AnswerRequest) -> dict:
         """Answer `req` from the current snapshot (a remote reader's call in a thread)."""
         snapshot = live.current
         run(check_query, req.query, max_query_chars)
-        if uses_remote_reader(snapshot, req.reader):
+        if snapshot.built.is_remote(req.reader):
             return await run_in_threadpool(run, snapshot.built.answer, req.query, req.retriever, req.reader, req.k)
         return run(snapshot.built.answer, req.query, req.retriever, req.reader, req.k)
 
