@@ -1,5 +1,14 @@
+import os
 import sys
 
-from .cli import main
+# One BLAS thread, as a Snakemake job with one thread has (Snakemake sets these to the job's
+# threads): a query's vector then comes out bit-identical to the one the retrieve stage wrote
+# in the run file (OpenBLAS picks different kernels for one thread and for several), and a
+# query's small matrix products gain nothing from a second thread. Set before numpy loads;
+# a variable the user set wins.
+for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(var, "1")
+
+from .cli import main  # noqa: E402
 
 sys.exit(main())

@@ -15,31 +15,17 @@ the code each stage runs (depends.py) and running anything.
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 
 from .answer.readers import reader_kind
 from .config.corpus import answered, main_retrievers, sweep_groups
+from .graph_scale import ScaleInputs, flags, paths
 from .index.embedders import embedder_kind
 from .layout import DIAGNOSIS_FILES, EVAL_FILES, CorpusLayout
 from .rank.kinds import kind_of
 
 
-def paths(*items) -> list[str]:
-    return [str(p) for p in items]
-
-
-def flags(**values) -> str:
-    """`--key value ...` for every value given (lists: every item), quoted for the shell."""
-    out = []
-    for key, value in values.items():
-        if value:
-            items = value if isinstance(value, list) else [value]
-            out.append(f"--{key.replace('_', '-')} " + " ".join(shlex.quote(str(v)) for v in items))
-    return " ".join(out)
-
-
-class CorpusGraph:
+class CorpusGraph(ScaleInputs):
     def __init__(self, cc: dict, layout: CorpusLayout):
         self.cc, self.layout = cc, layout
 
@@ -229,9 +215,15 @@ class CorpusGraph:
 
     def jobs(self) -> list[tuple[str, str | None]]:
         """(stage, name) of every job the corpus's report depends on, in graph order."""
-        jobs = [("curate", None), ("questions", None)] + [("train_tokenizer", None)] * self.uses_tokenizer()
+        jobs = [("curate", None), ("questions", None)] + [("train_sample", None)] * self.uses_train_sample()
+        jobs += [("train_tokenizer", None)] * self.uses_tokenizer()
+        shards = self.shard_ids()
+        jobs += [(stage, str(i)) for stage in ("curate_shard", "chunk_shard") for i in shards]
         jobs += [("chunk", None)] + [("units", None)] * self.uses_units() + [("lexicon", None)] * self.uses_lexicon() + [("train_biencoder", e) for e in self.trained()]
-        jobs += [("embed", e) for e in self.used_embedders()] + [("bm25", i) for i in self.used_indexes()]
+        jobs += [("embed_shard", f"{i}.{e}") for e in self.used_embedders() for i in shards]
+        jobs += [("embed", e) for e in self.used_embedders()]
+        jobs += [("bm25_shard", f"{i}.{x}") for x in self.used_indexes() for i in shards]
+        jobs += [("bm25", i) for i in self.used_indexes()]
         jobs += [("train_reranker", r) for r in self.rerankers()] + [("retrieve", r) for r in self.cc["retrievers"]]
         jobs += [("train_reader", r) for r in self.trained_readers()] + [("prompt", r) for r in answered(self.cc)]
         jobs += [("generate", f"{reader}.{r}") for reader, r in self.answer_jobs()]
@@ -244,7 +236,13 @@ class CorpusGraph:
         """Every file the corpus's jobs write but logs and benchmarks, receipts included: what the
         report stands on, so deleting any of them rebuilds it and what depends on it."""
         lay = self.layout
-        files = [lay.docs, lay.questions] + [lay.tokenizer] * self.uses_tokenizer() + [lay.chunks]
+        files = [lay.docs, lay.questions] + [lay.train_sample] * self.uses_train_sample()
+        files += [lay.tokenizer] * self.uses_tokenizer() + [lay.chunks]
+        for i in self.shard_ids():
+            files += [lay.shard_docs(i), lay.shard_chunks(i)]
+            files += [p for e in self.used_embedders() for p in (lay.shard_vectors(i, e),
+                                                                 lay.shard_vectors(i, e).with_suffix(".json"))]
+            files += [p for x in self.used_indexes() for p in lay.shard_bm25_files(i, x)]
         files += [lay.units] * self.uses_units() + [lay.lexicon] * self.uses_lexicon()
         for e in self.trained():
             files += [lay.encoder(e), lay.encoder_sidecar(e)]

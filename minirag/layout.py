@@ -7,6 +7,7 @@ names one artifact:
 
     results/<corpus>/
       docs.jsonl  questions.jsonl  tokenizer.json  chunks.jsonl  units.jsonl  lexicon.json
+      train_sample.jsonl   the documents trained stages learn from (a corpus with train_cap > 0)
       encoders/<embedder>.npz + .json      vectors/<embedder>.npy + .json   rerankers/<retriever>.npz + .json
       bm25/<index>/{index.npz, vocab.json, params.json, items.json}
       runs/<retriever>.trec   prompts/<retriever>.jsonl   answers/<reader>/<retriever>.jsonl
@@ -14,6 +15,8 @@ names one artifact:
       eval/{metrics.json, per_query.csv, slices.csv, qrels.chunk.txt, qrels.doc.txt,
             diagnosis.csv, overlap.csv, always_on_top.csv, diversity.csv,
             assertions.md, assertions.json}
+      shards/<i>/{docs.jsonl, chunks.jsonl, vectors/<embedder>.npy + .json,
+                  bm25/<index>/{postings.npz, vocab.json, items.json}}   (a corpus with shards: N > 1)
       figures/*.png   logs/<stage>[.<name>].log   benchmarks/<stage>[.<name>].tsv
       receipts/<stage>[.<name>].json   what each job read and wrote, by sha256 (integrity.py)
       missing.log   artifacts the workflow found deleted, and so rebuilt
@@ -30,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 BM25_FILES = ("index.npz", "vocab.json", "params.json", "items.json")
+SHARD_BM25_FILES = ("postings.npz", "vocab.json", "items.json")
 EVAL_FILES = ("metrics.json", "per_query.csv", "slices.csv", "qrels.chunk.txt", "qrels.doc.txt", "answers.csv")
 DIAGNOSIS_FILES = ("diagnosis.csv", "overlap.csv", "always_on_top.csv", "diversity.csv")
 
@@ -84,6 +88,10 @@ class CorpusLayout:
         return self.root / "units.jsonl"
 
     @property
+    def train_sample(self) -> Path:
+        return self.root / "train_sample.jsonl"
+
+    @property
     def lexicon(self) -> Path:
         return self.root / "lexicon.json"
 
@@ -107,6 +115,24 @@ class CorpusLayout:
 
     def bm25_files(self, index: str) -> list[Path]:
         return [self.bm25(index) / name for name in BM25_FILES]
+
+    def shard(self, shard) -> Path:
+        return self.root / "shards" / str(shard)
+
+    def shard_docs(self, shard) -> Path:
+        return self.shard(shard) / "docs.jsonl"
+
+    def shard_chunks(self, shard) -> Path:
+        return self.shard(shard) / "chunks.jsonl"
+
+    def shard_vectors(self, shard, embedder: str) -> Path:
+        return self.shard(shard) / "vectors" / f"{embedder}.npy"
+
+    def shard_bm25(self, shard, index: str) -> Path:
+        return self.shard(shard) / "bm25" / index
+
+    def shard_bm25_files(self, shard, index: str) -> list[Path]:
+        return [self.shard_bm25(shard, index) / name for name in SHARD_BM25_FILES]
 
     def run(self, retriever: str) -> Path:
         return self.root / "runs" / f"{retriever}.trec"
@@ -162,8 +188,22 @@ class CorpusLayout:
     def producer_of(cls, path: str | Path) -> tuple["CorpusLayout", str, str | None]:
         """(layout, stage, name) of the job that writes `path`; ValueError for a file no stage writes."""
         path = Path(path)
+        parts = path.parts
+        at = next((i for i in range(len(parts) - 3, 0, -1) if parts[i] == "shards" and parts[i + 1].isdigit()), None)
+        if at is not None:  # results/<corpus>/shards/<i>/...
+            root, shard, rest = Path(*parts[:at]), parts[at + 1], parts[at + 2:]
+            if rest == ("docs.jsonl",):
+                return cls(root), "curate_shard", shard
+            if rest == ("chunks.jsonl",):
+                return cls(root), "chunk_shard", shard
+            if len(rest) == 2 and rest[0] == "vectors":
+                return cls(root), "embed_shard", f"{shard}.{rest[1].rsplit('.', 1)[0]}"
+            if len(rest) == 3 and rest[0] == "bm25":
+                return cls(root), "bm25_shard", f"{shard}.{rest[1]}"
+            raise ValueError(f"{path}: not an artifact of a corpus's shard")
         top = {"docs.jsonl": "curate", "questions.jsonl": "questions", "tokenizer.json": "train_tokenizer",
-               "chunks.jsonl": "chunk", "units.jsonl": "units", "lexicon.json": "lexicon"}
+               "chunks.jsonl": "chunk", "units.jsonl": "units", "lexicon.json": "lexicon",
+               "train_sample.jsonl": "train_sample"}
         if path.name in top:
             return cls(path.parent), top[path.name], None
         folder, stem = path.parent.name, path.name.rsplit(".", 1)[0]

@@ -17,7 +17,8 @@ pytest.importorskip("tokenizers")
 from safetensors.numpy import load_file, save_file
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
 
-from minirag.index.bert import BertConfig, SentenceEncoder, folder_hash, gelu_erf, gelu_tanh
+from minirag.index.bert import SentenceEncoder, gelu_erf, gelu_tanh
+from minirag.index.bert_folder import BertConfig, folder_hash
 
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "dog", "sat", "on", "mat", "a", "go", "went",
          "past", "tense", "of", "is", "el", "perro", "come", "run", "big", "red", "##s", "##ing", ".", "?", ",", "!"]
@@ -189,6 +190,21 @@ def test_padding_does_not_change_a_texts_vector(model):
     padded = enc.encode([short, long], batch_size=2)[0]
     np.testing.assert_allclose(padded, alone, atol=1e-6)
     np.testing.assert_allclose(padded, reference(ref_ids(short)), atol=1e-5)
+
+
+def test_encoding_into_a_memory_map_gives_the_same_rows_in_blocks_of_tokenization(model, tmp_path, monkeypatch):
+    import minirag.index.bert as bert
+    enc = SentenceEncoder.from_folder(model)
+    want = enc.encode(TEXTS, batch_size=3)
+    monkeypatch.setattr(bert, "TOKENIZE_BLOCK", 3)  # tokenized 3 texts at a time into the flat table
+    ids, offsets = enc.token_table(TEXTS)
+    assert [ids[offsets[i]:offsets[i + 1]].tolist() for i in range(len(TEXTS))] == enc.token_ids(TEXTS)
+    out = np.lib.format.open_memmap(tmp_path / "v.npy", mode="w+", dtype=np.float32, shape=(len(TEXTS), 8))
+    assert enc.encode(TEXTS, batch_size=3, out=out) is out
+    out.flush()
+    np.testing.assert_array_equal(np.load(tmp_path / "v.npy"), want)
+    with pytest.raises(ValueError, match="shape"):
+        enc.encode(TEXTS, out=np.zeros((len(TEXTS) - 1, 8), dtype=np.float32))
 
 
 def test_the_empty_string_is_cls_sep(model):

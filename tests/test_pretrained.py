@@ -14,7 +14,7 @@ pytest.importorskip("tokenizers")
 from conftest import copy_project, run, snakemake  # noqa: E402
 from test_bert import make_model, random_weights  # noqa: E402
 
-from minirag.index.bert import folder_hash  # noqa: E402
+from minirag.index.bert_folder import folder_hash  # noqa: E402
 from minirag.index.embedders import EmbedderKind, resolve_model_path  # noqa: E402
 from minirag.index.vectors import AlignmentError  # noqa: E402
 

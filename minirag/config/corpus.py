@@ -58,6 +58,9 @@ class CorpusSettings:
     assertions: str = ""                       # YAML file of assertions (workflow/assertions.*.yaml); "" = none
     strict: bool = False                       # true: a failing assertion fails the build
     serve: str = ""                            # the retriever `search` and `answer` use unasked; "" = the first fusion
+    shards: int = setting(1, minimum=1)        # > 1: chunk, embed and BM25 run as one job per shard, then merge
+    train_cap: int = setting(0, minimum=0)     # > 0: tokenizer, bi-encoder and reader learn from at most this many documents
+    train_seed: int = 0                        # which documents that sample holds (shards.training_sample)
 
 
 # The collections a corpus has when its config names none; each entry's settings take
@@ -118,6 +121,11 @@ def _corpus_config(user: Mapping[str, Any], where: str) -> dict:
         reader_cls, reader = Reader.settings_of(spec, f"{where}.readers.{name}")
         cc["readers"][name] = {"type": reader_cls.type, **settings_to_dict(reader)}
     check_references(cc, where)
+    if cc["shards"] > 1:
+        units = [name for name, spec in cc["bm25"].items() if spec["items"] == "units"]
+        if units:
+            raise SettingsError(f"{where}.bm25.{units[0]}.items: units are indexed from the whole corpus's units; "
+                                "with shards > 1 index chunks (items: chunks) or remove the index")
     if cc["serve"] and cc["serve"] not in cc["retrievers"]:
         raise SettingsError(f"{where}.serve: unknown retriever {cc['serve']!r} (have: {', '.join(cc['retrievers'])})")
     return cc
@@ -243,6 +251,8 @@ def stage_settings(cc: dict, stage: str, name: str | None = None) -> dict:
     if stage == "questions":
         return {"format": src["format"], "split": src["split"], "questions_format": src["questions_format"],
                 "question_langs": src["question_langs"]}
+    if stage == "train_sample":
+        return {"train_cap": cc["train_cap"], "train_seed": cc["train_seed"]}
     if stage == "train_tokenizer":
         return dict(cc["tokenizer"])
     if stage == "chunk":

@@ -15,6 +15,8 @@ cls, max, mean when several are on) and L2-normalised if and only if modules.jso
 "gelu" is x Phi(x) = x/2 (1 + erf(x / sqrt 2)) with erf by Abramowitz & Stegun 7.1.26 (absolute
 error <= 1.5e-7, about float32's resolution); "gelu_new" is x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
 
+Reading and checking the folder's config files and its hash: bert_folder.py.
+
 What it leaves out: other architectures (RoBERTa's offset positions, relative positions, decoders), sentence
 pairs and token types other than 0, other modules (Dense, ...), pooling modes other than mean/cls/max
 (mean_sqrt_len, weightedmean, lasttoken), prompts, float16, downloading a model, choosing or registering one.
@@ -22,124 +24,18 @@ pairs and token types other than 0, other modules (Dense, ...), pooling modes ot
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
 
-from ..io import sha256_file
+from .bert_folder import ACTIVATION_NAMES, BertConfig, ModelFolder, read_json, read_pooling
 
-POOLING = ("cls_token", "max_tokens", "mean_tokens")  # the supported modes, in sentence-transformers' concat order
-MODULES = ["Transformer", "Pooling", "Normalize"]
 CHUNK_TOKENS = 512  # tokens per forward pass (sequences of one padded batch), so activations stay in cache
+TOKENIZE_BLOCK = 4096  # texts tokenized at once; their ids then go into one flat int32 table
 BLOCK = 1 << 16  # elements per block of the softmax and the activation, to stay in L2
 NEG = np.float32(np.finfo(np.float32).min)  # additive mask on padded keys: exp(NEG - max) == 0
-
-
-def read_json(path: Path, kind: type = dict):
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ValueError(f"{path}: missing (the model folder needs it)") from None
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path}: not valid JSON ({e})") from None
-    if not isinstance(raw, kind) or (kind is list and not all(isinstance(m, dict) for m in raw)):
-        raise ValueError(f"{path}: must be a JSON {'object' if kind is dict else 'list of objects'}")
-    return raw
-
-
-@dataclass(frozen=True)
-class BertConfig:
-    vocab_size: int
-    hidden_size: int
-    num_hidden_layers: int
-    num_attention_heads: int
-    intermediate_size: int
-    max_position_embeddings: int
-    type_vocab_size: int
-    layer_norm_eps: float
-    hidden_act: str
-
-    @classmethod
-    def from_file(cls, path: str | Path) -> "BertConfig":
-        """Read a Hugging Face config.json; whatever this module does not implement is a ValueError."""
-        path, values = Path(path), {}
-        raw = read_json(path)
-
-        def fail(field: str, why: str):
-            raise ValueError(f"{path}: {field} {why}")
-
-        if raw.get("model_type") != "bert":
-            fail("model_type", f"= {raw.get('model_type')!r} is not supported (only 'bert')")
-        if raw.get("position_embedding_type", "absolute") != "absolute":
-            fail("position_embedding_type", f"= {raw['position_embedding_type']!r} is not supported (only 'absolute')")
-        for name, kind in cls.__annotations__.items():
-            if name not in raw:
-                fail(name, "is missing")
-            v = values[name] = raw[name]
-            if not {"int": type(v) is int and v >= 1, "float": type(v) in (int, float) and 0 < v < 1}.get(kind, True):
-                fail(name, f"= {v!r} must be a {'positive integer' if kind == 'int' else 'number in (0, 1)'}")
-        if not isinstance(values["hidden_act"], str) or values["hidden_act"] not in ACTIVATIONS:
-            fail("hidden_act", f"= {values['hidden_act']!r} is not supported (only 'gelu' (erf) and 'gelu_new' (tanh))")
-        if values["hidden_size"] % values["num_attention_heads"]:
-            fail("hidden_size", f"= {values['hidden_size']} is not divisible by num_attention_heads")
-        return cls(**{**values, "layer_norm_eps": float(values["layer_norm_eps"])})
-
-
-@dataclass(frozen=True)
-class ModelFolder:
-    """Where the modules of a sentence-transformers folder live, as its modules.json says."""
-    root: Path
-    transformer: Path  # config.json, sentence_bert_config.json, tokenizer.json, model.safetensors
-    pooling: Path  # config.json
-    normalize: Path | None
-
-    @classmethod
-    def read(cls, path: str | Path) -> "ModelFolder":
-        root = Path(path)
-        mods = sorted(read_json(root / "modules.json", list), key=lambda m: m.get("idx", 0))
-        kinds = [str(m.get("type", "")).rsplit(".", 1)[-1] for m in mods]
-        if kinds not in (MODULES[:2], MODULES):
-            raise ValueError(f"{root / 'modules.json'}: type: modules {kinds} are not supported (only Transformer, "
-                             "Pooling and optionally Normalize, in that order)")
-        dirs = [root / str(m.get("path", "")) for m in mods]
-        return cls(root, dirs[0], dirs[1], dirs[2] if len(dirs) == 3 else None)
-
-    def files(self) -> list[Path]:
-        """The files the model is made of (what folder_hash covers)."""
-        t = self.transformer
-        out = [self.root / "modules.json", t / "config.json", t / "tokenizer.json", t / "model.safetensors",
-               self.pooling / "config.json"]
-        out += [p for p in (t / "sentence_bert_config.json", t / "vocab.txt") if p.exists()]
-        if self.normalize is not None and self.normalize.is_dir():
-            out += [p for p in self.normalize.rglob("*") if p.is_file()]
-        return sorted(set(out))
-
-
-def folder_hash(path: str | Path) -> str:
-    """sha256 over the sorted (relative path, file sha256) of the files the model is made of."""
-    folder, h = ModelFolder.read(path), hashlib.sha256()
-    for rel, p in sorted((p.relative_to(folder.root).as_posix(), p) for p in folder.files()):
-        h.update(f"{rel}\0{sha256_file(p)}\n".encode())
-    return h.hexdigest()
-
-
-def read_pooling(path: Path, hidden_size: int) -> tuple[str, ...]:
-    """The pooling modes switched on in a Pooling config.json, in concatenation order."""
-    raw = read_json(path)
-    if raw.get("word_embedding_dimension", hidden_size) != hidden_size:
-        raise ValueError(f"{path}: word_embedding_dimension = {raw['word_embedding_dimension']} is not hidden_size")
-    for key, on in raw.items():
-        if key.startswith("pooling_mode_") and key[13:] not in POOLING and on:
-            raise ValueError(f"{path}: {key} is not supported (only the cls_token, max_tokens and mean_tokens modes)")
-    modes = tuple(m for m in POOLING if raw.get("pooling_mode_" + m) is True)
-    if not modes:
-        raise ValueError(f"{path}: pooling_mode_*: no supported pooling mode is switched on")
-    return modes
 
 
 def layer_norm(x: np.ndarray, g: np.ndarray, b: np.ndarray, eps: float) -> np.ndarray:
@@ -171,6 +67,7 @@ def gelu_tanh(x: np.ndarray) -> np.ndarray:
 
 
 ACTIVATIONS = {"gelu": gelu_erf, "gelu_new": gelu_tanh}
+assert tuple(ACTIVATIONS) == ACTIVATION_NAMES  # what bert_folder.py accepts in config.json
 
 
 def bert_weights(tensors: dict[str, np.ndarray], cfg: BertConfig, where: Path) -> dict:
@@ -246,6 +143,18 @@ class SentenceEncoder:
         texts = [t.lower() for t in texts] if self.lowercase else list(texts)
         return [e.ids for e in self.tokenizer.encode_batch(texts)]
 
+    def token_table(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Every text's token ids end to end (total,) int32 and where each starts (N + 1,) int64:
+        4 bytes a token instead of a Python list per text, so a million texts fit in RAM."""
+        ids, lengths = [], np.zeros(len(texts), dtype=np.int64)  # (N,)
+        for start in range(0, len(texts), TOKENIZE_BLOCK):
+            block = self.token_ids(texts[start:start + TOKENIZE_BLOCK])
+            lengths[start:start + len(block)] = [len(t) for t in block]
+            ids.append(np.fromiter((i for t in block for i in t), dtype=np.int32, count=sum(map(len, block))))
+        offsets = np.zeros(len(texts) + 1, dtype=np.int64)  # (N + 1,)
+        np.cumsum(lengths, out=offsets[1:])
+        return (np.concatenate(ids) if ids else np.zeros(0, dtype=np.int32)), offsets
+
     def forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Last hidden states (B, T, d) of token ids (B, T) with mask (B, T): 1 = real token, 0 = padding."""
         cfg, w, (B, T) = self.cfg, self.w, ids.shape
@@ -285,19 +194,27 @@ class SentenceEncoder:
         return out
 
     def encode(self, texts: Sequence[str], batch_size: int = 32,
-               progress: Callable[[int, int], object] | None = None) -> np.ndarray:
-        """(N, d) float32 embeddings of texts, in their order; batches are formed by token count."""
+               progress: Callable[[int, int], object] | None = None, out: np.ndarray | None = None) -> np.ndarray:
+        """(N, d) float32 embeddings of texts, in their order; batches are formed by token count.
+
+        `out`, if given, is filled and returned (an (N, d) memory map keeps a large corpus on disk).
+        """
         if batch_size < 1:
             raise ValueError(f"batch_size = {batch_size} must be >= 1")
-        ids = self.token_ids(texts)
-        out = np.zeros((len(ids), self.d), dtype=np.float32)  # (N, d)
-        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        ids, offsets = self.token_table(texts)  # (total,), (N + 1,)
+        lengths = np.diff(offsets)  # (N,)
+        if out is None:
+            out = np.zeros((len(texts), self.d), dtype=np.float32)  # (N, d)
+        elif out.shape != (len(texts), self.d):
+            raise ValueError(f"out has shape {out.shape}, expected {(len(texts), self.d)}")
+        order = np.argsort(lengths, kind="stable")  # (N,) shortest first; ties keep the texts' order
         for start in range(0, len(order), batch_size):
-            rows = order[start:start + batch_size]
-            T = max(len(ids[i]) for i in rows)
+            rows = order[start:start + batch_size]  # (B,)
+            T = int(lengths[rows].max())
             batch, mask = np.zeros((len(rows), T), dtype=np.int64), np.zeros((len(rows), T), dtype=np.int64)  # (B, T)
             for r, i in enumerate(rows):
-                batch[r, :len(ids[i])], mask[r, :len(ids[i])] = ids[i], 1  # padded with id 0, masked out
+                n = lengths[i]
+                batch[r, :n], mask[r, :n] = ids[offsets[i]:offsets[i] + n], 1  # padded with id 0, masked out
             step = max(1, CHUNK_TOKENS // T)  # sequences per forward pass
             for s in range(0, len(rows), step):
                 out[rows[s:s + step]] = self.pool(self.forward(batch[s:s + step], mask[s:s + step]), mask[s:s + step])

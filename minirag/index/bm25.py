@@ -20,6 +20,9 @@ title_weight * IDF(term), the IDF taken from the body statistics (df = 0 for a t
 Repeated query terms count once per occurrence, as in Lucene's BooleanQuery of term clauses
 and in bm25s.
 
+Counting the postings (the vocabulary, tf, lengths) is bm25_postings.py's: `from_postings`
+takes N, df, avgdl and IDF from them and scores, so shards counted apart merge exactly.
+
 What this module leaves out: positions and phrase queries, dynamic pruning (WAND, block-max:
 every posting of every query term is read), incremental updates (rebuild instead), and the
 mapping from item index to chunk id (the caller keeps that list).
@@ -37,6 +40,7 @@ from ..integrity import verified
 from ..io import load_npz, read_json, save_npz, write_json
 from ..settings import setting, settings_from_dict
 from ..text.analyze import Analyzer, AnalyzerConfig
+from .bm25_postings import Postings
 from .bm25_variants import VARIANTS, lucene_norm_length
 
 
@@ -72,30 +76,6 @@ class BM25Settings(BM25Params):
         title = f", title field {self.title_weight:g}" if self.title_weight else ""
         units = ", over units (best row or sentence per chunk)" if self.items == "units" else ""
         return f"BM25 {self.variant} k1={self.k1:g} b={self.b:g}{title}{self.analyzer.describe()}{units}"
-
-
-def _term_ids(token_lists: list[list[str]]) -> tuple[dict[str, int], list[np.ndarray]]:
-    """Vocabulary with ids in sorted term order, and each token list as an id array."""
-    first_seen: dict[str, int] = {}
-    provisional = [np.fromiter((first_seen.setdefault(t, len(first_seen)) for t in toks),
-                               dtype=np.int64, count=len(toks)) for toks in token_lists]
-    terms = sorted(first_seen)
-    remap = np.empty(len(terms), dtype=np.int64)  # (V,) first-seen id -> sorted id
-    remap[[first_seen[t] for t in terms]] = np.arange(len(terms))
-    return {t: i for i, t in enumerate(terms)}, [remap[ids] for ids in provisional]
-
-
-def _flat(arrays: list[np.ndarray]) -> np.ndarray:
-    return np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
-
-
-def _csr(term_ids: np.ndarray, item_ids: np.ndarray, n_terms: int, n_items: int):
-    """Distinct (term, item) pairs sorted by term then item, their counts, and the term indptr."""
-    keys, counts = np.unique(term_ids * n_items + item_ids, return_counts=True)  # (P,)
-    terms, items = np.divmod(keys, n_items)
-    indptr = np.zeros(n_terms + 1, dtype=np.int64)
-    np.cumsum(np.bincount(terms, minlength=n_terms), out=indptr[1:])
-    return indptr, terms, items.astype(np.int32), counts
 
 
 def _top_k(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -135,49 +115,35 @@ class BM25Index:
     def build(cls, texts: list[str], analyzer: Analyzer, params: BM25Params,
               titles: list[str] | None = None) -> "BM25Index":
         """Index texts[i] as item i; titles[i] is the title of item i's document (chunks share it)."""
-        if titles is not None and len(titles) != len(texts):
-            raise ValueError(f"{len(titles)} titles for {len(texts)} texts")
-        title_tokens = None
-        if titles is not None and params.title_weight > 0:
-            seen: dict[str, list[str]] = {}  # many chunks share one title: analyze it once
-            title_tokens = [seen[t] if t in seen else seen.setdefault(t, analyzer(t)) for t in titles]
-        return cls.from_tokens([analyzer(t) for t in texts], analyzer, params, title_tokens)
+        field = titles if params.title_weight > 0 else None
+        return cls.from_postings(Postings.build(texts, analyzer, field), analyzer, params)
 
     @classmethod
     def from_tokens(cls, tokens: list[list[str]], analyzer: Analyzer, params: BM25Params,
                     title_tokens: list[list[str]] | None = None) -> "BM25Index":
         """Index already analyzed items (`analyzer` is kept to analyze queries the same way)."""
-        n = len(tokens)
-        use_titles = title_tokens is not None and params.title_weight > 0
-        if use_titles and len(title_tokens) != n:
-            raise ValueError(f"{len(title_tokens)} titles for {n} items")
-        vocab, ids = _term_ids(tokens + (title_tokens if use_titles else []))
-        body_ids, n_terms = ids[:n], len(vocab)
-        lengths = np.array([len(t) for t in tokens], dtype=np.int64)  # (N,)
-        avgdl = float(lengths.mean()) if n else 0.0
+        field = title_tokens if params.title_weight > 0 else None
+        return cls.from_postings(Postings.from_tokens(tokens, field), analyzer, params)
 
-        term_ids = _flat(body_ids)                                                # (T,) every token
-        item_ids = np.repeat(np.arange(n), lengths)                               # (T,)
-        indptr, terms, items, tf = _csr(term_ids, item_ids, n_terms, n)
-        df = np.diff(indptr)  # (V,) items whose body holds the term
-        dl = lengths[items]  # (P,) length of each posting's item
+    @classmethod
+    def from_postings(cls, p: "Postings", analyzer: Analyzer, params: BM25Params) -> "BM25Index":
+        """Score postings: every statistic of the whole collection (N, df, avgdl, idf) is taken here,
+        so postings counted apart (shards) and merged give the index built in one go."""
+        n, lengths = p.n_items, p.lengths
+        avgdl = float(lengths.mean()) if n else 0.0
+        terms = np.repeat(np.arange(len(p.vocab)), np.diff(p.indptr))  # (P,) each posting's term
+        df = np.diff(p.indptr)  # (V,) items whose body holds the term
+        dl = lengths[p.items]  # (P,) length of each posting's item
         if params.lucene_norms:
             dl = lucene_norm_length(dl)
-        idf, tf_part = VARIANTS[params.variant](df, tf, dl, n, avgdl, params.k1, params.b)
-        arrays = {"indptr": indptr, "items": items,
-                  "weights": (idf[terms] * tf_part).astype(np.float32)}
-
-        if use_titles:
-            title_ids = ids[n:]
-            t_items = np.repeat(np.arange(n), [len(t) for t in title_ids])
-            t_indptr, t_terms, t_items, _ = _csr(_flat(title_ids), t_items, n_terms, n)
-            t_weights = params.title_weight * idf[t_terms]  # presence, not frequency, in the title
-        else:
-            t_indptr = np.zeros(n_terms + 1, dtype=np.int64)
-            t_items, t_weights = np.zeros(0, dtype=np.int32), np.zeros(0)
-        arrays.update(title_indptr=t_indptr, title_items=t_items,
-                      title_weights=t_weights.astype(np.float32), doc_lengths=lengths.astype(np.int32))
-        return cls(arrays, vocab, params, analyzer, avgdl)
+        idf, tf_part = VARIANTS[params.variant](df, p.tf, dl, n, avgdl, params.k1, params.b)
+        t_terms = np.repeat(np.arange(len(p.vocab)), np.diff(p.title_indptr))  # (Q,)
+        arrays = {"indptr": p.indptr, "items": p.items, "weights": (idf[terms] * tf_part).astype(np.float32),
+                  # presence, not frequency, in the title
+                  "title_indptr": p.title_indptr, "title_items": p.title_items,
+                  "title_weights": (params.title_weight * idf[t_terms]).astype(np.float32),
+                  "doc_lengths": lengths.astype(np.int32)}
+        return cls(arrays, {t: i for i, t in enumerate(p.vocab)}, params, analyzer, avgdl)
 
     def search(self, query: str, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Item indices (<=k,) and scores (<=k,), best first; items scoring 0 are left out."""

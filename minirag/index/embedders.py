@@ -24,6 +24,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, ClassVar, Mapping
 
+import numpy as np
+
 from ..io import sha256_file
 from ..layout import CorpusLayout
 from ..settings import Kind, SettingsError, setting
@@ -37,6 +39,7 @@ EMBEDDERS: dict[str, type["EmbedderKind"]] = {}
 class EmbedderKind(Kind):
     registry, label = EMBEDDERS, "embedder type"
     trained: ClassVar[bool] = False  # the graph trains it (rule train_<type>) before embedding
+    fitted: ClassVar[bool] = False  # its corpus side is fitted on the chunk texts (a shard's embed reads them all)
 
     def files(self, layout: CorpusLayout, name: str) -> dict[str, Path]:
         """Files besides the chunks that embedding (corpus or query side) reads, by argument name."""
@@ -45,6 +48,10 @@ class EmbedderKind(Kind):
     def corpus_embedder(self, texts: list[str], files: Mapping[str, Path]) -> tuple[Any, dict]:
         """(embedder for the chunk texts, what the vectors' sidecar records of it)."""
         raise NotImplementedError
+
+    def embed_corpus(self, emb, texts: list[str], out: np.ndarray) -> None:
+        """Fill `out` (N, d), a memory map of the vectors file, with the texts' vectors."""
+        out[:] = emb.embed(texts)
 
     @classmethod
     def query_embedder(cls, sidecar: dict, files: Mapping[str, Path]):
@@ -57,7 +64,7 @@ class EmbedderKind(Kind):
 
 class Hashing(EmbedderKind):
     """The untrained control: TF-IDF of hashed words; its IDF travels in the sidecar."""
-    type, Settings = "hashing", HashingSettings
+    type, Settings, fitted = "hashing", HashingSettings, True
 
     def corpus_embedder(self, texts, files):
         emb = HashingEmbedder.fit(texts, dim=self.s.dim, analyzer=self.s.analyzer)
@@ -145,7 +152,7 @@ class PretrainedEmbedder:
     def __init__(self, encoder, batch_size: int):
         self.encoder, self.batch_size, self.d = encoder, batch_size, encoder.d
 
-    def embed(self, texts: list[str]):  # (len(texts), d) float32
+    def embed(self, texts: list[str], out: np.ndarray | None = None):  # (len(texts), d) float32
         import sys
         import time
         t0, shown = time.perf_counter(), [0.0]
@@ -155,7 +162,7 @@ class PretrainedEmbedder:
             if total > 256 and (now - shown[0] > 10 or done == total):
                 shown[0] = now
                 print(f"embed: {done}/{total} texts, {now:.0f} s", file=sys.stderr, flush=True)
-        return self.encoder.encode(texts, batch_size=self.batch_size, progress=progress)
+        return self.encoder.encode(texts, batch_size=self.batch_size, progress=progress, out=out)
 
 
 class Pretrained(EmbedderKind):
@@ -166,13 +173,16 @@ class Pretrained(EmbedderKind):
         return {"pretrained": resolve_model_path(self.s.path)}
 
     def corpus_embedder(self, texts, files):
-        from .bert import folder_hash
+        from .bert_folder import folder_hash
         return self.load(files["pretrained"], self.s.batch_size), {
             "params": self.spec(), "model_sha256": folder_hash(files["pretrained"])}
 
+    def embed_corpus(self, emb, texts, out):
+        emb.embed(texts, out=out)  # batch by batch into the memory map: RAM does not grow with the corpus
+
     @classmethod
     def query_embedder(cls, sidecar, files):
-        from .bert import folder_hash
+        from .bert_folder import folder_hash
         if folder_hash(files["pretrained"]) != sidecar["model_sha256"]:
             raise AlignmentError(f"{files['pretrained']} is not the model the vectors were embedded with "
                                  "(model_sha256 differs); re-run embed")

@@ -11,12 +11,14 @@ What it leaves out: how vectors are computed (embedders.py) and searched (store.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 
 from ..integrity import verified
-from ..io import load_npy, read_json, save_npy, sha256_file, sha256_text, write_json
+from ..io import atomic_path, load_npy, read_json, sha256_file, sha256_text, write_json
 from ..text.chunks import Chunk, index_text
 
 
@@ -28,21 +30,37 @@ def vectors_sidecar_path(npy_path: str | Path) -> Path:
     return Path(npy_path).with_suffix(".json")
 
 
-def save_vectors(npy_path: str | Path, vectors: np.ndarray, chunks: list[Chunk], producer: dict) -> None:
-    """Write (N, d) float32 vectors and their sidecar; `producer` holds params and hashes."""
-    assert vectors.shape[0] == len(chunks), (vectors.shape, len(chunks))
-    vectors = np.ascontiguousarray(vectors, dtype=np.float32)  # (N, d)
-    save_npy(npy_path, vectors)
+@contextlib.contextmanager
+def vectors_writer(npy_path: str | Path, chunks: list[Chunk], d: int, producer: dict) -> Iterator[np.ndarray]:
+    """Yield an (N, d) float32 memory map of a temporary .npy to fill row by row; on a clean exit
+    it is flushed, hashed and renamed over `npy_path`, then the sidecar is written.
+
+    The rows live on disk, not in RAM, so a corpus of millions of chunks is embedded in bounded
+    memory; an exception leaves neither file behind (and an older pair untouched).
+    """
+    with atomic_path(npy_path) as tmp:
+        out = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.float32, shape=(len(chunks), d))  # (N, d)
+        yield out
+        out.flush()
+        del out
+        npy_sha256 = sha256_file(tmp)
     write_json(vectors_sidecar_path(npy_path), {
         **producer,
-        "shape": list(vectors.shape),
-        "npy_sha256": sha256_file(npy_path),
+        "shape": [len(chunks), d],
+        "npy_sha256": npy_sha256,
         "rows": [[c.id, sha256_text(index_text(c))] for c in chunks],
     })
 
 
-def load_aligned_vectors(npy_path: str | Path, chunks: list[Chunk]) -> tuple[np.ndarray, dict]:
-    """Load vectors and check, row by row, that they were computed from `chunks`."""
+def save_vectors(npy_path: str | Path, vectors: np.ndarray, chunks: list[Chunk], producer: dict) -> None:
+    """Write (N, d) vectors held in memory and their sidecar; `producer` holds params and hashes."""
+    assert vectors.shape[0] == len(chunks), (vectors.shape, len(chunks))
+    with vectors_writer(npy_path, chunks, vectors.shape[1], producer) as out:
+        out[:] = vectors
+
+
+def load_aligned_vectors(npy_path: str | Path, chunks: list[Chunk], mmap: bool = False) -> tuple[np.ndarray, dict]:
+    """Load vectors (`mmap`: as a read-only memory map) and check, row by row, that they were computed from `chunks`."""
     npy_path = Path(npy_path)
     sidecar_path = vectors_sidecar_path(npy_path)
     if not sidecar_path.exists():
@@ -53,7 +71,7 @@ def load_aligned_vectors(npy_path: str | Path, chunks: list[Chunk]) -> tuple[np.
         raise AlignmentError(f"{sidecar_path}: not a vectors sidecar (no {', '.join(missing)}); re-run embed")
     if sha256_file(npy_path) != sidecar["npy_sha256"]:
         raise AlignmentError(f"{npy_path}: file hash differs from the one its sidecar recorded")
-    vectors = load_npy(npy_path)  # (N, d)
+    vectors = load_npy(npy_path, mmap=mmap)  # (N, d)
     rows = sidecar["rows"]
     for i, (chunk, (row_id, row_sha)) in enumerate(zip(chunks, rows)):
         if chunk.id != row_id:
@@ -67,10 +85,10 @@ def load_aligned_vectors(npy_path: str | Path, chunks: list[Chunk]) -> tuple[np.
     return vectors, sidecar
 
 
-def load_vectors(npy_path: str | Path, chunks: list[Chunk]) -> tuple[np.ndarray, dict]:
+def load_vectors(npy_path: str | Path, chunks: list[Chunk], mmap: bool = False) -> tuple[np.ndarray, dict]:
     """An embed stage's vectors: both files checked against the job's receipt, then aligned with `chunks`."""
     verified(vectors_sidecar_path(npy_path), "vectors sidecar")
-    return load_aligned_vectors(verified(npy_path, "vectors"), chunks)
+    return load_aligned_vectors(verified(npy_path, "vectors"), chunks, mmap=mmap)
 
 
 def load_vectors_by_id(npy_path: str | Path, chunks: list[Chunk]) -> dict[str, np.ndarray]:

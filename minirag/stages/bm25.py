@@ -9,8 +9,14 @@ from ..io import sha256_text, write_json
 from ..layout import BM25_FILES
 from ..rank.channels import BM25Retriever
 from ..settings import settings_from_dict
-from ..text.chunks import index_text, load_chunks
+from ..text.chunks import Chunk, index_text, load_chunks
 from .common import log, run_stage
+
+
+def items_rows(items: list[Chunk], s: BM25Settings) -> list[list[str]]:
+    """items.json's rows: per item, its id and the sha256 of the text indexed (and a unit's chunk)."""
+    return [[c.id, sha256_text(index_text(c, with_context=s.with_context))]
+            + ([c.metadata["parent"]] if s.items == "units" else []) for c in items]
 
 
 def bm25(settings: dict, docs: Path, chunks: Path, out_dir: Path, units: Path | None = None) -> list[Path]:
@@ -21,9 +27,8 @@ def bm25(settings: dict, docs: Path, chunks: Path, out_dir: Path, units: Path | 
     items = load_chunks(units if s.items == "units" else chunks, docs)
     retriever = BM25Retriever.from_chunks(items, s)
     retriever.index.save(out_dir)
-    write_json(Path(out_dir) / "items.json", {"with_context": s.with_context, "items": s.items, "rows": [
-        [c.id, sha256_text(index_text(c, with_context=s.with_context))] + ([c.metadata["parent"]] if s.items == "units"
-                                                                          else []) for c in items]})
+    write_json(Path(out_dir) / "items.json", {"with_context": s.with_context, "items": s.items,
+                                              "rows": items_rows(items, s)})
     log(f"bm25: {len(retriever.chunk_ids)} chunks indexed ({s.scoring()}) -> {out_dir}")
     return [Path(out_dir) / name for name in BM25_FILES]
 

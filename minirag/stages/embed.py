@@ -6,24 +6,29 @@ import time
 from pathlib import Path
 
 from ..index.embedders import EmbedderKind, given_files
-from ..index.vectors import save_vectors, vectors_sidecar_path
+from ..index.vectors import vectors_sidecar_path, vectors_writer
 from ..io import sha256_file
 from ..text.chunks import index_text, load_chunks
 from .common import log, run_stage
 
 
 def embed(settings: dict, name: str, docs: Path, chunks: Path, out: Path, tokenizer: Path | None = None,
-          encoder: Path | None = None, pretrained: Path | None = None) -> list[Path]:
-    """Embed every chunk's index text with the configured embedder; the sidecar checks alignment later."""
+          encoder: Path | None = None, pretrained: Path | None = None, fit_chunks: Path | None = None) -> list[Path]:
+    """Embed every chunk's index text with the configured embedder; the sidecar checks alignment later.
+
+    A shard's job passes the whole corpus's chunks as `fit_chunks`: an embedder fitted on the
+    corpus (hashing's IDF) is fitted on all of them, so each shard's rows are the unsharded ones."""
     kind = EmbedderKind.from_spec(settings, f"embedders.{name}")
     items = load_chunks(chunks, docs)
     texts = [index_text(c) for c in items]
+    fit_texts = texts if fit_chunks is None else [index_text(c) for c in load_chunks(fit_chunks)]
     files = given_files(tokenizer=tokenizer, encoder=encoder, pretrained=pretrained)
     t0 = time.perf_counter()
-    emb, producer = kind.corpus_embedder(texts, files)
-    vectors = emb.embed(texts)  # (N, d)
-    save_vectors(out, vectors, items, {"embedder": name, "chunks_sha256": sha256_file(chunks), **producer})
-    log(f"embed: {vectors.shape[0]} x {vectors.shape[1]} ({name}) in {time.perf_counter() - t0:.2f}s -> {out}")
+    emb, producer = kind.corpus_embedder(fit_texts, files)
+    with vectors_writer(out, items, emb.d, {"embedder": name, "chunks_sha256": sha256_file(chunks),
+                                            **producer}) as vectors:  # (N, d) on disk
+        kind.embed_corpus(emb, texts, vectors)
+    log(f"embed: {len(items)} x {emb.d} ({name}) in {time.perf_counter() - t0:.2f}s -> {out}")
     return [out, vectors_sidecar_path(out)]
 
 

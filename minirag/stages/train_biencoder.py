@@ -10,19 +10,25 @@ from pathlib import Path
 from ..index.biencoder_train import train_biencoder as train
 from ..index.embedders import BiEncoderSettings
 from ..index.pairs import mine_pairs, pairs_sha256
+from ..integrity import load_records
 from ..io import sha256_file
 from ..settings import settings_from_dict
 from ..text.bpe import load_tokenizer
-from ..text.chunks import load_chunks
+from ..text.chunks import check_slices, load_chunks
 from .common import log, run_stage
 
 
 def train_biencoder(settings: dict, docs: Path, chunks: Path, tokenizer: Path, out: Path, beir: Path | None = None,
                     train_split: str = "", eval_split: str = "") -> list[Path]:
-    """Mine pairs from the chunks (and a BEIR training split's qrels), train, save weights + sidecar."""
+    """Mine pairs from the chunks of `docs` (the corpus, or its training sample) and a BEIR training
+    split's qrels; train, save weights + sidecar."""
     s = settings_from_dict(BiEncoderSettings, {k: v for k, v in settings.items() if k != "type"}, "biencoder")
     cfg = s.model_config()
-    records = [c.to_record() for c in load_chunks(chunks, docs)]
+    documents = load_records(docs, "documents")
+    sampled = {d["doc_id"]: d["text"] for d in documents}
+    kept = [c for c in load_chunks(chunks) if c.doc_id in sampled]
+    check_slices(kept, sampled, chunks)
+    records = [c.to_record() for c in kept]
     pairs = mine_pairs(records, cfg.sources, cfg.seed, cfg.ict_per_chunk, cfg.crops_per_chunk)
     if s.train_qrels:
         from ..beir import beir_train_pairs

@@ -101,8 +101,13 @@ def first_control(text: str) -> tuple[int, int, str] | None:
     return line, m.start() - text.rfind("\n", 0, m.start()), m.group()
 
 
+def path_doc_id(path: Path, root: Path) -> str:
+    """A markdown document's id: its path under the source folder, NFC-normalised."""
+    return unicodedata.normalize("NFC", path.relative_to(root).as_posix())
+
+
 def checked_doc_id(path: Path, root: Path) -> str:
-    doc_id = unicodedata.normalize("NFC", path.relative_to(root).as_posix())
+    doc_id = path_doc_id(path, root)
     if re.search(r"\s", doc_id) or CONTROL_RE.search(doc_id):
         raise CorpusError(f"{path}: the file name holds whitespace or a control character, which a doc id in "
                           "TREC run and qrels lines cannot carry; rename the file")
@@ -149,14 +154,22 @@ def read_markdown_doc(path: Path, root: Path, fields: dict, default_lang: str = 
             "tags": [t.strip() for t in tags], "text": body, "sha256": sha256_text(body)}
 
 
+def source_paths(root: str | Path, glob: str) -> list[Path]:
+    """The markdown files of a source folder, in the order documents are curated."""
+    return sorted(p for p in Path(root).glob(glob) if p.is_file())
+
+
 def curate_markdown(root: str | Path, glob: str, fields: dict, default_lang: str = "",
-                    langs: tuple[str, ...] = ()) -> list[dict]:
+                    langs: tuple[str, ...] = (), keep=None) -> list[dict]:
+    """Every document of the folder; with `keep`, only those whose id (path) it accepts (a shard)."""
     root = Path(root)
     if not root.is_dir():
         raise CorpusError(f"{root}: documents folder not found")
-    paths = sorted(p for p in root.glob(glob) if p.is_file())
+    paths = source_paths(root, glob)
     if not paths:
         raise CorpusError(f"{root}: no documents match {glob!r}")
+    if keep is not None:
+        paths = [p for p in paths if keep(path_doc_id(p, root))]
     docs = [read_markdown_doc(p, root, fields, default_lang, tuple(langs)) for p in paths]
     check_unique_ids(docs, [str(p) for p in paths])
     return docs

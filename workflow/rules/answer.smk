@@ -52,7 +52,7 @@ rule generate:
 rule train_reader:
     input:
         unpack(lambda wc: graph(wc).train_reader(wc.name)),
-        docs=L.docs,
+        docs=lambda wc: graph(wc).training_docs(),
         code=code("train_reader"),
     output:
         model=L.reader_model("{name}"),

@@ -41,8 +41,18 @@ REPORT = config.get("report") or report_name(
 L = CorpusLayout(Path(RESULTS) / "{corpus}")
 
 
+SHARDED = [name for name, c in CORPORA.items() if c["shards"] > 1]
+WHOLE = [name for name in CORPORA if name not in SHARDED]
+
+
+def corpora_pattern(names):
+    """A wildcard constraint matching exactly these corpora (none: a pattern that never matches)."""
+    return "|".join(names) if names else "(?!)"
+
+
 wildcard_constraints:
     corpus="|".join(CORPORA),
+    shard=r"\d+",
     name=r"[A-Za-z0-9][A-Za-z0-9_.@=-]*",
     reader=r"[A-Za-z0-9][A-Za-z0-9_-]*",
 

@@ -45,9 +45,29 @@ rule questions:
         "--docs {input.docs:q} --out {output.questions:q} --receipt {output.receipt:q} 2> {log:q}"
 
 
-rule train_tokenizer:
+rule train_sample:
     input:
         docs=L.docs,
+        code=code("train_sample"),
+    output:
+        sample=L.train_sample,
+        receipt=L.receipt("train_sample"),
+    log:
+        L.log("train_sample"),
+    benchmark:
+        L.benchmark("train_sample")
+    conda:
+        "../envs/minirag.yaml"
+    params:
+        settings=settings("train_sample"),
+    shell:
+        "python -m minirag.stages.train_sample --settings {params.settings:q} --docs {input.docs:q} "
+        "--out {output.sample:q} --receipt {output.receipt:q} 2> {log:q}"
+
+
+rule train_tokenizer:
+    input:
+        docs=lambda wc: graph(wc).training_docs(),
         code=code("train_tokenizer"),
     output:
         tokenizer=L.tokenizer,
@@ -77,6 +97,8 @@ rule chunk:
         L.log("chunk"),
     benchmark:
         L.benchmark("chunk")
+    wildcard_constraints:
+        corpus=corpora_pattern(WHOLE),
     conda:
         "../envs/minirag.yaml"
     params:

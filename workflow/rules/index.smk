@@ -4,7 +4,7 @@
 rule train_biencoder:
     input:
         unpack(lambda wc: graph(wc).train(wc.name)),
-        docs=L.docs,
+        docs=lambda wc: graph(wc).training_docs(),
         chunks=L.chunks,
         tokenizer=L.tokenizer,
         code=code("train_biencoder"),
@@ -42,6 +42,8 @@ rule embed:
         L.log("embed", "{name}"),
     benchmark:
         L.benchmark("embed", "{name}")
+    wildcard_constraints:
+        corpus=corpora_pattern(WHOLE),
     conda:
         "../envs/minirag.yaml"
     params:
@@ -66,6 +68,8 @@ rule bm25:
         L.log("bm25", "{name}"),
     benchmark:
         L.benchmark("bm25", "{name}")
+    wildcard_constraints:
+        corpus=corpora_pattern(WHOLE),
     conda:
         "../envs/minirag.yaml"
     params:

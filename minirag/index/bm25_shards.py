@@ -1,0 +1,102 @@
+"""BM25 built in shards: each shard's postings counted alone, merged into the one index.
+
+A shard job writes `shards/<i>/bm25/<index>/`:
+  postings.npz  indptr (V+1,), items (P,) shard-local item rows, tf (P,), title_indptr,
+                title_items, lengths (N_i,): `Postings` (bm25_postings.py), no statistic of the collection
+  vocab.json    the shard's terms, sorted (term id = position)
+  items.json    per row, the chunk id and the sha256 of the text indexed, as the index's own
+
+The merge maps every shard's terms into the sorted union of the vocabularies and every row
+to its chunk's position in chunks.jsonl, re-sorts the (term, item) pairs, and scores them with
+`BM25Index.from_postings`: N, df, avgdl and idf are the whole collection's, so the merged
+index is, array for array and byte for byte, the one `bm25` builds from chunks.jsonl at once.
+
+What it leaves out: which document is in which shard (shards.py) and indexes over units (a
+sharded corpus indexes chunks; config/corpus.py refuses units there).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..io import load_npz, read_json, save_npz, write_json
+from .bm25 import BM25Index, BM25Params
+from .bm25_postings import Postings
+
+POSTINGS_ARRAYS = ("indptr", "items", "tf", "title_indptr", "title_items", "lengths")
+
+
+def save_postings(directory: str | Path, p: Postings, rows: list[list[str]], items_meta: dict) -> list[Path]:
+    """Write a shard's postings.npz, vocab.json and items.json (written last)."""
+    directory = Path(directory)
+    save_npz(directory / "postings.npz", **{name: getattr(p, name) for name in POSTINGS_ARRAYS})
+    write_json(directory / "vocab.json", p.vocab)
+    write_json(directory / "items.json", {**items_meta, "rows": rows})
+    return [directory / name for name in ("postings.npz", "vocab.json", "items.json")]
+
+
+def load_postings(directory: str | Path) -> tuple[Postings, dict]:
+    """A shard's postings and its items.json; a damaged or inconsistent file raises ValueError naming it."""
+    directory = Path(directory)
+    arrays = load_npz(directory / "postings.npz")
+    absent = [k for k in POSTINGS_ARRAYS if k not in arrays]
+    if absent:
+        raise ValueError(f"{directory / 'postings.npz'}: no array {', '.join(absent)}; re-run bm25_shard")
+    vocab, items = read_json(directory / "vocab.json"), read_json(directory / "items.json")
+    if not isinstance(vocab, list) or vocab != sorted(vocab) or len(vocab) + 1 != len(arrays["indptr"]):
+        raise ValueError(f"{directory / 'vocab.json'}: not the {len(arrays['indptr']) - 1} sorted terms of "
+                         "postings.npz; re-run bm25_shard")
+    if len(items.get("rows", [])) != len(arrays["lengths"]):
+        raise ValueError(f"{directory / 'items.json'}: {len(items.get('rows', []))} rows for "
+                         f"{len(arrays['lengths'])} items of postings.npz; re-run bm25_shard")
+    return Postings(vocab, *(arrays[k] for k in POSTINGS_ARRAYS)), items
+
+
+def _remap(indptr: np.ndarray, items: np.ndarray, term_map: np.ndarray, row_map: np.ndarray):
+    """A shard's (term, item) pairs in global ids, as two (P,) int64 arrays."""
+    terms = np.repeat(term_map, np.diff(indptr))  # (P,)
+    return terms, row_map[items].astype(np.int64)
+
+
+def _csr(terms: np.ndarray, items: np.ndarray, n_terms: int, n_items: int, *values: np.ndarray):
+    """Pairs sorted by term then item (each pair once, as a shard holds it), the term indptr and
+    the values carried along."""
+    order = np.argsort(terms * n_items + items, kind="stable")  # (P,)
+    indptr = np.zeros(n_terms + 1, dtype=np.int64)
+    np.cumsum(np.bincount(terms, minlength=n_terms), out=indptr[1:])
+    return indptr, items[order].astype(np.int32), *(v[order] for v in values)
+
+
+def merge_postings(parts: list[Postings], row_maps: list[np.ndarray], n_items: int) -> Postings:
+    """One collection's postings from its shards'; row_maps[s][j] is the global row of shard s's item j."""
+    vocab = sorted(set().union(*(p.vocab for p in parts)))
+    ids = {t: i for i, t in enumerate(vocab)}
+    lengths = np.zeros(n_items, dtype=np.int64)  # (N,)
+    seen = np.zeros(n_items, dtype=bool)
+    body, title = [], []
+    for p, rows in zip(parts, row_maps):
+        if len(rows) != p.n_items:
+            raise ValueError(f"{len(rows)} rows mapped for {p.n_items} items of a shard")
+        if seen[rows].any():
+            raise ValueError("a row of the collection is claimed by two shards")
+        seen[rows], lengths[rows] = True, p.lengths
+        term_map = np.fromiter((ids[t] for t in p.vocab), dtype=np.int64, count=len(p.vocab))  # (V_s,)
+        body.append((*_remap(p.indptr, p.items, term_map, rows), p.tf))
+        title.append(_remap(p.title_indptr, p.title_items, term_map, rows))
+    if not seen.all():
+        raise ValueError(f"row {int(np.flatnonzero(~seen)[0])} of the collection is in no shard")
+    indptr, items, tf = _csr(*_columns(body, 3)[:2], len(vocab), n_items, _columns(body, 3)[2])
+    t_indptr, t_items = _csr(*_columns(title, 2), len(vocab), n_items)
+    return Postings(vocab, indptr, items, tf.astype(np.int64), t_indptr, t_items, lengths)
+
+
+def _columns(parts: list[tuple], n: int) -> list[np.ndarray]:
+    """The shards' arrays joined column by column (n empty columns when there are no shards)."""
+    return [np.concatenate(col) for col in zip(*parts)] if parts else [np.zeros(0, dtype=np.int64)] * n
+
+
+def merged_index(parts: list[Postings], row_maps: list[np.ndarray], n_items: int, analyzer,
+                 params: BM25Params) -> BM25Index:
+    return BM25Index.from_postings(merge_postings(parts, row_maps, n_items), analyzer, params)

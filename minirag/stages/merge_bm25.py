@@ -1,0 +1,51 @@
+"""merge_bm25: every shard's postings + chunks.jsonl -> bm25/<name>/{index.npz, vocab.json, params.json, items.json}.
+
+The bm25 stage of a sharded corpus (its receipt is `bm25.<name>`): the shards' postings
+merged and scored with the whole collection's N, df and average length, which gives the
+index `bm25` builds from chunks.jsonl at once, byte for byte (index/bm25_shards.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..index.bm25 import BM25Settings
+from ..index.bm25_shards import load_postings, merged_index
+from ..integrity import verified
+from ..io import write_json
+from ..layout import BM25_FILES
+from ..settings import settings_from_dict
+from ..text.analyze import Analyzer
+from ..text.chunks import load_chunks
+from .bm25 import items_rows
+from .common import log, run_stage
+
+
+def merge_bm25(settings: dict, docs: Path, chunks: Path, shards: list[Path], out_dir: Path) -> list[Path]:
+    """Merge shard postings (`shards`: each shard's postings.npz, vocab.json, items.json) into one index."""
+    s = settings_from_dict(BM25Settings, settings, "bm25")
+    items = load_chunks(chunks, docs)
+    rows = items_rows(items, s)
+    position = {row[0]: i for i, row in enumerate(rows)}
+    parts, row_maps = [], []
+    for folder in sorted({p.parent for p in shards}, key=lambda p: int(p.parent.parent.name)):
+        for name in ("postings.npz", "vocab.json", "items.json"):
+            verified(folder / name, "BM25 shard postings")
+        postings, meta = load_postings(folder)
+        for row in meta["rows"]:
+            if row[0] not in position or rows[position[row[0]]] != row:
+                raise ValueError(f"{folder / 'items.json'}: chunk {row[0]} is not in chunks.jsonl as this shard "
+                                 "indexed it; re-run bm25_shard")
+        parts.append(postings)
+        row_maps.append(np.array([position[row[0]] for row in meta["rows"]], dtype=np.int64))
+    index = merged_index(parts, row_maps, len(items), Analyzer(s.analyzer), s.scoring())
+    index.save(out_dir)
+    write_json(Path(out_dir) / "items.json", {"with_context": s.with_context, "items": s.items, "rows": rows})
+    log(f"merge_bm25: {len(items)} chunks from {len(parts)} shards ({s.scoring()}) -> {out_dir}")
+    return [Path(out_dir) / name for name in BM25_FILES]
+
+
+if __name__ == "__main__":
+    run_stage(merge_bm25)

@@ -1,0 +1,28 @@
+"""train_sample: docs.jsonl -> train_sample.jsonl, the documents the tokenizer, bi-encoder and reader learn from.
+
+At most `train_cap` documents, a seeded bottom-k sample by hash of the id (shards.py), in
+docs.jsonl order: the records themselves, so the sample is a file you can open and read.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..integrity import load_records
+from ..io import write_jsonl
+from ..shards import training_sample
+from .common import log, run_stage
+
+
+def train_sample(settings: dict, docs: Path, out: Path) -> list[Path]:
+    """Keep the documents of the seeded sample, at most train_cap of them."""
+    documents = load_records(docs, "documents")
+    keep = training_sample([d["doc_id"] for d in documents], settings["train_cap"], settings["train_seed"])
+    write_jsonl(out, (documents[i] for i in keep))
+    log(f"train_sample: {len(keep)} of {len(documents)} documents (train_cap {settings['train_cap']}, "
+        f"seed {settings['train_seed']}) -> {out}")
+    return [out]
+
+
+if __name__ == "__main__":
+    run_stage(train_sample)
