@@ -108,10 +108,10 @@ def save_npy(path: str | os.PathLike, array: np.ndarray) -> None:
     atomic_write_bytes(path, buf.getvalue())
 
 
-def load_npy(path: str | os.PathLike) -> np.ndarray:
-    """An .npy array (no pickles); a damaged file raises ValueError naming it."""
+def load_npy(path: str | os.PathLike, mmap: bool = False) -> np.ndarray:
+    """An .npy array (no pickles; `mmap`: read-only memory map); a damaged file raises ValueError naming it."""
     try:
-        return np.load(path, allow_pickle=False)
+        return np.load(path, allow_pickle=False, mmap_mode="r" if mmap else None)
     except (ValueError, OSError, EOFError) as exc:
         raise ValueError(f"{path}: not a readable .npy array ({exc})") from None
 
