@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .answer.readers import reader_kind
-from .config.corpus import answered, main_retrievers, sweep_groups
+from .config.corpus import answered, ivf_indexes, main_retrievers, sweep_groups
 from .graph_scale import ScaleInputs, flags, paths
 from .index.embedders import embedder_kind
 from .layout import DIAGNOSIS_FILES, EVAL_FILES, CorpusLayout
@@ -95,6 +95,11 @@ class CorpusGraph(ScaleInputs):
     def bm25_args(self, name: str) -> str:
         return flags(**self.bm25(name))
 
+    def ivf(self, name: str) -> dict:
+        """The vectors (and sidecar) an IVF index is built from."""
+        embedder = ivf_indexes(self.cc)[name]["embedder"]
+        return {"vectors": str(self.layout.vectors(embedder)), "sidecar": str(self.layout.vectors_sidecar(embedder))}
+
     def retrieve(self, name: str) -> dict:
         kind = kind_of(self.cc, name)
         inputs: dict = {}
@@ -106,6 +111,8 @@ class CorpusGraph(ScaleInputs):
             inputs.update(self.vectors(kind.embedder()))
         if kind.index():
             inputs["index"] = paths(*self.layout.bm25_files(kind.index()))
+        if kind.ivf_index():
+            inputs["ivf"] = paths(*self.layout.ivf_files(kind.ivf_index()))
         if kind.trained:
             inputs["model"] = paths(self.layout.reranker(name), self.layout.reranker(name).with_suffix(".json"))
         if kind.expansion().enabled():
@@ -139,6 +146,7 @@ class CorpusGraph(ScaleInputs):
         files = self.embedder_args(kind.embedder()) if kind.embedder() else {}
         return flags(runs=inputs.get("runs"), vectors=inputs.get("vectors"), **files,
                      index=kind.index() and str(self.layout.bm25(kind.index())),
+                     ivf=kind.ivf_index() and str(self.layout.ivf(kind.ivf_index())),
                      units=inputs.get("units"), model=inputs.get("model", [None])[0], lexicon=inputs.get("lexicon"))
 
     def runs(self) -> list[str]:
@@ -206,6 +214,9 @@ class CorpusGraph(ScaleInputs):
         used = {kind_of(self.cc, r).index() for r in self.cc["retrievers"]}
         return [i for i in self.cc["bm25"] if i in used]
 
+    def used_ivf(self) -> list[str]:
+        return list(ivf_indexes(self.cc))
+
     def uses_units(self) -> bool:
         return any(self.over_units(i) for i in self.used_indexes())
 
@@ -223,7 +234,7 @@ class CorpusGraph(ScaleInputs):
         jobs += [("embed_shard", f"{i}.{e}") for e in self.used_embedders() for i in shards]
         jobs += [("embed", e) for e in self.used_embedders()]
         jobs += [("bm25_shard", f"{i}.{x}") for x in self.used_indexes() for i in shards]
-        jobs += [("bm25", i) for i in self.used_indexes()]
+        jobs += [("bm25", i) for i in self.used_indexes()] + [("ivf", i) for i in self.used_ivf()]
         jobs += [("train_reranker", r) for r in self.rerankers()] + [("retrieve", r) for r in self.cc["retrievers"]]
         jobs += [("train_reader", r) for r in self.trained_readers()] + [("prompt", r) for r in answered(self.cc)]
         jobs += [("generate", f"{reader}.{r}") for reader, r in self.answer_jobs()]
@@ -250,6 +261,8 @@ class CorpusGraph(ScaleInputs):
             files += [lay.vectors(e), lay.vectors_sidecar(e)]
         for i in self.used_indexes():
             files += lay.bm25_files(i)
+        for i in self.used_ivf():
+            files += lay.ivf_files(i)
         for r in self.rerankers():
             files += [lay.reranker(r), lay.reranker(r).with_suffix(".json")]
         files += [lay.run(r) for r in self.cc["retrievers"]]

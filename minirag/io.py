@@ -102,6 +102,12 @@ def read_jsonl(path: str | os.PathLike) -> list[dict]:
     return records
 
 
+def save_npy(path: str | os.PathLike, array: np.ndarray) -> None:
+    buf = io.BytesIO()
+    np.save(buf, array, allow_pickle=False)
+    atomic_write_bytes(path, buf.getvalue())
+
+
 def load_npy(path: str | os.PathLike, mmap: bool = False) -> np.ndarray:
     """An .npy array (no pickles; `mmap`: read-only memory map); a damaged file raises ValueError naming it."""
     try:

@@ -10,6 +10,8 @@ names one artifact:
       train_sample.jsonl   the documents trained stages learn from (a corpus with train_cap > 0)
       encoders/<embedder>.npz + .json      vectors/<embedder>.npy + .json   rerankers/<retriever>.npz + .json
       bm25/<index>/{index.npz, vocab.json, params.json, items.json}
+      ivf/<index>/{centroids.npy, offsets.npy, order.npy, vectors_by_list.npy, meta.json}
+        (<index>: the embedder and the build settings, e.g. minilm.nlist=64.seed=0.iterations=20.train_per_list=256)
       runs/<retriever>.trec   prompts/<retriever>.jsonl   answers/<reader>/<retriever>.jsonl
       readers/<reader>.npz + .json + .tasks.jsonl (a trained reader, its reading tasks)
       eval/{metrics.json, per_query.csv, slices.csv, qrels.chunk.txt, qrels.doc.txt,
@@ -36,6 +38,7 @@ BM25_FILES = ("index.npz", "vocab.json", "params.json", "items.json")
 SHARD_BM25_FILES = ("postings.npz", "vocab.json", "items.json")
 EVAL_FILES = ("metrics.json", "per_query.csv", "slices.csv", "qrels.chunk.txt", "qrels.doc.txt", "answers.csv")
 DIAGNOSIS_FILES = ("diagnosis.csv", "overlap.csv", "always_on_top.csv", "diversity.csv")
+IVF_FILES = ("centroids.npy", "offsets.npy", "order.npy", "vectors_by_list.npy", "meta.json")
 
 
 DEFAULT_CONFIG = "workflow/config.yaml"
@@ -109,6 +112,12 @@ class CorpusLayout:
 
     def reranker(self, retriever: str) -> Path:
         return self.root / "rerankers" / f"{retriever}.npz"
+
+    def ivf(self, index: str) -> Path:
+        return self.root / "ivf" / index
+
+    def ivf_files(self, index: str) -> list[Path]:
+        return [self.ivf(index) / name for name in IVF_FILES]
 
     def bm25(self, index: str) -> Path:
         return self.root / "bm25" / index
@@ -215,8 +224,8 @@ class CorpusLayout:
             return cls(path.parent.parent), "train_reader", path.name.split(".", 1)[0]
         if path.parent.parent.name == "answers":  # answers/<reader>/<retriever>.jsonl
             return cls(path.parent.parent.parent), "generate", f"{folder}.{stem}"
-        if path.parent.parent.name == "bm25":
-            return cls(path.parent.parent.parent), "bm25", folder
+        if path.parent.parent.name in ("bm25", "ivf"):
+            return cls(path.parent.parent.parent), path.parent.parent.name, folder
         if folder == "eval":
             stage = ("diagnose" if path.name in DIAGNOSIS_FILES else "assertions" if stem == "assertions"
                      else "evaluate")

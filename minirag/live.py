@@ -3,7 +3,8 @@
 `Sources` resolves what a retriever kind asks for (rank/kinds.py) to files and loads it
 checked: an embedder's vectors aligned with the chunks by content hash, the query-side
 embedder rebuilt from the vectors' sidecar (refusing an encoder or tokenizer other than
-the ones the vectors were made with), a BM25 index whose items are the chunks.
+the ones the vectors were made with), an IVF index built from those very vectors, a BM25
+index whose items are the chunks.
 `open_retriever` rebuilds any retriever of the config from the layout, fusions and
 diversifiers over their inputs recursively, ranking exactly as its run file does.
 A missing artifact is reported with the command that builds it.
@@ -19,14 +20,15 @@ from functools import cached_property
 from pathlib import Path
 from typing import Mapping
 
+from .config.corpus import ivf_indexes
 from .evaluation.trec import trec_order
 from .index.embedders import EMBEDDERS, embedder_kind
 from .index.store import FlatVectorStore
-from .index.vectors import AlignmentError, load_vectors, load_vectors_by_id
+from .index.vectors import AlignmentError, load_vectors, load_vectors_by_id, vectors_sidecar_path
 from .integrity import MissingArtifact, load_json, require
 from .io import sha256_text
 from .layout import CorpusLayout
-from .rank.channels import BM25Retriever, DenseRetriever
+from .rank.channels import BM25Retriever, DenseRetriever, IVFRetriever
 from .rank.kinds import RetrieverKind, kind_of
 from .rank.ranking import Ranking, Retriever
 from .text.chunks import Chunk, index_text, load_chunks
@@ -36,14 +38,17 @@ class Sources:
     """The artifacts a retriever kind reads, by name: vectors of an embedder, a BM25 index.
 
     `vectors` maps an embedder name to its .npy, `query_files` to the files its query side
-    needs (embedders.py `files`), `indexes` a BM25 index name to its folder.
+    needs (embedders.py `files`), `indexes` a BM25 index name to its folder, `ivf` an IVF
+    index name to its folder.
     """
 
     def __init__(self, chunks: list[Chunk], vectors: Mapping[str, Path] | None = None,
                  query_files: Mapping[str, Mapping[str, Path]] | None = None,
                  indexes: Mapping[str, Path] | None = None, units: tuple[Path, Path] | None = None,
-                 models: Mapping[str, Path] | None = None, lexicon: Path | None = None):
+                 models: Mapping[str, Path] | None = None, lexicon: Path | None = None,
+                 ivf: Mapping[str, Path] | None = None):
         self.chunks = chunks
+        self._ivf = ivf or {}
         self._vectors, self._query_files, self._indexes = vectors or {}, query_files or {}, indexes or {}
         self._units = units  # (units.jsonl, docs.jsonl), for indexes over units
         self._models = models or {}  # reranker models by retriever name
@@ -57,7 +62,8 @@ class Sources:
         return cls(chunks, {e: layout.vectors(e) for e in cc["embedders"]},
                    {e: embedder_kind(cc, e).files(layout, e) for e in cc["embedders"]},
                    {i: layout.bm25(i) for i in cc["bm25"]}, (layout.units, layout.docs),
-                   {r: layout.reranker(r) for r in cc["retrievers"] if kind_of(cc, r).trained}, layout.lexicon)
+                   {r: layout.reranker(r) for r in cc["retrievers"] if kind_of(cc, r).trained}, layout.lexicon,
+                   {i: layout.ivf(i) for i in ivf_indexes(cc)})
 
     @cached_property
     def units(self) -> list[Chunk]:
@@ -95,15 +101,28 @@ class Sources:
             raise MissingArtifact(f"no {what} {name!r} was given to this stage")
         return require(table[name], f"{what} {name!r}")
 
-    def dense(self, embedder: str) -> DenseRetriever:
-        vectors, sidecar = load_vectors(self._path(self._vectors, embedder, "vectors of embedder"), self.chunks)
+    def query_embedder(self, embedder: str, sidecar: dict):
+        """The query side of `embedder`, as its vectors' sidecar describes it."""
         files = {k: require(p, f"{k} of embedder {embedder!r}") for k, p in self._query_files.get(embedder, {}).items()}
         kind = EMBEDDERS.get(sidecar["params"].get("type"))
         if kind is None:
             raise ValueError(f"{self._vectors[embedder]}: vectors of an unknown embedder type {sidecar['params'].get('type')!r}")
-        store = FlatVectorStore(kind.query_embedder(sidecar, files))
+        return kind.query_embedder(sidecar, files)
+
+    def dense(self, embedder: str) -> DenseRetriever:
+        vectors, sidecar = load_vectors(self._path(self._vectors, embedder, "vectors of embedder"), self.chunks)
+        store = FlatVectorStore(self.query_embedder(embedder, sidecar))
         store.add(self.chunks, vectors)
         return DenseRetriever(store)
+
+    def ivf(self, index: str, embedder: str, nprobe: int) -> IVFRetriever:
+        """An IVF index over `embedder`'s vectors: the vectors checked against the chunks as for
+        `dense`, the index refused unless built from them; queries read the index's own copy."""
+        from .index.ivf import load_ivf
+        npy = self._path(self._vectors, embedder, "vectors of embedder")
+        _, sidecar = load_vectors(npy, self.chunks)
+        ivf = load_ivf(self._path(self._ivf, index, "IVF index"), vectors_sidecar_path(npy), sidecar)
+        return IVFRetriever(ivf, self.query_embedder(embedder, sidecar), [c.id for c in self.chunks], nprobe)
 
     def vectors_by_id(self, embedder: str):
         """chunk id -> vector (for MMR), read and checked once."""

@@ -237,6 +237,16 @@ def sweep_groups(cc: dict) -> dict[tuple[str, str], list[str]]:
     return groups
 
 
+def ivf_indexes(cc: dict) -> dict[str, dict]:
+    """Every IVF index the retrievers search, by name: its embedder and build settings, in config order."""
+    out: dict[str, dict] = {}
+    for name in cc["retrievers"]:
+        kind = kind_of(cc, name)
+        if kind.ivf_index():
+            out.setdefault(kind.ivf_index(), {"embedder": kind.embedder(), **kind.s.build_settings()})
+    return out
+
+
 def params_json(value: Any) -> str:
     """A stage's settings as canonical JSON: sorted keys, so equal settings compare equal."""
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
@@ -261,6 +271,8 @@ def stage_settings(cc: dict, stage: str, name: str | None = None) -> dict:
         return dict(cc["embedders"][name])
     if stage == "bm25":
         return dict(cc["bm25"][name])
+    if stage == "ivf":  # name: an index; nprobe is not a build setting, so it reruns retrieve alone
+        return ivf_indexes(cc)[name]
     if stage in ("retrieve", "train_reranker"):
         # The embedder's or index's own settings travel in the artifact it reads.
         spec = {k: v for k, v in cc["retrievers"][name].items() if k not in ("sweep_of", "sweep_param")}

@@ -2,6 +2,7 @@
 
 Every retriever answers `search(query, k) -> [(chunk_id, score), ...]`, best first:
 - `DenseRetriever`: cosine over a FlatVectorStore of precomputed, hash-checked vectors.
+- `IVFRetriever`: the same cosine over the rows of an IVF index's `nprobe` nearest lists.
 - `BM25Retriever`: a BM25Index over the chunks (index/bm25.py); `BM25.from_chunks(chunks)`
   builds one in memory, the seed lab's API.
 Both also answer `search_batch(queries, k)`, which the retrieve stage uses; it ranks each
@@ -16,6 +17,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..index.bm25 import BM25Index, BM25Settings
+from ..index.ivf import IVFIndex
 from ..index.store import FlatVectorStore
 from ..text.analyze import Analyzer
 from ..text.chunks import Chunk, index_text
@@ -35,6 +37,24 @@ class DenseRetriever:
         # matrix product rounds differently in the last bits, and a run file's 6-decimal scores
         # must be the ones a live search returns.
         return [self.search(q, k) for q in queries]
+
+
+class IVFRetriever:
+    """Approximate dense search: queries embedded as for the flat store, rows from the probed lists."""
+
+    def __init__(self, index: IVFIndex, embedder, chunk_ids: Sequence[str], nprobe: int):
+        assert index.n == len(chunk_ids), (index.n, len(chunk_ids))
+        self.index, self.embedder, self.chunk_ids, self.nprobe = index, embedder, list(chunk_ids), nprobe
+        self.computations = 0  # distance computations of every search so far (nlist + rows scanned)
+
+    def search(self, query: str, k: int = 5) -> Ranking:
+        q = self.embedder.embed([query])[0]  # (d,)
+        rows, scores, computed = self.index.search(q, k, self.nprobe)
+        self.computations += computed
+        return [(self.chunk_ids[i], float(s)) for i, s in zip(rows, scores)]
+
+    def search_batch(self, queries: list[str], k: int) -> list[Ranking]:
+        return [self.search(q, k) for q in queries]  # one at a time, as DenseRetriever, for the same reason
 
 
 class BM25Retriever:

@@ -17,7 +17,7 @@ from .common import log, run_stage
 def retrieve(settings: dict, name: str, questions: Path, docs: Path, chunks: Path, out: Path, runs: list[Path] = (),
              vectors: Path | None = None, index: Path | None = None, tokenizer: Path | None = None,
              encoder: Path | None = None, units: Path | None = None, model: Path | None = None,
-             lexicon: Path | None = None, pretrained: Path | None = None) -> list[Path]:
+             lexicon: Path | None = None, pretrained: Path | None = None, ivf: Path | None = None) -> list[Path]:
     """Rank every question's chunks: a channel from its index, the others from their input runs."""
     depth = settings["depth"]
     kind = RetrieverKind.from_spec({k: v for k, v in settings.items() if k != "depth"}, f"retrievers.{name}")
@@ -28,10 +28,14 @@ def retrieve(settings: dict, name: str, questions: Path, docs: Path, chunks: Pat
     files = given_files(tokenizer=tokenizer, encoder=encoder, pretrained=pretrained)
     sources = Sources(items, {embedder: vectors} if vectors else {}, {embedder: files} if embedder else {},
                       {kind.index(): index} if index else {}, (units, docs) if units else None,
-                      {name: model} if model else {}, lexicon)
+                      {name: model} if model else {}, lexicon, {kind.ivf_index(): ivf} if ivf else {})
     t0 = time.perf_counter()
     if kind.family == "channel":
-        ranked = kind.open(sources).search_batch([q["query"] for q in qs], depth)
+        channel = kind.open(sources)
+        ranked = channel.search_batch([q["query"] for q in qs], depth)
+        if hasattr(channel, "computations"):  # an approximate index: how much of the flat scan it made
+            log(f"retrieve: {channel.computations / max(len(qs), 1):.0f} distance computations per query "
+                f"({len(items)} rows)")
     else:
         inputs = [load_run(p) for p in runs]  # ordered as kind.upstream()
         ranked = [kind.combine(q["query"], [r.get(q["qid"], []) for r in inputs], sources, depth) for q in qs]

@@ -1,4 +1,4 @@
-# Train the bi-encoder, embed chunks, build BM25 indexes: one job per name.
+# Train the bi-encoder, embed chunks, build BM25 and IVF indexes: one job per name.
 
 
 rule train_biencoder:
@@ -80,6 +80,28 @@ rule bm25:
         "python -m minirag.stages.bm25 --settings {params.settings:q} --docs {input.docs:q} "
         "--chunks {input.chunks:q} {params.args} --out-dir {params.out_dir:q} --receipt {output.receipt:q} "
         "2> {log:q}"
+
+
+rule ivf:
+    input:
+        unpack(lambda wc: graph(wc).ivf(wc.name)),
+        code=code("ivf"),
+    output:
+        index=L.ivf_files("{name}"),
+        receipt=L.receipt("ivf", "{name}"),
+    log:
+        L.log("ivf", "{name}"),
+    benchmark:
+        L.benchmark("ivf", "{name}")
+    conda:
+        "../envs/minirag.yaml"
+    params:
+        settings=settings("ivf"),
+        out_dir=lambda wc: graph(wc).layout.ivf(wc.name),
+    shell:
+        "python -m minirag.stages.ivf --name {wildcards.name:q} --settings {params.settings:q} "
+        "--vectors {input.vectors:q} --sidecar {input.sidecar:q} --out-dir {params.out_dir:q} "
+        "--receipt {output.receipt:q} 2> {log:q}"
 
 
 rule retrieve:

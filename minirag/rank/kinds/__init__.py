@@ -6,7 +6,7 @@ A kind holds everything minirag knows about it:
   in `of`; "diversifier" re-orders the run it names in `base`;
 - `sweepable`: the settings a `sweep:` may vary (each point becomes its own run);
 - what it reads: `upstream()` (retrievers whose runs it combines), `embedder()` (whose
-  vectors), `index()` (which BM25 index);
+  vectors), `index()` (which BM25 index), `ivf_index()` (which IVF index);
 - how it ranks: a channel `open`s a retriever from the artifacts; the others `combine` one
   query's input rankings (a reranker looks at the query and the chunks too), on run files
   in the retrieve stage and on live retrievers (`ComposedRetriever`) for `search`/`answer`,
@@ -15,7 +15,7 @@ A kind holds everything minirag knows about it:
 
 Config checks, the retrieve rule's inputs, the retrieve stage, the live loader and the
 report loop over `KINDS`; a new kind is one subclass in the module of its family (it
-registers itself) and its test: channels.py (dense, bm25), fusions.py (rrf, linear),
+registers itself) and its test: channels.py (dense, ivf, bm25), fusions.py (rrf, linear),
 reorders.py (cap, mmr, rerank); base.py holds `RetrieverKind` and `kind_of`.
 
 What it leaves out: the formulas (fusion.py, diversify.py, rerank.py), loading artifacts

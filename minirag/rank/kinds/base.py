@@ -30,6 +30,10 @@ class RetrieverKind(Kind):
     def index(self) -> str | None:
         return None
 
+    def ivf_index(self) -> str | None:
+        """The IVF index it searches (built by the ivf rule), by name."""
+        return None
+
     def expansion(self) -> ExpansionSettings:
         """How it expands queries with the lexicon stage's translations and forms (off unless set)."""
         return getattr(self.s, "expand", ExpansionSettings())

@@ -1,10 +1,11 @@
-"""Channel kinds: retrievers that rank by themselves from an index (dense vectors, BM25)."""
+"""Channel kinds: retrievers that rank by themselves from an index (dense vectors, IVF, BM25)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from ...index.ivf import IVFSettings
 from ...settings import SettingsError, settings_from_dict
 from ...text.expand import ExpansionSettings
 from ..ranking import Retriever
@@ -28,6 +29,39 @@ class Dense(RetrieverKind):
 
     def describe(self, cc) -> str:
         return f"dense, {self.s.embedder}"
+
+
+@dataclass(frozen=True)
+class IVFKindSettings(IVFSettings):
+    embedder: str = "hashing"  # whose vectors (embedders: {name: ...}); nlist, nprobe, ...: index/ivf.py
+
+
+class IVF(RetrieverKind):
+    """Approximate cosine search over an embedder's vectors: an IVF index (index/ivf.py) built by
+    the ivf rule, scanning `nprobe` of its `nlist` lists per query. The index belongs to its build
+    settings, not to the retriever: retrievers (and sweep points) that differ in nprobe alone share
+    one, so changing nprobe re-runs retrieve only. A query ranks the rows of its probed lists
+    only: fewer than `depth` when those lists hold fewer rows."""
+    type, Settings = "ivf", IVFKindSettings
+    sweepable = ("nprobe", "nlist")
+
+    def embedder(self) -> str:
+        return self.s.embedder
+
+    def ivf_index(self) -> str:
+        """The index's name, its folder under ivf/: the embedder and every build setting."""
+        return ".".join([self.s.embedder] + [f"{k}={v}" for k, v in self.s.build_settings().items()])
+
+    def open(self, sources) -> Retriever:
+        return sources.ivf(self.ivf_index(), self.s.embedder, self.s.nprobe)
+
+    def describe(self, cc) -> str:
+        return f"IVF, {self.s.embedder}, nprobe {self.s.nprobe} of {self.s.nlist} lists"
+
+    def controls(self, name, cc) -> list[tuple[str, str]]:
+        """Set against the exact (flat) dense run over the same vectors: what the approximation costs."""
+        return [(f"IVF nprobe {self.s.nprobe}/{self.s.nlist}", other) for other, o in cc["retrievers"].items()
+                if o["type"] == Dense.type and o["embedder"] == self.s.embedder and "sweep_of" not in o]
 
 
 @dataclass(frozen=True)
