@@ -25,6 +25,7 @@ from ..index.bm25 import BM25Settings
 from ..index.embedders import EMBEDDERS
 from ..rank.kinds import KINDS
 from ..settings import NAME_PATTERN, config_key, type_hints
+from ..synth_corpus import SynthSettings
 from .corpus import CorpusSettings
 
 BOUND_KEYWORDS = {"minimum": "minimum", "maximum": "maximum", "exclusive_minimum": "exclusiveMinimum",
@@ -103,6 +104,10 @@ def config_schema() -> dict:
             "report": {"description": "the report's name: results/<report>.md (default: report)",
                        "type": "string", "pattern": NAME_PATTERN},
             "corpora": name_map(corpus),
+            "synth": object_schema(SynthSettings, {"sources": {
+                "description": "BEIR folders a replicated corpus copies (data/synth/<name>/<n>/); "
+                               "default data/beir/<name>",
+                **name_map({"type": "string", "minLength": 1}, min_properties=0)}}),
         },
     }
 
