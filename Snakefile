@@ -22,6 +22,7 @@ include: "workflow/rules/answer.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/download.smk"
+include: "workflow/rules/synth.smk"
 
 
 rule all:
