@@ -7,29 +7,37 @@ config for it under bench/out/scale/ (BEIR source; the KB's chunking: a 2,000-to
 tokenizer and 150-token chunks with 20 of overlap, or --chunk none for passages as chunks;
 BM25 plain k1 1.5 b 0.75; the hashing embedder as a cheap dense channel; their RRF; an IVF
 retriever when the tree has an `ivf` kind; no bi-encoder, no reader) and runs
-`snakemake -c2 results/<name>.md` for it. Then, per stage:
+`snakemake -c2 results/<name>.md` for it. Then, per stage (job):
 
-- wall seconds and peak RSS from Snakemake's benchmark files (results/<name>/benchmarks/*.tsv;
-  Snakemake samples memory every 0.5 s for a job's first 15 s, then every 30 s, so a peak can
-  fall between samples), and the exact peak (VmHWM of the stage's process, read from /proc
-  every 0.2 s by this script; the larger of the two is the figure used);
+- wall seconds and peak RSS from Snakemake's benchmark files (results/<name>/benchmarks/*.tsv).
+  Snakemake samples a job every 0.5 s for its first 15 s, then every 30 s, so its max_rss
+  misses peaks (and its cpu_time most of a longer job); this script also reads /proc every
+  0.2 s: each job's exact peak RSS (VmHWM; the larger of the two is used) and CPU seconds
+  (user + system, the cost measure that load on a shared machine does not inflate);
+- the build's peak of the jobs' summed RSS (two run at once on two cores); a build whose sum
+  passes --max-rss-gb, or that runs past --timeout-min, is stopped (its process group) and
+  the jobs running then are reported;
 - the exponent a of cost ~ n^a, fitted by least squares on log cost against log n over the
-  sizes run (a <= 1: linear or better), and each stage's cost at 10^6 extrapolated with it;
-- sizes on disk of docs, chunks, vectors and the BM25 index;
+  sizes measured (a <= 1: linear or better; fixed start-up costs pull a below 1 at small n),
+  and each stage's cost at --target (10^6) extrapolated along it from the largest size;
+- sizes on disk of the BM25 index and the vectors;
 - queries per second, one thread, median of --repeats (CPU seconds of this process), on the
   corpus's test queries: minirag's BM25 index loaded as live.py loads it (receipt-checked)
   beside bm25s (method lucene, same k1 and b) indexing the same texts as the same token ids
-  (minirag's analyzer and vocabulary), with the share of queries whose top 10 (items with a
-  positive score, in order) are identical; flat dense (the hashing vectors, exact cosine);
-  IVF through live.open_retriever when the kind exists.
+  (minirag's analyzer and vocabulary), with the share of queries whose top 10 (positive
+  scores) are identical, exactly and up to the order of tied scores; flat dense (the hashing
+  vectors, exact cosine); IVF through live.open_retriever when the kind exists.
 
     nice -n 10 .venv/bin/python bench/scale.py [--sizes 10000 100000] [--corpora synth scifact]
-        [--chunk tokens|none] [--timeout-min 40] [--json] [--figure bench/scale.png]
+        [--chunk tokens|none] [--timeout-min 40] [--max-rss-gb 8] [--json] [--figure bench/scale.png]
+    .venv/bin/python bench/scale.py --load bench/out/scale/scale.*.json    # tables and figure again
 
 SciFact is read from --beir (default ../shared/datasets/scifact beside the repository).
 Results stay in results/scale-<corpus>-<n>/; each run deletes them first so that every stage
-runs and is measured (--keep reuses them: then only the queries are measured afresh). What it leaves out: repeated builds (one build per
-size: quote ratios, not single timings), and the answer stages (BEIR questions carry no answers).
+runs and is measured (--keep reuses them: then only the queries are measured afresh); the
+rows so far are saved in bench/out/scale/scale.<sizes>.<corpora>.json after each size.
+What it leaves out: repeated builds (one build per size: quote ratios and exponents, not
+single timings), and the answer stages (BEIR questions carry no answers).
 """
 
 from __future__ import annotations
@@ -526,34 +534,43 @@ def print_tables(rows: list[dict], fitted: dict, target: int) -> None:
 
 
 def figure(rows: list[dict], path: Path) -> None:
+    """CPU seconds, wall seconds and peak RSS per stage against passages, log-log; the grey
+    dotted line has slope 1 (linear cost) for comparison."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 2, figsize=(13, 5.2))
+    panels = (("cpu", "CPU seconds (user + system)"), ("s", "wall seconds (shared, contended machine)"),
+              ("mb", "peak RSS, MB"))
+    fig, axes = plt.subplots(1, 3, figsize=(19, 5.4))
     styles = {"synth": "-", "scifact": "--"}
     stages = sorted({s for r in rows for s in r["stages"]})
     colors = {s: plt.cm.tab20(i % 20) for i, s in enumerate(stages)}
     for corpus in dict.fromkeys(r["corpus"] for r in rows):
         done = sorted((r for r in rows if r["corpus"] == corpus), key=lambda r: r["n"])
         for stage in stages:
-            pts = [(r["n"], cost(r["stages"][stage], "s"), cost(r["stages"][stage], "mb"))
-                   for r in done if r["stages"].get(stage, {}).get("s") is not None]
-            for ax, k in ((axes[0], 1), (axes[1], 2)):
-                xy = [(p[0], p[k]) for p in pts if p[k]]
+            for ax, (what, _) in zip(axes, panels):
+                xy = [(r["n"], cost(r["stages"][stage], what)) for r in done
+                      if r["stages"].get(stage, {}).get("s") is not None and cost(r["stages"][stage], what)]
                 if xy:
                     ax.plot(*zip(*xy), styles.get(corpus, ":"), marker="o", color=colors[stage],
                             label=stage if corpus == rows[0]["corpus"] else None)
-    for ax, label in ((axes[0], "wall seconds (Snakemake benchmark)"), (axes[1], "peak RSS, MB")):
+    ns = sorted({r["n"] for r in rows})
+    for ax, (what, label) in zip(axes, panels):
         ax.set_xscale("log")
         ax.set_yscale("log")
+        lo, hi = ax.get_ylim()
+        ref = np.sqrt(lo * hi)
+        ax.plot([ns[0], ns[-1]], [ref, ref * ns[-1] / ns[0]], ":", color="grey", label="slope 1 (linear)")
+        ax.set_ylim(lo, max(hi, ref * ns[-1] / ns[0]))
         ax.set_xlabel("passages")
         ax.set_ylabel(label)
         ax.grid(True, which="both", alpha=0.3)
-    axes[0].set_title("time per stage (solid: synthetic, dashed: SciFact replicated)")
-    axes[1].set_title("peak memory per stage")
-    axes[1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    axes[0].set_title("CPU time per stage (solid: synthetic, dashed: SciFact replicated)")
+    axes[1].set_title("wall time per stage")
+    axes[2].set_title("peak memory per stage")
+    axes[2].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=100)
 
 
 def main(argv=None):

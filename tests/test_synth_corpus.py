@@ -10,6 +10,7 @@ from string import ascii_lowercase
 
 import numpy as np
 import pytest
+from conftest import snakemake
 
 from minirag.beir import curate_beir, load_beir_questions, read_qrels
 from minirag.replicate_corpus import write_replicated
@@ -141,3 +142,27 @@ def test_the_vocabulary_is_wordfreqs_english_words_in_frequency_order():
     words = english_vocabulary(2000)
     assert words[:3] == ["the", "to", "and"] and len(set(words)) == 2000
     assert all(re.fullmatch("[a-z]+", w) for w in words)
+
+
+@pytest.mark.workflow
+def test_the_rules_write_both_folders_and_a_corpus_config_builds_on_one(project, beir):
+    """The rule file as the Snakefile will include it: a synthetic and a replicated folder, each
+    passage count a target, the replica's source from synth.sources; then a BEIR corpus on it."""
+    pytest.importorskip("wordfreq")
+    snakefile = project / "Snakefile"
+    if "synth.smk" not in snakefile.read_text(encoding="utf-8"):
+        snakefile.write_text(snakefile.read_text(encoding="utf-8") + '\ninclude: "workflow/rules/synth.smk"\n',
+                             encoding="utf-8")
+    (project / "synth.yaml").write_text(
+        "build: [tiny]\nsynth: {queries: 20, train_queries: 5, vocab_size: 5000, topics: 20, topic_boost: 10,\n"
+        f"        sources: {{scifact: {beir}}}}}\n"
+        "corpora:\n  tiny:\n    source: {format: beir, path: data/synth/1200, default_lang: en}\n"
+        "    chunk: {strategy: none}\n"
+        "    retrievers: {bm25: {type: bm25, index: plain}}\n", encoding="utf-8")
+    snakemake(project, "data/synth/1200/corpus.jsonl", "data/synth/scifact/25/corpus.jsonl", "results/tiny/runs/bm25.trec",
+              configfile="synth.yaml")
+    assert len(lines(project / "data/synth/1200/corpus.jsonl")) == 1200
+    assert len(lines(project / "data/synth/scifact/25/corpus.jsonl")) == 25
+    assert len(lines(project / "results/tiny/runs/bm25.trec")) > 0
+    dry = snakemake(project, "data/synth/1200/corpus.jsonl", "-n", configfile="synth.yaml")
+    assert "Nothing to be done" in dry.stdout + dry.stderr
