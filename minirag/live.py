@@ -120,7 +120,7 @@ class Sources:
         `dense`, the index refused unless built from them; queries read the index's own copy."""
         from .index.ivf import load_ivf
         npy = self._path(self._vectors, embedder, "vectors of embedder")
-        _, sidecar = load_vectors(npy, self.chunks)
+        _, sidecar = load_vectors(npy, self.chunks, mmap=True)  # only the sidecar is needed: do not read (N, d)
         ivf = load_ivf(self._path(self._ivf, index, "IVF index"), vectors_sidecar_path(npy), sidecar)
         return IVFRetriever(ivf, self.query_embedder(embedder, sidecar), [c.id for c in self.chunks], nprobe)
 
