@@ -79,8 +79,10 @@ def source_folder(kind: str, n: int) -> str:
     return f"data/synth/{n}" if kind == "synth" else f"data/synth/{kind}/{n}"
 
 
-def write_config(kind: str, n: int, chunk: str, beir: Path, ivf: bool) -> Path:
-    """The KB-style config of one corpus and size: BM25, hashing, their RRF (+ IVF)."""
+def write_config(kind: str, n: int, chunk: str, beir: Path, ivf: bool, shards: int = 1,
+                 train_cap: int | None = None) -> Path:
+    """The KB-style config of one corpus and size: BM25, hashing, their RRF (+ IVF); `shards` jobs
+    per sharded stage, the tokenizer trained on a sample of `train_cap` documents."""
     name = corpus_name(kind, n)
     retrievers = {"hashing": {"type": "dense", "embedder": "hashing"},
                   "bm25": {"type": "bm25", "index": "plain"},
@@ -95,6 +97,10 @@ def write_config(kind: str, n: int, chunk: str, beir: Path, ivf: bool) -> Path:
               "retrievers": retrievers, "diagnose": {"embedder": "hashing"}, "depth": 100}
     if chunk == "tokens":
         corpus["tokenizer"] = {"vocab_size": 2000}
+    if shards > 1:
+        corpus["shards"] = shards
+    if train_cap:
+        corpus["train_cap"] = train_cap
     config = {"build": [name], "report": name, "synth": {"sources": {"scifact": str(beir)}},
               "corpora": {name: corpus}}
     path = OUT / f"{name}.yaml"
@@ -193,10 +199,11 @@ class PeakWatcher:
 
 
 def snakemake(targets: list[str], config: Path, cores: int, timeout_s: float, watcher_markers: list[str],
-              limit_mb: float | None = None) -> dict:
+              limit_mb: float | None = None, profile: str | None = None) -> dict:
     """Run Snakemake in its own process group; stop the whole group at the timeout or when the
     jobs' summed RSS passes `limit_mb` (a guard for the shared machine, and the memory target)."""
-    cmd = [str(Path(sys.executable).with_name("snakemake")), f"-c{cores}", *targets, "--configfile", str(config)]
+    cmd = [str(Path(sys.executable).with_name("snakemake")), f"-c{cores}", *targets, "--configfile", str(config),
+           *(["--profile", profile] if profile else [])]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     log = OUT / f"{config.stem}.snakemake.log"
     t0 = time.perf_counter()
@@ -247,8 +254,8 @@ def disk_mb(*paths: Path) -> float:
 def build(kind: str, n: int, args) -> dict:
     from minirag.rank.kinds import KINDS
     name = corpus_name(kind, n)
-    has_ivf = "ivf" in KINDS
-    config = write_config(kind, n, args.chunk, args.beir, has_ivf)
+    has_ivf = "ivf" in KINDS and not args.no_ivf
+    config = write_config(kind, n, args.chunk, args.beir, has_ivf, args.shards, args.train_cap)
     results = ROOT / "results" / name
     if not args.keep and results.exists():
         shutil.rmtree(results)
@@ -260,7 +267,7 @@ def build(kind: str, n: int, args) -> dict:
     if gen["timed_out"] or gen["memory_stop"]:
         raise SystemExit(f"generating {source_folder(kind, n)} did not finish: {gen}")
     run = snakemake([f"results/{name}.md"], config, args.cores, args.timeout_min * 60,
-                    [f"results/{name}/", f"results/{name}.md"], limit)
+                    [f"results/{name}/", f"results/{name}.md"], limit, args.profile)
     stages = read_benchmarks(results / "benchmarks")
     report = read_benchmarks(ROOT / "results" / "benchmarks").get(name)
     if report:
@@ -279,7 +286,7 @@ def build(kind: str, n: int, args) -> dict:
             "build_wall_s": run["wall_s"], "timed_out": run["timed_out"] or bool(run["memory_stop"]),
             "returncode": run["returncode"], "running_at_timeout": run.get("running_at_timeout"),
             "memory_stop": run["memory_stop"], "build_peak_sum_mb": run["peak_sum_mb"], "generate": generator, "stages": stages,
-            "ivf_kind": has_ivf,
+            "ivf_kind": has_ivf, "shards": args.shards, "train_cap": args.train_cap, "profile": args.profile,
             "disk_mb": {"corpus.jsonl": disk_mb(src / "corpus.jsonl"), "docs.jsonl": disk_mb(layout / "docs.jsonl"),
                         "chunks.jsonl": disk_mb(layout / "chunks.jsonl"),
                         "vectors": disk_mb(layout / "vectors"), "bm25": disk_mb(layout / "bm25" / "plain")},
@@ -422,7 +429,7 @@ def measure_queries(row: dict, args) -> dict:
     out = {"bm25": bm25_race(results, queries, args.repeats),
            "dense_flat": dense_flat(results, queries[:args.dense_queries], args.repeats)}
     out["ivf"] = (ivf_live(ROOT / row["config"], row["name"], queries[:args.dense_queries], args.repeats)
-                  if row["ivf_kind"] else {"note": "no ivf retriever kind in this tree (minirag.rank.kinds)"})
+                  if row["ivf_kind"] else {"note": "IVF left out of this build (--no-ivf; bench/ivf.py measures it)"})
     return out
 
 
@@ -582,6 +589,11 @@ def main(argv=None):
     ap.add_argument("--chunk", choices=["tokens", "none"], default="tokens",
                     help="tokens: the KB's BPE + 150-token chunks; none: a passage is a chunk")
     ap.add_argument("--cores", type=int, default=2)
+    ap.add_argument("--profile", help="build through this Snakemake profile (e.g. workflow/profiles/budget)")
+    ap.add_argument("--no-ivf", action="store_true", help="leave the IVF retriever out of the build")
+    ap.add_argument("--shards", type=int, default=1, help="the corpus setting shards: jobs per sharded stage")
+    ap.add_argument("--train-cap", type=int, default=None,
+                    help="the corpus setting train_cap: the tokenizer trains on this many documents at most")
     ap.add_argument("--timeout-min", type=float, default=40, help="stop a build (or a generation) after this long")
     ap.add_argument("--max-rss-gb", type=float, default=8.0,
                     help="stop a build when its jobs' summed RSS passes this (the target, and a guard)")

@@ -26,8 +26,8 @@ import zipfile
 from pathlib import Path
 from typing import Iterator
 
-from .io import read_jsonl, sha256_text
-from .text.corpus import CONTROL_RE, CorpusError, check_unique_ids, normalise
+from .io import iter_jsonl, read_jsonl, sha256_text
+from .text.corpus import CONTROL_RE, CorpusError, normalise
 
 # name -> (url, md5) as published by the BEIR benchmark (Thakur et al., NeurIPS 2021).
 BEIR_DATASETS = {
@@ -48,22 +48,33 @@ def refuse_training_on(train_split: str, eval_split: str, where: str) -> None:
 
 
 def curate_beir(folder: str | Path, default_lang: str = "en", warn=None) -> list[dict]:
-    """Document records (doc_id, title, lang, tags, text, sha256) of corpus.jsonl, in file order.
+    """`iter_beir_documents` as a list."""
+    return list(iter_beir_documents(folder, default_lang, warn))
+
+
+def iter_beir_documents(folder: str | Path, default_lang: str = "en", warn=None, keep=None) -> Iterator[dict]:
+    """Document records (doc_id, title, lang, tags, text, sha256) of corpus.jsonl, in file order,
+    one at a time (`keep(doc_id)`: only those it accepts, e.g. one shard's).
 
     A third-party collection may hold control characters: they are removed, with one warning
     naming the file and how many documents had them. An id with whitespace is refused (it
-    could not stand in a TREC line)."""
+    could not stand in a TREC line), and so is an id seen before (naming both lines)."""
     path = Path(folder) / "corpus.jsonl"
     if not path.exists():
         raise CorpusError(f"{path}: BEIR corpus file not found")
-    docs, cleaned = [], 0
-    for lineno, rec in enumerate(read_jsonl(path), start=1):
+    cleaned, seen = 0, {}
+    for lineno, rec in enumerate(iter_jsonl(path), start=1):
         if not isinstance(rec, dict) or not isinstance(rec.get("_id"), (str, int)) or isinstance(rec.get("_id"), bool):
             raise CorpusError(f"{path}:{lineno}: record has no string '_id'")
         doc_id = str(rec["_id"])
         if not doc_id or any(c.isspace() for c in doc_id) or CONTROL_RE.search(doc_id):
             raise CorpusError(f"{path}:{lineno}: _id {doc_id!r} is empty or holds whitespace, which a TREC line "
                               "cannot carry")
+        if keep is not None and not keep(doc_id):
+            continue
+        if doc_id in seen:
+            raise CorpusError(f"{path}:{lineno}: duplicate doc id {doc_id!r}, also the id of {path}:{seen[doc_id]}")
+        seen[doc_id] = lineno
         fields = []
         for key in ("text", "title"):
             value = rec.get(key) or ""
@@ -76,12 +87,10 @@ def curate_beir(folder: str | Path, default_lang: str = "en", warn=None) -> list
             text, title = CONTROL_RE.sub("", text), CONTROL_RE.sub("", title)
         if not text.strip() and not title.strip():
             raise CorpusError(f"{path}:{lineno}: document {doc_id!r} has neither title nor text")
-        docs.append({"doc_id": doc_id, "title": title, "lang": default_lang or "en",
-                     "tags": [], "text": text, "sha256": sha256_text(text)})
+        yield {"doc_id": doc_id, "title": title, "lang": default_lang or "en",
+               "tags": [], "text": text, "sha256": sha256_text(text)}
     if cleaned and warn:
         warn(f"warning: {path}: control characters removed from {cleaned} document(s)")
-    check_unique_ids(docs, [f"{path}:{i}" for i in range(1, len(docs) + 1)])
-    return docs
 
 
 def qrels_rows(path: str | Path) -> Iterator[tuple[int, str, str, int]]:

@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Iterator
 
-from .io import read_json, read_jsonl, sha256_file, write_json
+from .io import iter_jsonl, read_json, read_jsonl, sha256_file, write_json
 from .layout import CorpusLayout
 
 
@@ -144,6 +145,11 @@ def verify_corpus(root: str | Path) -> list[str]:
 def load_records(path: str | Path, what: str = "") -> list[dict]:
     """A JSON Lines artifact (docs, questions, prompts, answers), checked against its receipt."""
     return read_jsonl(verified(path, what))
+
+
+def iter_records(path: str | Path, what: str = "") -> Iterator[dict]:
+    """`load_records` one record at a time; the receipt is checked before the first."""
+    return iter_jsonl(verified(path, what))
 
 
 def load_json(path: str | Path, what: str = "") -> object:

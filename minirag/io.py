@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import io
 import json
 import os
 import tempfile
@@ -85,27 +84,42 @@ def read_json(path: str | os.PathLike) -> Any:
         raise ValueError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
 
 
-def write_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> None:
-    atomic_write_text(path, "".join(dumps_json(r) + "\n" for r in records))
+def write_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> int:
+    """Write records one line each, streamed (a generator is never held whole); returns how many."""
+    n = 0
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", newline="\n", buffering=1 << 20) as fh:
+        for r in records:
+            fh.write(dumps_json(r) + "\n")
+            n += 1
+    return n
+
+
+def iter_jsonl(path: str | os.PathLike) -> Iterator[dict]:
+    """JSON Lines one record at a time (memory: one line); a bad line, or bytes that are not
+    UTF-8, raise ValueError naming the file and line."""
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ValueError(f"{path}:{lineno}: not valid UTF-8 (byte {exc.start} of the line)") from None
+            if not line.strip():
+                continue
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}:{lineno}: not valid JSON: {exc.msg}") from None
 
 
 def read_jsonl(path: str | os.PathLike) -> list[dict]:
-    """Read JSON Lines; a bad line raises ValueError naming the file and line."""
-    records = []
-    for lineno, line in enumerate(read_text(path).split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}:{lineno}: not valid JSON: {exc.msg}") from None
-    return records
+    """Read JSON Lines into a list; a bad line raises ValueError naming the file and line."""
+    return list(iter_jsonl(path))
 
 
 def save_npy(path: str | os.PathLike, array: np.ndarray) -> None:
-    buf = io.BytesIO()
-    np.save(buf, array, allow_pickle=False)
-    atomic_write_bytes(path, buf.getvalue())
+    # straight into the temporary file: no second copy of a large array in memory
+    with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+        np.save(fh, array, allow_pickle=False)
 
 
 def load_npy(path: str | os.PathLike, mmap: bool = False) -> np.ndarray:
@@ -127,10 +141,9 @@ def load_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
 
 
 def save_npz(path: str | os.PathLike, **arrays: np.ndarray) -> None:
-    """Uncompressed .npz written atomically; loading needs no pickle."""
-    buf = io.BytesIO()
-    np.savez(buf, **arrays)
-    atomic_write_bytes(path, buf.getvalue())
+    """Uncompressed .npz written atomically (array by array into the file); loading needs no pickle."""
+    with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+        np.savez(fh, **arrays)
 
 
 def sha256_text(text: str) -> str:

@@ -46,8 +46,9 @@ class Sources:
                  query_files: Mapping[str, Mapping[str, Path]] | None = None,
                  indexes: Mapping[str, Path] | None = None, units: tuple[Path, Path] | None = None,
                  models: Mapping[str, Path] | None = None, lexicon: Path | None = None,
-                 ivf: Mapping[str, Path] | None = None):
+                 ivf: Mapping[str, Path] | None = None, mmap: bool = False):
         self.chunks = chunks
+        self.mmap = mmap  # vectors as read-only memory maps (a build stage); in RAM for a server
         self._ivf = ivf or {}
         self._vectors, self._query_files, self._indexes = vectors or {}, query_files or {}, indexes or {}
         self._units = units  # (units.jsonl, docs.jsonl), for indexes over units
@@ -110,7 +111,8 @@ class Sources:
         return kind.query_embedder(sidecar, files)
 
     def dense(self, embedder: str) -> DenseRetriever:
-        vectors, sidecar = load_vectors(self._path(self._vectors, embedder, "vectors of embedder"), self.chunks)
+        vectors, sidecar = load_vectors(self._path(self._vectors, embedder, "vectors of embedder"), self.chunks,
+                                        mmap=self.mmap)  # (N, d)
         store = FlatVectorStore(self.query_embedder(embedder, sidecar))
         store.add(self.chunks, vectors)
         return DenseRetriever(store)
@@ -128,7 +130,7 @@ class Sources:
         """chunk id -> vector (for MMR), read and checked once."""
         if embedder not in self._by_id:
             self._by_id[embedder] = load_vectors_by_id(self._path(self._vectors, embedder, "vectors of embedder"),
-                                                       self.chunks)
+                                                       self.chunks, mmap=self.mmap)
         return self._by_id[embedder]
 
     def expander(self, analyzer, settings):

@@ -24,7 +24,7 @@ and the rules (workflow/rules/shards.smk).
 from __future__ import annotations
 
 import hashlib
-from typing import Iterable, Sequence, TypeVar
+from typing import Iterable, Iterator, Sequence, TypeVar
 
 T = TypeVar("T")
 
@@ -43,23 +43,26 @@ def in_shard(doc_ids: Iterable[str], shard: int, shards: int) -> list[int]:
     return [i for i, d in enumerate(doc_ids) if shard_of(d, shards) == shard]
 
 
-def merge_by_document(parts: Sequence[Sequence[T]], doc_order: Sequence[str], doc_of) -> list[T]:
-    """The shards' items (chunks, rows) in the unsharded order: by their document's position in
-    `doc_order`, then in the order their shard listed them. Every item's document must be in
-    `doc_order` and in exactly one shard; raises ValueError naming the first that is not."""
-    position = {d: i for i, d in enumerate(doc_order)}
-    owner: dict[str, int] = {}
-    keyed = []
-    for s, items in enumerate(parts):
-        for j, item in enumerate(items):
-            doc = doc_of(item)
-            if doc not in position:
-                raise ValueError(f"shard {s}: item of document {doc!r}, which docs.jsonl does not hold")
-            if owner.setdefault(doc, s) != s:
-                raise ValueError(f"document {doc!r} has items in shards {owner[doc]} and {s}")
-            keyed.append((position[doc], s, j, item))
-    keyed.sort(key=lambda k: k[:3])
-    return [k[3] for k in keyed]
+def merge_by_document(parts: Sequence[Iterable[T]], doc_order: Iterable[str], doc_of) -> Iterator[T]:
+    """The shards' items (chunks, rows) in the unsharded order, streamed: by their document's
+    position in `doc_order`, then in the order their shard listed them. Each shard lists its
+    documents in `doc_order`'s order (curate_shard filters docs.jsonl's order), so one item
+    per shard is held at a time. An item whose document is in two shards, or not in
+    `doc_order` (or out of its order), raises ValueError naming it."""
+    heads = [iter(p) for p in parts]
+    current: list[T | None] = [next(h, None) for h in heads]
+    for doc in doc_order:
+        holders = [s for s, item in enumerate(current) if item is not None and doc_of(item) == doc]
+        if len(holders) > 1:
+            raise ValueError(f"document {doc!r} has items in shards {holders[0]} and {holders[1]}")
+        for s in holders:
+            while current[s] is not None and doc_of(current[s]) == doc:
+                yield current[s]
+                current[s] = next(heads[s], None)
+    for s, item in enumerate(current):
+        if item is not None:
+            raise ValueError(f"shard {s}: item of document {doc_of(item)!r}, which docs.jsonl does not hold "
+                             "(or not in its order)")
 
 
 def sample_key(doc_id: str, seed: int) -> bytes:

@@ -7,7 +7,7 @@ from helpers import make_chunk
 
 from minirag.index.hashing import HashingEmbedder
 from minirag.index.store import FlatVectorStore
-from minirag.index.vectors import AlignmentError, load_aligned_vectors, save_vectors, vectors_writer
+from minirag.index.vectors import AlignmentError, load_aligned_vectors, save_vectors, vector_rows, vectors_writer
 
 
 def test_embedding_work_twice_gives_the_same_vector():
@@ -76,14 +76,14 @@ def test_vectors_filled_through_the_writer_equal_saved_ones_and_a_failure_leaves
     chunks = [make_chunk("uno", offset=0), make_chunk("dos", offset=10), make_chunk("tres", offset=20)]
     vectors = HashingEmbedder(dim=16).embed([c.text for c in chunks])  # (3, 16)
     save_vectors(tmp_path / "a.npy", vectors, chunks, {"params": {}})
-    with vectors_writer(tmp_path / "b.npy", chunks, 16, {"params": {}}) as out:
+    with vectors_writer(tmp_path / "b.npy", vector_rows(chunks), 16, {"params": {}}) as out:
         for i in range(3):  # row by row, as a streaming embedder writes
             out[i] = vectors[i]
     assert (tmp_path / "a.npy").read_bytes() == (tmp_path / "b.npy").read_bytes()
     np.testing.assert_array_equal(np.load(tmp_path / "a.npy"), vectors)  # a plain .npy
     assert load_aligned_vectors(tmp_path / "b.npy", chunks)[0].shape == (3, 16)
     with pytest.raises(RuntimeError, match="killed"):
-        with vectors_writer(tmp_path / "c.npy", chunks, 16, {"params": {}}) as out:
+        with vectors_writer(tmp_path / "c.npy", vector_rows(chunks), 16, {"params": {}}) as out:
             out[0] = vectors[0]
             raise RuntimeError("killed")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json", "a.npy", "b.json", "b.npy"]

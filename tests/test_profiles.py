@@ -1,4 +1,5 @@
-"""The Snakemake profiles in workflow/profiles: `local` plans what a plain run plans, `slurm` names the
+"""The Snakemake profiles in workflow/profiles: `local` plans what a plain run plans, `budget` the same
+jobs with a memory reservation each (300 MB + twice what the job reads, at most the budget), `slurm` names the
 SLURM executor and sizes every rule of the workflow (threads, mem_mb, runtime), and Snakemake
 applies those sizes job by job. No cluster is needed: bench/slurm_cluster.py is the proof on a
 real one (bench/README.md)."""
@@ -40,6 +41,9 @@ def planned_jobs(output: str) -> dict[str, dict]:
 
 def test_both_profiles_parse_and_name_their_executor():
     assert profile("local")["executor"] == "local"
+    budget = profile("budget")
+    assert budget["executor"] == "local" and budget["resources"]["mem_mb"] <= 8 * 1024
+    assert "input.size_mb" in budget["default-resources"]["mem_mb"]
     slurm = profile("slurm")
     assert slurm["executor"] == "slurm"
     assert isinstance(slurm["jobs"], int) and slurm["jobs"] >= 1
@@ -82,6 +86,26 @@ def test_local_profile_plans_the_same_jobs_as_a_plain_run(project):
     local = planned_jobs(snakemake(project, "-n", "--profile", "workflow/profiles/local").stdout)
     assert len(plain) > 40 and {j["rule"] for j in plain.values()} >= {"curate", "embed", "generate", "report"}
     assert {k: j["rule"] for k, j in local.items()} == {k: j["rule"] for k, j in plain.items()}
+
+
+@pytest.mark.workflow
+def test_budget_profile_reserves_memory_by_what_a_job_reads(project):
+    # the same jobs as a plain run, each reserving 300 MB + twice its inputs (the inputs that
+    # exist before the build: the sources; the others count when their job is ready), never
+    # more than the budget, so Snakemake keeps the jobs it runs at once within it
+    budget = profile("budget")
+    limit = budget["resources"]["mem_mb"]
+    plain = planned_jobs(snakemake(project, "-n").stdout)
+    jobs = planned_jobs(snakemake(project, "-n", "--profile", "workflow/profiles/budget").stdout)
+    assert {k: j["rule"] for k, j in jobs.items()} == {k: j["rule"] for k, j in plain.items()}
+    known = {}
+    for key, job in jobs.items():
+        mem = job["resources"].get("mem_mb")
+        if job["rule"] == "all" or mem == "<TBD>":  # its inputs are other jobs' outputs: sized when it is ready
+            continue
+        assert 300 <= int(mem) <= limit, (key, job)
+        known[job["rule"]] = int(mem)
+    assert "curate" in known  # it reads the corpus's own files, which exist before the build
 
 
 @pytest.mark.workflow

@@ -16,7 +16,7 @@ from test_bert import make_model  # noqa: E402
 
 from minirag.index.bm25 import BM25Index, BM25Params  # noqa: E402
 from minirag.index.bm25_postings import Postings  # noqa: E402
-from minirag.index.bm25_shards import merge_postings  # noqa: E402
+from minirag.index.bm25_shards import merged_index  # noqa: E402
 from minirag.shards import in_shard, merge_by_document, shard_of  # noqa: E402
 from minirag.text.analyze import Analyzer, AnalyzerConfig  # noqa: E402
 
@@ -77,34 +77,41 @@ def test_a_documents_shard_depends_on_its_id_alone():
 
 def test_merging_restores_document_order_and_refuses_a_document_in_two_shards():
     parts = [[("b", 1), ("b", 2)], [("a", 1), ("c", 1)]]
-    assert merge_by_document(parts, ["a", "b", "c"], lambda x: x[0]) == [("a", 1), ("b", 1), ("b", 2), ("c", 1)]
+    assert list(merge_by_document(parts, ["a", "b", "c"], lambda x: x[0])) == [("a", 1), ("b", 1), ("b", 2), ("c", 1)]
+    assert list(merge_by_document([iter(p) for p in parts], iter(["a", "x", "b", "c"]), lambda x: x[0])) == \
+        [("a", 1), ("b", 1), ("b", 2), ("c", 1)]  # streams in, a document without items
     with pytest.raises(ValueError, match="'b' has items in shards 0 and 1"):
-        merge_by_document([[("b", 1)], [("b", 2)]], ["b"], lambda x: x[0])
+        list(merge_by_document([[("b", 1)], [("b", 2)]], ["b"], lambda x: x[0]))
     with pytest.raises(ValueError, match="'z'.*docs.jsonl does not hold"):
-        merge_by_document([[("z", 1)]], ["a"], lambda x: x[0])
+        list(merge_by_document([[("z", 1)]], ["a"], lambda x: x[0]))
+    with pytest.raises(ValueError, match="'a'.*not in its order"):  # a shard out of docs.jsonl's order
+        list(merge_by_document([[("c", 1), ("a", 1)]], ["a", "b", "c"], lambda x: x[0]))
 
 
 # ------------------------------------------------------------------ the BM25 merge, in memory
 
 
+@pytest.mark.parametrize("block", [1, 7, 1 << 22])  # postings per merge block: many blocks, a few, one
+@pytest.mark.parametrize("variant", ["lucene", "robertson"])
 @pytest.mark.parametrize("title_weight", [0.0, 0.7])
-def test_postings_merged_from_random_shards_score_as_the_whole(title_weight):
+def test_postings_merged_from_random_shards_score_as_the_whole(title_weight, variant, block):
     rng = np.random.default_rng(3)
     words = [f"w{i}" for i in range(40)]
     texts = [" ".join(rng.choice(words, size=rng.integers(0, 12), p=np.arange(40, 0, -1) / 820)) for _ in range(60)]
     titles = [f"title {rng.choice(words)}" for _ in texts]
-    analyzer, params = Analyzer(AnalyzerConfig()), BM25Params(k1=1.2, b=0.6, title_weight=title_weight)
+    analyzer = Analyzer(AnalyzerConfig())
+    params = BM25Params(variant=variant, k1=1.2, b=0.6, title_weight=title_weight)
     whole = BM25Index.build(texts, analyzer, params, titles)
     owner = rng.integers(0, 4, size=len(texts))  # shard 3 may be small; every shard is its own Postings
     rows = [np.flatnonzero(owner == s) for s in range(4)]
     field = (lambda r: [titles[i] for i in r]) if title_weight > 0 else (lambda r: None)
     parts = [Postings.build([texts[i] for i in r], analyzer, field(r)) for r in rows]
-    merged = BM25Index.from_postings(merge_postings(parts, rows, len(texts)), analyzer, params)
+    merged = merged_index(parts, rows, len(texts), analyzer, params, block=block)
     assert merged.vocab == whole.vocab and merged.avgdl == whole.avgdl
     for name, array in whole.arrays.items():
         assert merged.arrays[name].dtype == array.dtype and np.array_equal(merged.arrays[name], array), name
     with pytest.raises(ValueError, match="in no shard"):
-        merge_postings(parts[:3], rows[:3], len(texts))
+        merged_index(parts[:3], rows[:3], len(texts), analyzer, params)
 
 
 # ------------------------------------------------------------------ the graph

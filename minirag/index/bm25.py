@@ -89,6 +89,23 @@ def _top_k(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return hits[order].astype(np.int64), vals[order]
 
 
+def body_weights(params: BM25Params, df: np.ndarray, terms: np.ndarray, tf: np.ndarray, dl: np.ndarray,
+                 n_items: int, avgdl: float) -> tuple[np.ndarray, np.ndarray]:
+    """(float32 weights idf(t) * tf-part of postings, idf (V,)): `terms`, `tf`, `dl` (P,) are each
+    posting's term, frequency and item length; df (V,), N and avgdl the whole collection's.
+    Elementwise, so postings scored in blocks get the weights scored at once, bit for bit."""
+    if params.lucene_norms:
+        dl = lucene_norm_length(dl)
+    idf, tf_part = VARIANTS[params.variant](df, tf, dl, n_items, avgdl, params.k1, params.b)
+    return (idf[terms] * tf_part).astype(np.float32), idf
+
+
+def title_weights(params: BM25Params, idf: np.ndarray, title_indptr: np.ndarray) -> np.ndarray:
+    """float32 (Q,) title_weight * idf(t) per title posting: presence, not frequency, in the title."""
+    t_terms = np.repeat(np.arange(len(idf)), np.diff(title_indptr))  # (Q,)
+    return (params.title_weight * idf[t_terms]).astype(np.float32)
+
+
 class BM25Index:
     def __init__(self, arrays: dict[str, np.ndarray], vocab: dict[str, int], params: BM25Params,
                  analyzer: Analyzer, avgdl: float):
@@ -133,15 +150,10 @@ class BM25Index:
         avgdl = float(lengths.mean()) if n else 0.0
         terms = np.repeat(np.arange(len(p.vocab)), np.diff(p.indptr))  # (P,) each posting's term
         df = np.diff(p.indptr)  # (V,) items whose body holds the term
-        dl = lengths[p.items]  # (P,) length of each posting's item
-        if params.lucene_norms:
-            dl = lucene_norm_length(dl)
-        idf, tf_part = VARIANTS[params.variant](df, p.tf, dl, n, avgdl, params.k1, params.b)
-        t_terms = np.repeat(np.arange(len(p.vocab)), np.diff(p.title_indptr))  # (Q,)
-        arrays = {"indptr": p.indptr, "items": p.items, "weights": (idf[terms] * tf_part).astype(np.float32),
-                  # presence, not frequency, in the title
+        weights, idf = body_weights(params, df, terms, p.tf, lengths[p.items], n, avgdl)
+        arrays = {"indptr": p.indptr, "items": p.items, "weights": weights,
                   "title_indptr": p.title_indptr, "title_items": p.title_items,
-                  "title_weights": (params.title_weight * idf[t_terms]).astype(np.float32),
+                  "title_weights": title_weights(params, idf, p.title_indptr),
                   "doc_lengths": lengths.astype(np.int32)}
         return cls(arrays, {t: i for i, t in enumerate(p.vocab)}, params, analyzer, avgdl)
 

@@ -11,7 +11,10 @@ What it leaves out: scoring, saving and searching (bm25.py).
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
+from itertools import repeat
+from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -34,13 +37,23 @@ def _flat(arrays: list[np.ndarray]) -> np.ndarray:
 
 
 def _csr(term_ids: np.ndarray, item_ids: np.ndarray, n_terms: int, n_items: int):
-    """Distinct (term, item) pairs sorted by term then item, their counts, and the term indptr."""
-    keys, counts = np.unique(term_ids * n_items + item_ids, return_counts=True)  # (P,)
-    terms, items = np.divmod(keys, n_items)
+    """Distinct (term, item) pairs sorted by term then item, their counts, and the term indptr.
+
+    Consumes `term_ids` (int64: it becomes the sort keys, sorted in place) so that the largest
+    array is held once: a shard of tens of millions of tokens stays within a few bytes per token."""
+    keys = term_ids
+    keys *= n_items
+    keys += item_ids                                                # (T,) term * N + item
+    keys.sort()
+    first = np.ones(len(keys), dtype=bool)                          # (T,) first of its run
+    np.not_equal(keys[1:], keys[:-1], out=first[1:])
+    starts = np.flatnonzero(first)                                  # (P,)
+    del first
+    counts = np.diff(np.append(starts, len(keys)))                  # (P,)
+    terms, items = np.divmod(keys[starts], n_items)
     indptr = np.zeros(n_terms + 1, dtype=np.int64)
     np.cumsum(np.bincount(terms, minlength=n_terms), out=indptr[1:])
     return indptr, terms, items.astype(np.int32), counts
-
 
 
 @dataclass
@@ -61,15 +74,46 @@ class Postings:
         return len(self.lengths)
 
     @classmethod
-    def build(cls, texts: list[str], analyzer: Analyzer, titles: list[str] | None = None) -> "Postings":
+    def build(cls, texts: Sequence[str], analyzer: Analyzer, titles: Sequence[str] | None = None) -> "Postings":
         """Postings of texts[i] as item i; with titles (the title field is on), titles[i] is item i's."""
         if titles is not None and len(titles) != len(texts):
             raise ValueError(f"{len(titles)} titles for {len(texts)} texts")
-        title_tokens = None
-        if titles is not None:
-            seen: dict[str, list[str]] = {}  # many chunks share one title: analyze it once
-            title_tokens = [seen[t] if t in seen else seen.setdefault(t, analyzer(t)) for t in titles]
-        return cls.from_tokens([analyzer(t) for t in texts], title_tokens)
+        return cls.count(zip(texts, titles if titles is not None else repeat("")), analyzer, titles is not None)
+
+    @classmethod
+    def count(cls, items: Iterable[tuple[str, str]], analyzer: Analyzer, with_titles: bool = False) -> "Postings":
+        """Postings of (text, title) pairs, item by item: a token is held as an int32 id, never
+        as a string, so memory grows with the tokens' count (4 bytes each), not their text."""
+        first_seen: dict[str, int] = {}  # term -> provisional id, renumbered in sorted order at the end
+        body, lengths = array("i"), array("q")
+        title_ids, title_lengths = array("i"), array("q")
+        title_seen: dict[str, array] = {}  # many chunks share one title: analyze it once
+        for text, title in items:
+            before = len(body)
+            body.extend(first_seen.setdefault(t, len(first_seen)) for t in analyzer(text))
+            lengths.append(len(body) - before)
+            if with_titles:
+                ids = title_seen.get(title)
+                if ids is None:
+                    ids = title_seen[title] = array("i", (first_seen.setdefault(t, len(first_seen))
+                                                          for t in analyzer(title)))
+                title_ids.extend(ids)
+                title_lengths.append(len(ids))
+        terms = sorted(first_seen)
+        remap = np.empty(len(terms), dtype=np.int64)  # (V,) provisional id -> sorted id
+        remap[[first_seen[t] for t in terms]] = np.arange(len(terms))
+        n = len(lengths)
+        lengths_a = np.frombuffer(lengths, dtype=np.int64).copy()  # (N,)
+        del first_seen
+        indptr, _, items_a, tf = _csr(remap[np.frombuffer(body, dtype=np.int32)],
+                                      np.repeat(np.arange(n, dtype=np.int32), lengths_a), len(terms), n)
+        del body
+        if with_titles:
+            t_items = np.repeat(np.arange(n, dtype=np.int32), np.frombuffer(title_lengths, dtype=np.int64))
+            t_indptr, _, t_items, _ = _csr(remap[np.frombuffer(title_ids, dtype=np.int32)], t_items, len(terms), n)
+        else:
+            t_indptr, t_items = np.zeros(len(terms) + 1, dtype=np.int64), np.zeros(0, dtype=np.int32)
+        return cls(terms, indptr, items_a, tf, t_indptr, t_items, lengths_a)
 
     @classmethod
     def from_tokens(cls, tokens: list[list[str]], title_tokens: list[list[str]] | None = None) -> "Postings":

@@ -7,9 +7,12 @@ A shard job writes `shards/<i>/bm25/<index>/`:
   items.json    per row, the chunk id and the sha256 of the text indexed, as the index's own
 
 The merge maps every shard's terms into the sorted union of the vocabularies and every row
-to its chunk's position in chunks.jsonl, re-sorts the (term, item) pairs, and scores them with
-`BM25Index.from_postings`: N, df, avgdl and idf are the whole collection's, so the merged
-index is, array for array and byte for byte, the one `bm25` builds from chunks.jsonl at once.
+to its chunk's position in chunks.jsonl, then, one block of terms at a time, gathers their
+(term, item) pairs from every shard, sorts them and scores them with the weights
+`BM25Index.from_postings` uses (bm25.body_weights): N, df, avgdl and idf are the whole
+collection's, so the merged index is, array for array and byte for byte, the one `bm25`
+builds from chunks.jsonl at once, and the merge holds the index and one block, not every
+posting several times over.
 
 What it leaves out: which document is in which shard (shards.py) and indexes over units (a
 sharded corpus indexes chunks; config/corpus.py refuses units there).
@@ -22,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ..io import load_npz, read_json, save_npz, write_json
-from .bm25 import BM25Index, BM25Params
+from .bm25 import BM25Index, BM25Params, body_weights, title_weights
 from .bm25_postings import Postings
 
 POSTINGS_ARRAYS = ("indptr", "items", "tf", "title_indptr", "title_items", "lengths")
@@ -69,34 +72,63 @@ def _csr(terms: np.ndarray, items: np.ndarray, n_terms: int, n_items: int, *valu
     return indptr, items[order].astype(np.int32), *(v[order] for v in values)
 
 
-def merge_postings(parts: list[Postings], row_maps: list[np.ndarray], n_items: int) -> Postings:
-    """One collection's postings from its shards'; row_maps[s][j] is the global row of shard s's item j."""
-    vocab = sorted(set().union(*(p.vocab for p in parts)))
-    ids = {t: i for i, t in enumerate(vocab)}
-    lengths = np.zeros(n_items, dtype=np.int64)  # (N,)
-    seen = np.zeros(n_items, dtype=bool)
-    body, title = [], []
-    for p, rows in zip(parts, row_maps):
-        if len(rows) != p.n_items:
-            raise ValueError(f"{len(rows)} rows mapped for {p.n_items} items of a shard")
-        if seen[rows].any():
-            raise ValueError("a row of the collection is claimed by two shards")
-        seen[rows], lengths[rows] = True, p.lengths
-        term_map = np.fromiter((ids[t] for t in p.vocab), dtype=np.int64, count=len(p.vocab))  # (V_s,)
-        body.append((*_remap(p.indptr, p.items, term_map, rows), p.tf))
-        title.append(_remap(p.title_indptr, p.title_items, term_map, rows))
-    if not seen.all():
-        raise ValueError(f"row {int(np.flatnonzero(~seen)[0])} of the collection is in no shard")
-    indptr, items, tf = _csr(*_columns(body, 3)[:2], len(vocab), n_items, _columns(body, 3)[2])
-    t_indptr, t_items = _csr(*_columns(title, 2), len(vocab), n_items)
-    return Postings(vocab, indptr, items, tf.astype(np.int64), t_indptr, t_items, lengths)
-
-
 def _columns(parts: list[tuple], n: int) -> list[np.ndarray]:
     """The shards' arrays joined column by column (n empty columns when there are no shards)."""
     return [np.concatenate(col) for col in zip(*parts)] if parts else [np.zeros(0, dtype=np.int64)] * n
 
 
 def merged_index(parts: list[Postings], row_maps: list[np.ndarray], n_items: int, analyzer,
-                 params: BM25Params) -> BM25Index:
-    return BM25Index.from_postings(merge_postings(parts, row_maps, n_items), analyzer, params)
+                 params: BM25Params, block: int = 1 << 20) -> BM25Index:
+    """The index the shards' postings merged into one `Postings` would score to
+    (`BM25Index.from_postings`), array for array, made term block by term block: the body postings of about `block` pairs at a time are gathered
+    from every shard, sorted and scored, so the merge holds the index (8 bytes a posting) and
+    one block, not the several int64 copies of every posting a one-go merge needs."""
+    vocab = sorted(set().union(*(p.vocab for p in parts)))
+    ids = {t: i for i, t in enumerate(vocab)}
+    lengths = np.zeros(n_items, dtype=np.int64)  # (N,)
+    seen = np.zeros(n_items, dtype=bool)
+    df = np.zeros(len(vocab), dtype=np.int64)  # (V,) the collection's document frequencies
+    term_maps, title = [], []
+    for p, rows in zip(parts, row_maps):
+        if len(rows) != p.n_items:
+            raise ValueError(f"{len(rows)} rows mapped for {p.n_items} items of a shard")
+        if seen[rows].any():
+            raise ValueError("a row of the collection is claimed by two shards")
+        seen[rows], lengths[rows] = True, p.lengths
+        term_map = np.fromiter((ids[t] for t in p.vocab), dtype=np.int64, count=len(p.vocab))  # (V_s,) ascending
+        df[term_map] += np.diff(p.indptr)
+        term_maps.append(term_map)
+        title.append(_remap(p.title_indptr, p.title_items, term_map, rows))
+    if not seen.all():
+        raise ValueError(f"row {int(np.flatnonzero(~seen)[0])} of the collection is in no shard")
+    avgdl = float(lengths.mean()) if n_items else 0.0
+    indptr = np.zeros(len(vocab) + 1, dtype=np.int64)
+    np.cumsum(df, out=indptr[1:])
+    items = np.empty(indptr[-1], dtype=np.int32)     # (P,)
+    weights = np.empty(indptr[-1], dtype=np.float32)  # (P,)
+    idf = body_weights(params, df, np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0), n_items, avgdl)[1]
+    start = 0
+    while start < len(vocab):
+        end = max(int(np.searchsorted(indptr, indptr[start] + block, side="right")) - 1, start + 1)
+        t, i, f = _block(parts, term_maps, row_maps, start, end)
+        order = np.lexsort((i, t))  # by term, then item
+        t, i, f = t[order], i[order], f[order]
+        items[indptr[start]:indptr[end]] = i
+        weights[indptr[start]:indptr[end]] = body_weights(params, df, t, f, lengths[i], n_items, avgdl)[0]
+        start = end
+    t_indptr, t_items = _csr(*_columns(title, 2), len(vocab), n_items)
+    arrays = {"indptr": indptr, "items": items, "weights": weights,
+              "title_indptr": t_indptr, "title_items": t_items,
+              "title_weights": title_weights(params, idf, t_indptr), "doc_lengths": lengths.astype(np.int32)}
+    return BM25Index(arrays, ids, params, analyzer, avgdl)
+
+
+def _block(parts: list[Postings], term_maps: list[np.ndarray], row_maps: list[np.ndarray], start: int, end: int):
+    """Every shard's body postings of the global terms [start, end): (terms, rows, tf), each (B,) int64."""
+    cols = []
+    for p, term_map, rows in zip(parts, term_maps, row_maps):
+        lo, hi = np.searchsorted(term_map, [start, end])  # the shard's terms in the block
+        a, b = p.indptr[lo], p.indptr[hi]
+        cols.append((np.repeat(term_map[lo:hi], np.diff(p.indptr[lo:hi + 1])), rows[p.items[a:b]].astype(np.int64),
+                     p.tf[a:b]))
+    return _columns(cols, 3)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, ClassVar, Mapping
+from typing import Any, ClassVar, Iterable, Mapping
 
 import numpy as np
 
@@ -45,8 +45,9 @@ class EmbedderKind(Kind):
         """Files besides the chunks that embedding (corpus or query side) reads, by argument name."""
         return {}
 
-    def corpus_embedder(self, texts: list[str], files: Mapping[str, Path]) -> tuple[Any, dict]:
-        """(embedder for the chunk texts, what the vectors' sidecar records of it)."""
+    def corpus_embedder(self, texts: Iterable[str], files: Mapping[str, Path]) -> tuple[Any, dict]:
+        """(embedder for the chunk texts, what the vectors' sidecar records of it); a `fitted`
+        kind reads the texts once, in order, so they may come as a generator."""
         raise NotImplementedError
 
     def embed_corpus(self, emb, texts: list[str], out: np.ndarray) -> None:
@@ -69,6 +70,13 @@ class Hashing(EmbedderKind):
     def corpus_embedder(self, texts, files):
         emb = HashingEmbedder.fit(texts, dim=self.s.dim, analyzer=self.s.analyzer)
         return emb, {"params": emb.params()}
+
+    def embed_corpus(self, emb, texts, out):
+        # block by block: embed() works in float64, (N, d) of it at once would be twice the file
+        for start in range(0, len(texts), self.BLOCK):
+            out[start:start + self.BLOCK] = emb.embed(texts[start:start + self.BLOCK])
+
+    BLOCK = 8192  # texts per block: 16 MB of float64 at 256 dims
 
     @classmethod
     def query_embedder(cls, sidecar, files):

@@ -23,6 +23,7 @@ import hashlib
 import math
 from collections import Counter
 from dataclasses import dataclass
+from typing import Iterable
 
 import numpy as np
 
@@ -34,6 +35,9 @@ from ..text.analyze import Analyzer, AnalyzerConfig
 class HashingSettings:
     dim: int = setting(256, minimum=1)             # buckets of the feature hash = vector width
     analyzer: AnalyzerConfig = AnalyzerConfig()    # which words are hashed (CJK bigrams for Chinese)
+
+
+SUBLINEAR_TF = [0.0] + [1.0 + math.log(tf) for tf in range(1, 64)]  # 1 + log tf, looked up for small tf
 
 
 def smoothed_idf(n_docs: int, df: int) -> float:
@@ -50,17 +54,28 @@ class HashingEmbedder:
         self.analyzer_config = analyzer
         self.words = Analyzer(analyzer)
         self._slots: dict[str, tuple[int, float]] = {}
+        self._weighted: dict[str, tuple[int, float]] = {}
 
     @classmethod
-    def fit(cls, texts: list[str], dim: int = HashingSettings.dim,
+    def fit(cls, texts: Iterable[str], dim: int = HashingSettings.dim,
             analyzer: AnalyzerConfig = HashingSettings.analyzer) -> "HashingEmbedder":
+        """IDF fitted on the texts, read once, one at a time (a generator is fine)."""
         words = Analyzer(analyzer)
         df: Counter[str] = Counter()
+        n = 0
         for t in texts:
             df.update(set(words(t)))
-        n = len(texts)
+            n += 1
         idf = {w: smoothed_idf(n, c) for w, c in sorted(df.items())}
         return cls(dim=dim, idf=idf, default_idf=smoothed_idf(n, 0), analyzer=analyzer)
+
+    def weighted_slot(self, word: str) -> tuple[int, float]:
+        """(bucket, sign * idf) of a word, cached."""
+        hit = self._weighted.get(word)
+        if hit is None:
+            bucket, sign = self.slot(word)
+            hit = self._weighted[word] = (bucket, sign * self.idf.get(word, self.default_idf))
+        return hit
 
     def slot(self, word: str) -> tuple[int, float]:
         """(bucket, sign) of a word: bytes 0-7 of blake2b pick the bucket, bit 64 the sign."""
@@ -72,11 +87,20 @@ class HashingEmbedder:
         return hit
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        out = np.zeros((len(texts), self.d), dtype=np.float64)  # (N, d)
+        # Each word's (cell, weight) is listed in text order and summed by one bincount, which
+        # adds in that order: the sums a loop of out[i, bucket] += weight makes, without a numpy
+        # scalar operation per word (astype: a bincount of nothing at all is integers).
+        cells, weights = [], []
+        cached, slot, words = self._weighted, self.weighted_slot, self.words
         for i, text in enumerate(texts):
-            for w, tf in Counter(self.words(text)).items():
-                bucket, sign = self.slot(w)
-                out[i, bucket] += sign * (1.0 + math.log(tf)) * self.idf.get(w, self.default_idf)
+            row = i * self.d
+            for w, tf in Counter(words(text)).items():
+                bucket, signed_idf = cached.get(w) or slot(w)
+                cells.append(row + bucket)
+                # = sign * (1 + log tf) * idf exactly: a sign of +-1 only flips the product's sign
+                weights.append((SUBLINEAR_TF[tf] if tf < len(SUBLINEAR_TF) else 1.0 + math.log(tf)) * signed_idf)
+        out = np.bincount(np.array(cells, dtype=np.int64), weights=np.array(weights, dtype=np.float64),
+                          minlength=len(texts) * self.d).astype(np.float64, copy=False).reshape(len(texts), self.d)  # (N, d)
         norms = np.linalg.norm(out, axis=1, keepdims=True)  # (N, 1)
         out /= np.where(norms > 0, norms, 1.0)
         return out.astype(np.float32)

@@ -57,6 +57,9 @@ def top_k(scores: np.ndarray, k: int, ids: np.ndarray | None = None) -> np.ndarr
     return cand[np.lexsort((keys[cand], -scores[cand]))][:k]
 
 
+BLOCK_ROWS = 16384  # rows scored together by a batch of queries: 16 MB of 256-d float32
+
+
 class FlatVectorStore:
     def __init__(self, embedder: Embedder):
         self.embedder = embedder
@@ -70,18 +73,41 @@ class FlatVectorStore:
         if vectors is None:
             vectors = self.embedder.embed([c.text for c in chunks])
         assert vectors.shape == (len(chunks), self.embedder.d), vectors.shape
-        self.vectors = np.vstack([self.vectors, vectors.astype(np.float32)])
+        # the first rows are kept as given (a memory map stays one): no copy of a large matrix
+        self.vectors = (np.asarray(vectors, dtype=np.float32) if not self.chunks
+                        else np.vstack([self.vectors, vectors.astype(np.float32)]))
         self.chunks.extend(chunks)
 
     def search_vectors(self, queries: np.ndarray, k: int) -> list[tuple[np.ndarray, np.ndarray]]:
         """For (Q, d) unit query vectors: per query (row indices, cosines), best first."""
         if not self.chunks:
             return [(np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)) for _ in queries]
+        n = self.vectors.shape[0]
+        if len(queries) == 1 or n <= BLOCK_ROWS:
+            out = []
+            for q in queries:  # (d,)
+                row = inner_products(self.vectors, q)  # (N,)
+                idx = top_k(row, k)
+                out.append((idx, row[idx]))
+            return out
+        # Many queries over many rows: a block of rows is read once for every query (from cache,
+        # not memory, 1,000 times), each query keeping its block's top k. The k best of those
+        # candidates, ties to the lower position, are the k best of all rows (a row among the
+        # best k overall is among the best k of its block), with the same scores bit for bit.
+        positions: list[list[np.ndarray]] = [[] for _ in queries]
+        scores: list[list[np.ndarray]] = [[] for _ in queries]
+        for start in range(0, n, BLOCK_ROWS):
+            block = np.asarray(self.vectors[start:start + BLOCK_ROWS])  # (B, d)
+            for qi, q in enumerate(queries):
+                row = inner_products(block, q)  # (B,)
+                idx = top_k(row, k)
+                positions[qi].append(idx + start)
+                scores[qi].append(row[idx])
         out = []
-        for q in queries:  # (d,)
-            row = inner_products(self.vectors, q)  # (N,)
-            idx = top_k(row, k)
-            out.append((idx, row[idx]))
+        for pos, sc in zip(positions, scores):
+            pos, sc = np.concatenate(pos), np.concatenate(sc)  # (<= blocks * k,)
+            best = top_k(sc, k, ids=pos)
+            out.append((pos[best], sc[best]))
         return out
 
     def search(self, query_text: str, k: int = 5) -> list[tuple[Chunk, float]]:

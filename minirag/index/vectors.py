@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import numpy as np
 
@@ -30,8 +30,13 @@ def vectors_sidecar_path(npy_path: str | Path) -> Path:
     return Path(npy_path).with_suffix(".json")
 
 
+def vector_rows(chunks: Iterable[Chunk]) -> list[list[str]]:
+    """A sidecar's rows: per chunk, its id and the sha256 of the text an embedder sees (index_text)."""
+    return [[c.id, sha256_text(index_text(c))] for c in chunks]
+
+
 @contextlib.contextmanager
-def vectors_writer(npy_path: str | Path, chunks: list[Chunk], d: int, producer: dict) -> Iterator[np.ndarray]:
+def vectors_writer(npy_path: str | Path, rows: list[list[str]], d: int, producer: dict) -> Iterator[np.ndarray]:
     """Yield an (N, d) float32 memory map of a temporary .npy to fill row by row; on a clean exit
     it is flushed, hashed and renamed over `npy_path`, then the sidecar is written.
 
@@ -39,23 +44,23 @@ def vectors_writer(npy_path: str | Path, chunks: list[Chunk], d: int, producer: 
     memory; an exception leaves neither file behind (and an older pair untouched).
     """
     with atomic_path(npy_path) as tmp:
-        out = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.float32, shape=(len(chunks), d))  # (N, d)
+        out = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.float32, shape=(len(rows), d))  # (N, d)
         yield out
         out.flush()
         del out
         npy_sha256 = sha256_file(tmp)
     write_json(vectors_sidecar_path(npy_path), {
         **producer,
-        "shape": [len(chunks), d],
+        "shape": [len(rows), d],
         "npy_sha256": npy_sha256,
-        "rows": [[c.id, sha256_text(index_text(c))] for c in chunks],
+        "rows": rows,
     })
 
 
 def save_vectors(npy_path: str | Path, vectors: np.ndarray, chunks: list[Chunk], producer: dict) -> None:
     """Write (N, d) vectors held in memory and their sidecar; `producer` holds params and hashes."""
     assert vectors.shape[0] == len(chunks), (vectors.shape, len(chunks))
-    with vectors_writer(npy_path, chunks, vectors.shape[1], producer) as out:
+    with vectors_writer(npy_path, vector_rows(chunks), vectors.shape[1], producer) as out:
         out[:] = vectors
 
 
@@ -91,7 +96,7 @@ def load_vectors(npy_path: str | Path, chunks: list[Chunk], mmap: bool = False) 
     return load_aligned_vectors(verified(npy_path, "vectors"), chunks, mmap=mmap)
 
 
-def load_vectors_by_id(npy_path: str | Path, chunks: list[Chunk]) -> dict[str, np.ndarray]:
-    """chunk id -> its (d,) vector, loaded and checked as load_vectors does."""
-    vectors, _ = load_vectors(npy_path, chunks)
+def load_vectors_by_id(npy_path: str | Path, chunks: list[Chunk], mmap: bool = False) -> dict[str, np.ndarray]:
+    """chunk id -> its (d,) vector, loaded and checked as load_vectors does (`mmap`: rows read when used)."""
+    vectors, _ = load_vectors(npy_path, chunks, mmap=mmap)
     return {c.id: vectors[i] for i, c in enumerate(chunks)}

@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..config.corpus import answered, base_retrievers, main_retrievers, sweep_groups
 from ..index.embedders import embedder_kind
-from ..integrity import load_json, load_records, verified
+from ..integrity import iter_records, load_json, load_records, verified
 from ..layout import CorpusLayout
 from ..rank.kinds import kind_of
 
@@ -38,12 +38,11 @@ class CorpusTables:
 
     # ------------------------------------------------------------ artifacts
     @cached_property
-    def docs(self) -> list[dict]:
-        return load_records(self.layout.docs, "documents")
-
-    @cached_property
-    def chunks(self) -> list[dict]:
-        return load_records(self.layout.chunks, "chunks")
+    def corpus_stats(self) -> tuple[Counter, int, list[int]]:
+        """(documents per language, their characters, every chunk's characters sorted), streamed."""
+        docs = [(d["lang"], len(d["text"])) for d in iter_records(self.layout.docs, "documents")]
+        chunks = sorted(len(c["text"]) for c in iter_records(self.layout.chunks, "chunks"))
+        return Counter(lang for lang, _ in docs), sum(n for _, n in docs), chunks
 
     @cached_property
     def questions(self) -> list[dict]:
@@ -73,13 +72,16 @@ class CorpusTables:
 
     # ------------------------------------------------------------ facts
     def overview(self) -> dict:
-        chars = sorted(len(c["text"]) for c in self.chunks)
+        doc_langs, doc_chars, chars = self.corpus_stats
+
+        def listed(counts: Counter) -> str:
+            return ", ".join(f"{k}: {v}" for k, v in sorted(counts.items()))
 
         def counted(rows, key):
-            return ", ".join(f"{k}: {v}" for k, v in sorted(Counter(r[key] for r in rows).items()))
-        return {"source": self.cc["source"], "chunk": self.cc["chunk"], "n_docs": len(self.docs),
-                "docs_by_lang": counted(self.docs, "lang"), "chars": sum(len(d["text"]) for d in self.docs),
-                "n_chunks": len(self.chunks), "median_chars": chars[len(chars) // 2] if chars else 0,
+            return listed(Counter(r[key] for r in rows))
+        return {"source": self.cc["source"], "chunk": self.cc["chunk"], "n_docs": sum(doc_langs.values()),
+                "docs_by_lang": listed(doc_langs), "chars": doc_chars,
+                "n_chunks": len(chars), "median_chars": chars[len(chars) // 2] if chars else 0,
                 "questions": self.metrics["questions"], "answerable": self.metrics["answerable"],
                 "dev": (f" Test split; the dev split's {self.dev['questions']} questions ({self.dev['answerable']} "
                         "answerable) are for choices and shown beside." if self.dev else ""),

@@ -4,19 +4,38 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..index.bm25 import BM25Settings
+from ..index.bm25 import BM25Index, BM25Settings
+from ..index.bm25_postings import Postings
 from ..io import sha256_text, write_json
 from ..layout import BM25_FILES
-from ..rank.channels import BM25Retriever
 from ..settings import settings_from_dict
-from ..text.chunks import Chunk, index_text, load_chunks
+from ..text.analyze import Analyzer
+from ..text.chunks import Chunk, index_text, iter_chunks
 from .common import log, run_stage
 
 
-def items_rows(items: list[Chunk], s: BM25Settings) -> list[list[str]]:
-    """items.json's rows: per item, its id and the sha256 of the text indexed (and a unit's chunk)."""
-    return [[c.id, sha256_text(index_text(c, with_context=s.with_context))]
-            + ([c.metadata["parent"]] if s.items == "units" else []) for c in items]
+def item_row(c: Chunk, text: str, s: BM25Settings) -> list[str]:
+    """items.json's row of an item: its id and the sha256 of the text indexed (and a unit's chunk)."""
+    return [c.id, sha256_text(text)] + ([c.metadata["parent"]] if s.items == "units" else [])
+
+
+def item_rows(path: Path, docs: Path, s: BM25Settings) -> list[list[str]]:
+    """items.json's rows of every item of a chunks (or units) file, streamed."""
+    return [item_row(c, index_text(c, with_context=s.with_context), s) for c in iter_chunks(path, docs)]
+
+
+def count_postings(path: Path, docs: Path, s: BM25Settings) -> tuple[Postings, list[list[str]]]:
+    """The postings of every item of a chunks (or units) file, analysed as the settings say, and
+    their items.json rows; streamed item by item (one chunk's text is held at a time)."""
+    rows: list[list[str]] = []
+
+    def pairs():
+        for c in iter_chunks(path, docs):
+            text = index_text(c, with_context=s.with_context)
+            rows.append(item_row(c, text, s))
+            yield text, c.title
+
+    return Postings.count(pairs(), Analyzer(s.analyzer), s.title_weight > 0), rows
 
 
 def bm25(settings: dict, docs: Path, chunks: Path, out_dir: Path, units: Path | None = None) -> list[Path]:
@@ -24,12 +43,11 @@ def bm25(settings: dict, docs: Path, chunks: Path, out_dir: Path, units: Path | 
     row, the chunk id and the sha256 of the text indexed (context and text), so a stale index is
     refused like stale vectors."""
     s = settings_from_dict(BM25Settings, settings, "bm25")
-    items = load_chunks(units if s.items == "units" else chunks, docs)
-    retriever = BM25Retriever.from_chunks(items, s)
-    retriever.index.save(out_dir)
-    write_json(Path(out_dir) / "items.json", {"with_context": s.with_context, "items": s.items,
-                                              "rows": items_rows(items, s)})
-    log(f"bm25: {len(retriever.chunk_ids)} chunks indexed ({s.scoring()}) -> {out_dir}")
+    postings, rows = count_postings(units if s.items == "units" else chunks, docs, s)
+    index = BM25Index.from_postings(postings, Analyzer(s.analyzer), s.scoring())
+    index.save(out_dir)
+    write_json(Path(out_dir) / "items.json", {"with_context": s.with_context, "items": s.items, "rows": rows})
+    log(f"bm25: {index.n_items} chunks indexed ({s.scoring()}) -> {out_dir}")
     return [Path(out_dir) / name for name in BM25_FILES]
 
 

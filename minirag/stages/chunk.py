@@ -1,13 +1,15 @@
-"""chunk: docs.jsonl (+ tokenizer.json for token-bounded strategies) -> chunks.jsonl."""
+"""chunk: docs.jsonl (+ tokenizer.json for token-bounded strategies) -> chunks.jsonl.
+
+Streamed document by document: a corpus of millions of documents is cut in the memory of one."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ..integrity import load_records
+from ..integrity import iter_records
 from ..io import write_jsonl
-from ..text.chunk import chunk_document
-from ..text.chunks import check_slices
+from ..text.chunk import document_chunker
+from ..text.chunks import check_slice
 from .common import log, run_stage
 
 
@@ -17,11 +19,19 @@ def chunk(settings: dict, docs: Path, out: Path, tokenizer: Path | None = None) 
     if tokenizer:
         from ..text.bpe import load_tokenizer
         tok = load_tokenizer(tokenizer)
-    documents = load_records(docs, "documents")
-    chunks = [c for d in documents for c in chunk_document(d, tokenizer=tok, **settings)]
-    check_slices(chunks, {d["doc_id"]: d["text"] for d in documents}, out)
-    write_jsonl(out, (c.to_record() for c in chunks))
-    log(f"chunk: {len(chunks)} chunks ({settings}) -> {out}")
+
+    cut = document_chunker(tokenizer=tok, **settings)
+
+    def records():
+        line = 0
+        for d in iter_records(docs, "documents"):
+            for c in cut(d):
+                line += 1
+                check_slice(c, d["text"], out, line)
+                yield c.to_record()
+
+    n = write_jsonl(out, records())
+    log(f"chunk: {n} chunks ({settings}) -> {out}")
     return [out]
 
 

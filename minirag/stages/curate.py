@@ -13,16 +13,15 @@ def curate(settings: dict, source: Path, glob: str, out: Path, shard: int = -1, 
     """Read and check every document of the source (with --shard, only that shard's); write one record per document."""
     keep = (lambda doc_id: shard_of(doc_id, int(shards)) == int(shard)) if int(shard) >= 0 else None
     if settings["format"] == "beir":
-        from ..beir import curate_beir
-        docs = curate_beir(source, default_lang=settings["default_lang"] or "en", warn=log)
-        docs = [d for d in docs if keep is None or keep(d["doc_id"])]
+        from ..beir import iter_beir_documents
+        docs = iter_beir_documents(source, default_lang=settings["default_lang"] or "en", warn=log, keep=keep)
     else:
         from ..text.corpus import curate_markdown
         docs = curate_markdown(source, glob, settings["fields"], settings["default_lang"], tuple(settings["langs"]),
                                keep=keep)
-    write_jsonl(out, docs)
+    n = write_jsonl(out, docs)
     part = f" (shard {shard} of {shards})" if keep else ""
-    log(f"curate: {len(docs)} documents from {source}{part} -> {out}")
+    log(f"curate: {n} documents from {source}{part} -> {out}")
     return [out]
 
 

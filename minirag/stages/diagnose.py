@@ -26,7 +26,7 @@ def diagnose(settings: dict, questions: Path, docs: Path, chunks: Path, runs: li
     items = load_chunks(chunks, docs)
     doc_of = {c.id: c.doc_id for c in items}
     ranked = {p.stem: load_run(p) for p in runs}
-    vecs = load_vectors_by_id(vectors, items)
+    vecs = load_vectors_by_id(vectors, items, mmap=True)  # diversity reads the top k's rows only
     k = settings["k"]
     base = {n: ranked[n] for n in settings["base"]}
     out = Path(out_dir)

@@ -6,9 +6,9 @@ import time
 from pathlib import Path
 
 from ..index.embedders import EmbedderKind, given_files
-from ..index.vectors import vectors_sidecar_path, vectors_writer
+from ..index.vectors import vector_rows, vectors_sidecar_path, vectors_writer
 from ..io import sha256_file
-from ..text.chunks import index_text, load_chunks
+from ..text.chunks import index_text, iter_chunks, load_chunks
 from .common import log, run_stage
 
 
@@ -21,11 +21,11 @@ def embed(settings: dict, name: str, docs: Path, chunks: Path, out: Path, tokeni
     kind = EmbedderKind.from_spec(settings, f"embedders.{name}")
     items = load_chunks(chunks, docs)
     texts = [index_text(c) for c in items]
-    fit_texts = texts if fit_chunks is None else [index_text(c) for c in load_chunks(fit_chunks)]
+    fit_texts = texts if fit_chunks is None else (index_text(c) for c in iter_chunks(fit_chunks))
     files = given_files(tokenizer=tokenizer, encoder=encoder, pretrained=pretrained)
     t0 = time.perf_counter()
     emb, producer = kind.corpus_embedder(fit_texts, files)
-    with vectors_writer(out, items, emb.d, {"embedder": name, "chunks_sha256": sha256_file(chunks),
+    with vectors_writer(out, vector_rows(items), emb.d, {"embedder": name, "chunks_sha256": sha256_file(chunks),
                                             **producer}) as vectors:  # (N, d) on disk
         kind.embed_corpus(emb, texts, vectors)
     log(f"embed: {len(items)} x {emb.d} ({name}) in {time.perf_counter() - t0:.2f}s -> {out}")

@@ -18,16 +18,14 @@ from ..io import write_json
 from ..layout import BM25_FILES
 from ..settings import settings_from_dict
 from ..text.analyze import Analyzer
-from ..text.chunks import load_chunks
-from .bm25 import items_rows
+from .bm25 import item_rows
 from .common import log, run_stage
 
 
 def merge_bm25(settings: dict, docs: Path, chunks: Path, shards: list[Path], out_dir: Path) -> list[Path]:
     """Merge shard postings (`shards`: each shard's postings.npz, vocab.json, items.json) into one index."""
     s = settings_from_dict(BM25Settings, settings, "bm25")
-    items = load_chunks(chunks, docs)
-    rows = items_rows(items, s)
+    rows = item_rows(chunks, docs, s)
     position = {row[0]: i for i, row in enumerate(rows)}
     parts, row_maps = [], []
     for folder in sorted({p.parent for p in shards}, key=lambda p: int(p.parent.parent.name)):
@@ -40,10 +38,10 @@ def merge_bm25(settings: dict, docs: Path, chunks: Path, shards: list[Path], out
                                  "indexed it; re-run bm25_shard")
         parts.append(postings)
         row_maps.append(np.array([position[row[0]] for row in meta["rows"]], dtype=np.int64))
-    index = merged_index(parts, row_maps, len(items), Analyzer(s.analyzer), s.scoring())
+    index = merged_index(parts, row_maps, len(rows), Analyzer(s.analyzer), s.scoring())
     index.save(out_dir)
     write_json(Path(out_dir) / "items.json", {"with_context": s.with_context, "items": s.items, "rows": rows})
-    log(f"merge_bm25: {len(items)} chunks from {len(parts)} shards ({s.scoring()}) -> {out_dir}")
+    log(f"merge_bm25: {len(rows)} chunks from {len(parts)} shards ({s.scoring()}) -> {out_dir}")
     return [Path(out_dir) / name for name in BM25_FILES]
 
 

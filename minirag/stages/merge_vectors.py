@@ -2,8 +2,8 @@
 
 The embed stage of a sharded corpus (its receipt is `embed.<name>`): rows copied from the
 shards' memory-mapped files into the corpus's, in chunks.jsonl order, block by block, so a
-large corpus is never in RAM. Every shard row's chunk id and text hash are checked against
-chunks.jsonl before its vector is used, and the shards must agree on everything their
+large corpus is never in RAM. Every shard row's chunk id and text hash (its sidecar's rows) are
+checked against chunks.jsonl before its vector is used, the shard's .npy against its sidecar's hash, and the shards must agree on everything their
 sidecars say of the embedder (parameters, model hashes).
 """
 
@@ -13,10 +13,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..index.vectors import AlignmentError, load_vectors, vectors_sidecar_path, vectors_writer
-from ..integrity import load_json
-from ..io import sha256_file, sha256_text
-from ..text.chunks import index_text, load_chunks
+from ..index.vectors import AlignmentError, vector_rows, vectors_sidecar_path, vectors_writer
+from ..integrity import load_json, verified
+from ..io import load_npy, sha256_file
+from ..text.chunks import iter_chunks
 from .common import log, run_stage
 
 PER_ROWS = ("rows", "shape", "npy_sha256", "chunks_sha256")  # what differs from shard to shard
@@ -24,10 +24,11 @@ PER_ROWS = ("rows", "shape", "npy_sha256", "chunks_sha256")  # what differs from
 
 def merge_vectors(settings: dict, name: str, docs: Path, chunks: Path, shards: list[Path], out: Path) -> list[Path]:
     """Concatenate the shards' vectors (`shards`: each shard's .npy) in the corpus's chunk order."""
-    items = load_chunks(chunks, docs)
-    position = {c.id: i for i, c in enumerate(items)}
-    producer, d, filled = None, None, np.zeros(len(items), dtype=bool)
+    rows = vector_rows(iter_chunks(chunks, docs))  # [chunk id, sha256 of the text embedded], streamed
+    position = {cid: i for i, (cid, _) in enumerate(rows)}
+    producer, d, filled = None, None, np.zeros(len(rows), dtype=bool)
     npys = sorted((p for p in shards if p.suffix == ".npy"), key=lambda p: int(p.parent.parent.name))
+    shard_rows = []
     for npy in npys:
         sidecar = load_json(vectors_sidecar_path(npy), "vectors sidecar")
         own = {k: v for k, v in sidecar.items() if k not in PER_ROWS}
@@ -40,22 +41,25 @@ def merge_vectors(settings: dict, name: str, docs: Path, chunks: Path, shards: l
             raise AlignmentError(f"{vectors_sidecar_path(npy)}: embedded with other settings or another model than "
                                  f"{vectors_sidecar_path(npys[0])}; re-run embed_shard")
         for i, (cid, sha) in enumerate(sidecar["rows"]):
-            if cid not in position or sha != sha256_text(index_text(items[position[cid]])):
+            if cid not in position or sha != rows[position[cid]][1]:
                 raise AlignmentError(f"{npy}: row {i} (chunk {cid}) is not in chunks.jsonl with the text it was "
                                      "embedded from; re-run embed_shard")
-    with vectors_writer(out, items, d, producer) as merged:  # (N, d)
-        for npy in npys:
-            shard_chunks = load_chunks(npy.parent.parent / "chunks.jsonl")
-            vectors, _ = load_vectors(npy, shard_chunks, mmap=True)  # (N_i, d) on disk
-            rows = np.array([position[c.id] for c in shard_chunks], dtype=np.int64)  # (N_i,)
-            if filled[rows].any():
-                raise AlignmentError(f"{npy}: chunk {items[int(rows[filled[rows]][0])].id} is in another shard too")
-            for start in range(0, len(rows), BLOCK):
-                merged[rows[start:start + BLOCK]] = vectors[start:start + BLOCK]
-            filled[rows] = True
+        shard_rows.append((np.array([position[cid] for cid, _ in sidecar["rows"]], dtype=np.int64),  # (N_i,)
+                           sidecar["npy_sha256"]))
+        del sidecar  # its rows: hundreds of MB at millions of chunks
+    with vectors_writer(out, rows, d, producer) as merged:  # (N, d)
+        for npy, (at, npy_sha256) in zip(npys, shard_rows):
+            vectors = load_npy(verified(npy, "vectors"), mmap=True)  # (N_i, d) on disk
+            if vectors.shape != (len(at), d) or sha256_file(npy) != npy_sha256:
+                raise AlignmentError(f"{npy}: not the {len(at)} x {d} rows its sidecar describes; re-run embed_shard")
+            if filled[at].any():
+                raise AlignmentError(f"{npy}: chunk {rows[int(at[filled[at]][0])][0]} is in another shard too")
+            for start in range(0, len(at), BLOCK):
+                merged[at[start:start + BLOCK]] = vectors[start:start + BLOCK]
+            filled[at] = True
         if not filled.all():  # inside: a failure leaves no merged file behind
-            raise AlignmentError(f"chunk {items[int(np.flatnonzero(~filled)[0])].id} is in no shard's vectors")
-    log(f"merge_vectors: {len(items)} x {d} ({name}) from {len(npys)} shards -> {out}")
+            raise AlignmentError(f"chunk {rows[int(np.flatnonzero(~filled)[0])][0]} is in no shard's vectors")
+    log(f"merge_vectors: {len(rows)} x {d} ({name}) from {len(npys)} shards -> {out}")
     return [out, vectors_sidecar_path(out)]
 
 

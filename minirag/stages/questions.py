@@ -4,21 +4,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..integrity import load_records
+from ..integrity import iter_records, load_records
 from ..io import write_jsonl
 from .common import log, run_stage
 
 
 def questions(settings: dict, source: Path, docs: Path, out: Path) -> list[Path]:
     """Validate the questions (markdown corpus) or take a BEIR split's judged queries."""
-    documents = load_records(docs, "documents")
     if settings["format"] == "beir":
         from ..beir import load_beir_questions
+        # ids and language are all a judged query is checked against: a large corpus's texts stay on disk
+        documents = [{"doc_id": d["doc_id"], "lang": d["lang"]} for d in iter_records(docs, "documents")]
         qs = load_beir_questions(source, settings["split"], documents,
                                  lang=documents[0]["lang"] if documents else "en")
     else:
         from ..text.questions import load_questions
-        qs = load_questions(source, documents, settings["questions_format"], tuple(settings["question_langs"]))
+        qs = load_questions(source, load_records(docs, "documents"), settings["questions_format"], tuple(settings["question_langs"]))
     write_jsonl(out, qs)
     log(f"questions: {len(qs)} validated questions ({sum(q['answerable'] for q in qs)} answerable) -> {out}")
     return [out]

@@ -28,7 +28,7 @@ def retrieve(settings: dict, name: str, questions: Path, docs: Path, chunks: Pat
     files = given_files(tokenizer=tokenizer, encoder=encoder, pretrained=pretrained)
     sources = Sources(items, {embedder: vectors} if vectors else {}, {embedder: files} if embedder else {},
                       {kind.index(): index} if index else {}, (units, docs) if units else None,
-                      {name: model} if model else {}, lexicon, {kind.ivf_index(): ivf} if ivf else {})
+                      {name: model} if model else {}, lexicon, {kind.ivf_index(): ivf} if ivf else {}, mmap=True)
     t0 = time.perf_counter()
     if kind.family == "channel":
         channel = kind.open(sources)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..integrity import load_records
+from ..integrity import iter_records
 from ..io import write_jsonl
 from ..shards import training_sample
 from .common import log, run_stage
@@ -16,10 +16,10 @@ from .common import log, run_stage
 
 def train_sample(settings: dict, docs: Path, out: Path) -> list[Path]:
     """Keep the documents of the seeded sample, at most train_cap of them."""
-    documents = load_records(docs, "documents")
-    keep = training_sample([d["doc_id"] for d in documents], settings["train_cap"], settings["train_seed"])
-    write_jsonl(out, (documents[i] for i in keep))
-    log(f"train_sample: {len(keep)} of {len(documents)} documents (train_cap {settings['train_cap']}, "
+    ids = [d["doc_id"] for d in iter_records(docs, "documents")]  # two passes: only ids are held
+    keep = set(training_sample(ids, settings["train_cap"], settings["train_seed"]))
+    write_jsonl(out, (d for i, d in enumerate(iter_records(docs, "documents")) if i in keep))
+    log(f"train_sample: {len(keep)} of {len(ids)} documents (train_cap {settings['train_cap']}, "
         f"seed {settings['train_seed']}) -> {out}")
     return [out]
 

