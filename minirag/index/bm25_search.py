@@ -1,0 +1,315 @@
+"""Exact top-k BM25 search that skips postings: MaxScore, vectorised over candidate sets.
+
+The exhaustive search (bm25.py `_scores` + `_top_k`) sums every posting of every query term
+into an (N,) accumulator and ranks all N scores. Most of that is wasted on a query whose
+best items share its rare terms. MaxScore (H. Turtle and J. Flood, "Query evaluation:
+strategies and optimizations", Information Processing & Management 31(6), 1995) proves most
+items cannot make the top k: given an upper bound on what each term can add to a score (its
+cap: the largest weight in its list plus its largest title weight, times its repeats in the
+query), terms whose caps sum to less than a score already reached by k items cannot lift an
+item that has none of the other terms into the top k. Here, per query:
+
+1. head: the terms of largest cap (the rarest, mostly), as many as fit in `sparse_share`
+   of N postings, are summed per item of their lists (sorted, deduplicated: no (N,) array).
+   These partial sums are lower bounds of the full scores, so the k-th largest, theta, is
+   a score the k-th best item reaches (divided by MARGIN against the rounding of sums).
+2. split: the other terms in ascending cap; the longest prefix whose caps sum strictly
+   below theta are non-essential: an item holding only them scores below theta. The
+   essential remainder, if any, is summed with the head through an (N,) accumulator, and
+   only items whose sum plus the non-essential caps reaches theta stay candidates.
+3. narrow: the non-essential terms in descending cap are looked up for the candidates (a
+   binary search in the sorted list, or a pass over the list where that is shorter);
+   before each, theta rises to the k-th best partial sum and the candidates whose sum plus
+   the caps still to come falls short of it are dropped, until at most `exact_size`
+   remain.
+4. exact: the survivors' full scores, then `best`, bm25.py's top-k rule: score > 0, best
+   first, ties to the lower item index.
+
+Scores are bit for bit the exhaustive ones: step 4 lays out, per candidate, the float32
+weights of every list in the order `np.bincount` meets them in the exhaustive search's
+concatenation (body lists in query order, then title lists, then dense rows), and np.cumsum
+adds them one after another from 0.0 (an absent term adds 0.0, which changes no sum).
+Steps 1-3 only choose candidates; their float sums may round differently, which MARGIN's
+relative slack of 1e-9 (against ~1e-15 of rounding) covers: a candidate is dropped only when
+it falls short by more than any rounding could explain. Where pruning cannot pay -- an index
+under `min_items`, a query whose rarest term is in more than `sparse_share` of the items, no
+term to skip -- or cannot be proven (a negative weight, which the robertson variant's IDF
+floor can give), `top_k` returns None and the caller runs the exhaustive search.
+
+What this module leaves out: document-at-a-time traversal with a heap and skips within lists
+(WAND, block-max WAND: a loop over postings, which numpy cannot run), impact-ordered or
+block-max indexes (nothing is added to the saved index: the caps are derived at load), and
+pruning of structured (concept) queries, which stay exhaustive in bm25.py.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+MARGIN = 1 + 1e-9  # bound sums are float sums too: a relative slack keeps rounding on the safe side
+
+
+def list_maxima(indptr: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """(V,) float64: the largest weight of each list of a CSR layout, 0 for an empty list."""
+    out = np.zeros(len(indptr) - 1)
+    full = np.flatnonzero(np.diff(indptr) > 0)  # reduceat misreads empty segments: skip them
+    if len(full):
+        out[full] = np.maximum.reduceat(weights, indptr[full])
+    return out
+
+
+class PrunedSearch:
+    """MaxScore top-k over a BM25Index's arrays (the index builds one; see the module docstring)."""
+
+    min_items = 50_000    # below this the exhaustive search is faster (crossover 3e4-1e5: bench/README.md)
+    sparse_share = 0.1    # head postings: at most this share of N
+    probe_ratio = 8       # a list up to this many times the candidates is read whole, not searched
+    exact_size = 256      # candidates few enough to score exactly on every term (or 2k if more)
+    read_size = 2_048     # a list this short is read whole rather than searched whatever the candidates
+
+    def __init__(self, arrays: dict[str, np.ndarray], dense_row: dict[int, int], dense: np.ndarray):
+        self.items, self.weights = arrays["items"], arrays["weights"]  # (P,) int32, float32
+        self.n_items = len(arrays["doc_lengths"])
+        self.bounds = arrays["indptr"].tolist()
+        self.dense_row, self.dense = dense_row, dense
+        bound = list_maxima(arrays["indptr"], self.weights)  # (V,) float64
+        self.title = len(arrays["title_items"]) > 0
+        if self.title:
+            self.t_items, self.t_weights = arrays["title_items"], arrays["title_weights"]
+            self.t_bounds = arrays["title_indptr"].tolist()
+            bound += list_maxima(arrays["title_indptr"], self.t_weights)
+        self.bound = bound.tolist()  # Python floats: summed over query terms one at a time
+        negative = (len(self.weights) and self.weights.min() < 0) or (self.title and self.t_weights.min() < 0)
+        self.usable = self.n_items >= self.min_items and not negative
+        self._local = threading.local()  # each thread's (N,) scratch of candidate positions
+        self.stats = {"queries": 0, "pruned": 0, "dense": 0, "postings": 0, "lookups": 0}
+
+    # ---------------------------------------------------------------- the search
+
+    def top_k(self, terms: list[int], k: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """The exhaustive search's (items, scores) for term ids (repeats count) and k >= 1,
+        or None where pruning cannot pay."""
+        self.stats["queries"] += 1
+        if not self.usable or not terms:
+            return None
+        size = {t: self._size(t) for t in terms}
+        cap = {t: terms.count(t) * self.bound[t] for t in size}  # what a term can add, each repeat counted
+        head = self._head(size, cap)
+        if not head:
+            return None  # even the rarest term is in a tenth of the items: nothing to skip
+        cands, partial = self._sparse_partial([t for t in terms if t in head])  # (C,) repeats count
+        theta = kth(partial, k) / MARGIN  # partial sums are lower bounds of scores (and may round up)
+        tail = sorted((t for t in size if t not in head), key=cap.get)  # distinct terms, ascending cap
+        cut = self._below(tail, cap, theta)
+        if cut < len(tail):  # some tail terms can still bring in items of their own: read them too
+            essential = [t for t in terms if t in head or t in tail[cut:]]
+            if not cut and sum(size[t] for t in essential) > self.sparse_share * self.n_items:
+                return None  # every posting is read: the exhaustive search does it in fewer steps
+            self.stats["dense"] += 1
+            cands, partial = self._dense_partial(essential, sum(cap[t] for t in tail[:cut]), theta)
+        top = max(self.exact_size, 2 * k)
+        for i in range(cut, 0, -1):  # the largest caps first: they narrow the candidates most
+            rest = sum(cap[t] for t in tail[:i])  # what the terms not yet added can add at most
+            cands, partial, theta = self._narrow(cands, partial, rest, theta, k)
+            if len(cands) <= top:  # few enough to score exactly on every term at once
+                break
+            partial = partial + terms.count(tail[i - 1]) * self._lookup(tail[i - 1], cands)
+        else:
+            cands, partial, theta = self._narrow(cands, partial, 0.0, theta, k)
+        self.stats["pruned"] += 1
+        return best(cands, self._scores(terms, cands), k)
+
+    def _size(self, t: int) -> int:
+        """Postings of term t's body and title lists (N for a dense row)."""
+        n = self.n_items if t in self.dense_row else self.bounds[t + 1] - self.bounds[t]
+        return n + (self.t_bounds[t + 1] - self.t_bounds[t] if self.title else 0)
+
+    def _lists(self, t: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Term t's posting lists as views: its body list (none if it has a dense row), its title list."""
+        out = []
+        if t not in self.dense_row:
+            i, j = self.bounds[t], self.bounds[t + 1]
+            out.append((self.items[i:j], self.weights[i:j]))
+        if self.title:
+            i, j = self.t_bounds[t], self.t_bounds[t + 1]
+            out.append((self.t_items[i:j], self.t_weights[i:j]))
+        return out
+
+    def _head(self, size: dict[int, int], cap: dict[int, float]) -> set[int]:
+        """The terms of largest cap (the rarest, mostly) whose lists, up to sparse_share of the
+        items in all, are summed first: their items' partial sums set theta."""
+        head, total = set(), 0
+        for t in sorted(size, key=cap.get, reverse=True):
+            if t in self.dense_row or total + size[t] > self.sparse_share * self.n_items:
+                break
+            head.add(t)
+            total += size[t]
+        return head
+
+    @staticmethod
+    def _below(ranked: list[int], cap: dict[int, float], theta: float) -> int:
+        """How many of the terms, in ascending cap, can be left out of the candidates: the
+        longest prefix whose caps sum strictly below theta, so that an item holding none of
+        the others cannot reach the k-th best score."""
+        total, cut = 0.0, 0
+        for t in ranked:
+            total += cap[t]
+            if total * MARGIN >= theta:
+                break
+            cut += 1
+        return cut
+
+    def _sparse_partial(self, terms: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """(C,) ascending items of the terms' lists and (C,) their sums over those lists."""
+        parts = [lst for t in terms for lst in self._lists(t)]
+        if len(parts) == 1:  # one list: its items are the candidates already
+            self.stats["postings"] += len(parts[0][0])
+            return parts[0][0], parts[0][1].astype(np.float64)
+        items = np.concatenate([i for i, _ in parts]) if parts else np.zeros(0, dtype=np.int32)  # (P,)
+        weights = np.concatenate([w for _, w in parts]) if parts else np.zeros(0, dtype=np.float32)
+        self.stats["postings"] += len(items)
+        x = np.sort(items)
+        keep = np.ones(len(x), dtype=bool)
+        np.not_equal(x[1:], x[:-1], out=keep[1:])
+        cands = x[keep]  # (C,)
+        slot = self._slots()
+        slot[cands] = np.arange(len(cands), dtype=np.int32)
+        partial = np.bincount(slot[items], weights, minlength=len(cands))  # (C,) float64
+        slot[cands] = -1
+        return cands, partial
+
+    def _dense_partial(self, terms: list[int], rest: float, theta: float) -> tuple[np.ndarray, np.ndarray]:
+        """Like _sparse_partial through an (N,) accumulator, keeping only the items that the
+        skipped terms' bounds (rest) could lift to theta."""
+        parts = [lst for t in terms for lst in self._lists(t)]
+        items = np.concatenate([i for i, _ in parts]) if parts else np.zeros(0, dtype=np.int32)
+        self.stats["postings"] += len(items)
+        acc = np.bincount(items, np.concatenate([w for _, w in parts]) if parts else None,
+                          minlength=self.n_items).astype(np.float64, copy=False)  # (N,)
+        rows = [self.dense_row[t] for t in terms if t in self.dense_row]
+        for r in rows:
+            acc += self.dense[r]
+            self.stats["postings"] += self.n_items
+        # (acc + rest) * MARGIN >= theta, one comparison; MARGIN's slack dwarfs this rounding
+        floor = theta / MARGIN - rest if theta > 0 else 0.0
+        if rows:  # a dense row reaches half the items: look at all of them
+            cands = np.flatnonzero(acc > floor) if floor <= 0 else np.flatnonzero(acc >= floor)
+            return cands, acc[cands]
+        # else only the items of the lists can pass: look at those (fewer than N), sort the few that pass
+        passed = items[acc[items] > floor] if floor <= 0 else items[acc[items] >= floor]  # (M,) repeats
+        passed.sort()
+        keep = np.ones(len(passed), dtype=bool)
+        np.not_equal(passed[1:], passed[:-1], out=keep[1:])
+        cands = passed[keep]
+        return cands, acc[cands]
+
+    def _narrow(self, cands, partial, rest: float, theta: float, k: int):
+        """Raise theta to the k-th best partial sum (a lower bound of a full score), then keep
+        the candidates whose partial sum plus rest can still reach it."""
+        theta = max(theta, kth(partial, k) / MARGIN)
+        if theta > 0:
+            keep = (partial + rest) * MARGIN >= theta
+            cands, partial = cands[keep], partial[keep]
+        return cands, partial, theta
+
+    def _lookup(self, t: int, cands: np.ndarray) -> np.ndarray:
+        """(C,) float64: term t's weight (body plus title) in each candidate, 0 where absent."""
+        out = np.zeros(len(cands))
+        if not len(cands):
+            return out
+        if t in self.dense_row:
+            out += self.dense[self.dense_row[t], cands]
+            self.stats["lookups"] += len(cands)
+        for items, weights in self._lists(t):  # the body list (unless dense) and the title list
+            self._add(out, cands, items, weights)
+        return out
+
+    # ---------------------------------------------------------------- exact scores of candidates
+
+    def _scores(self, terms: list[int], cands: np.ndarray, exact: bool = True) -> np.ndarray:
+        """(C,) float64: the candidates' (ascending) scores, bit for bit the exhaustive search's;
+        exact=False: a lower bound, leaving out the lists too long to read whole.
+
+        Row j of W holds the j-th list's weights of the candidates (0 where absent), the
+        lists in the exhaustive search's order: body lists in query order, title lists,
+        dense rows. np.cumsum adds the rows one after the other, as np.bincount adds an
+        item's weights along the concatenated lists, and x + 0.0 == x."""
+        body = [t for t in terms if t not in self.dense_row]
+        seq = [(self.items, self.weights, self.bounds, t) for t in body]
+        if self.title:
+            seq += [(self.t_items, self.t_weights, self.t_bounds, t) for t in terms]
+        dense = [self.dense_row[t] for t in terms if t in self.dense_row]
+        w = np.zeros((len(seq) + len(dense), len(cands)))  # (R, C)
+        if not len(cands) or not len(w):
+            return np.zeros(len(cands))
+        short, limit = [], max(self.probe_ratio * len(cands), self.read_size)
+        for row, (items, weights, bounds, t) in enumerate(seq):
+            i, j = bounds[t], bounds[t + 1]
+            if j - i <= limit:
+                short.append((row, items[i:j], weights[i:j]))
+            elif exact:  # binary-search each candidate in the list
+                self.stats["lookups"] += len(cands)
+                lst = items[i:j]
+                at = np.searchsorted(lst, cands)  # (C,) clipped below: past the end is a miss
+                w[row] = np.where(lst.take(at, mode="clip") == cands, weights[i:j].take(at, mode="clip"), 0)
+        if short:  # the short lists read whole, all at once: a slot says which postings are candidates
+            its = np.concatenate([x for _, x, _ in short])  # (L,)
+            self.stats["postings"] += len(its)
+            rows = np.repeat([r for r, _, _ in short], [len(x) for _, x, _ in short])  # (L,)
+            slot = self._slots()
+            slot[cands] = np.arange(len(cands), dtype=np.int32)
+            at = slot[its]  # (L,) candidate position or -1
+            slot[cands] = -1
+            hit = at >= 0
+            w[rows[hit], at[hit]] = np.concatenate([x for _, _, x in short])[hit]
+        if dense:
+            self.stats["lookups"] += len(dense) * len(cands)
+            w[len(seq):] = self.dense[np.ix_(dense, cands)]
+        return np.cumsum(w, axis=0)[-1]
+
+    def _add(self, acc, cands, items, weights) -> None:
+        """acc (C,) += the list's weights of the candidates (ascending) it holds."""
+        if not len(items):
+            return
+        if len(items) <= self.probe_ratio * len(cands):  # read the list: a slot says which are candidates
+            self.stats["postings"] += len(items)
+            slot = self._slots()
+            slot[cands] = np.arange(len(cands), dtype=np.int32)
+            at = slot[items]  # (L,) candidate position or -1
+            slot[cands] = -1
+            hit = at >= 0
+            acc[at[hit]] += weights[hit]
+        else:  # binary-search each candidate in the list
+            self.stats["lookups"] += len(cands)
+            at = np.searchsorted(items, cands)  # (C,)
+            np.minimum(at, len(items) - 1, out=at)
+            hit = items[at] == cands
+            acc[hit] += weights[at[hit]]
+
+    def _slots(self) -> np.ndarray:
+        """(N,) int32, -1 everywhere: each thread's own, so concurrent searches do not mix."""
+        slot = getattr(self._local, "slot", None)
+        if slot is None:
+            slot = self._local.slot = np.full(self.n_items, -1, dtype=np.int32)
+        return slot
+
+
+def kth(values: np.ndarray, k: int) -> float:
+    """The k-th largest of values (C,), 0 when there are fewer than k."""
+    n = len(values)
+    return float(np.partition(values, n - k)[n - k]) if n >= k else 0.0
+
+
+def best(items: np.ndarray, scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The k best of items (C,) with scores (C,): score > 0, best first, ties to the lower item,
+    as bm25.py's `_top_k` orders all N."""
+    keep = scores > 0
+    items, scores = items[keep], scores[keep]  # (H,)
+    if len(scores) > k:
+        kth = np.partition(scores, len(scores) - k)[len(scores) - k]
+        keep = scores >= kth  # every item tied with the k-th score stays, for the tie rule
+        items, scores = items[keep], scores[keep]
+    order = np.lexsort((items, -scores))[:k]
+    return items[order].astype(np.int64), scores[order]
