@@ -46,9 +46,13 @@ def prune_everything(monkeypatch):
 
 # Each setting drives the search down other paths (a tiny index has tiny posting budgets):
 # every list summed at first; narrowing down to 2k candidates, every list searched, never read
-# whole; only the rarest list or two first, then an (N,) accumulator, every list read whole.
-KNOBS = [{"sparse_share": 1.0}, {"sparse_share": 0.5, "exact_size": 0, "read_size": 0, "probe_ratio": 0},
-         {"sparse_share": 0.15, "exact_size": 1, "read_size": 10_000, "probe_ratio": 100}]
+# whole, head sums renumbered per candidate; only the rarest list or two first, then an (N,)
+# accumulator for the essential lists, every list read whole.
+KNOBS = [{"sparse_share": 1.0, "essential_share": 1.0},
+         {"sparse_share": 0.5, "essential_share": 1.0, "exact_size": 0, "read_size": 0, "probe_ratio": 0,
+          "scatter_ratio": 0},
+         {"sparse_share": 0.15, "essential_share": 0.3, "exact_size": 1, "read_size": 10_000, "probe_ratio": 100,
+          "boost": 0}]
 
 WORDS = [f"w{i}" for i in range(24)]
 word = st.integers(0, len(WORDS) - 1).map(lambda i: WORDS[min(i, i * i % len(WORDS))])  # skewed to low ids

@@ -64,10 +64,13 @@ class PrunedSearch:
     """MaxScore top-k over a BM25Index's arrays (the index builds one; see the module docstring)."""
 
     min_items = 50_000    # below this the exhaustive search is faster (crossover 3e4-1e5: bench/README.md)
-    sparse_share = 0.1    # head postings: at most this share of N
+    sparse_share = 0.03   # head postings: at most this share of N
     probe_ratio = 8       # a list up to this many times the candidates is read whole, not searched
-    exact_size = 256      # candidates few enough to score exactly on every term (or 2k if more)
-    read_size = 2_048     # a list this short is read whole rather than searched whatever the candidates
+    scatter_ratio = 16    # postings summed in an (N,) array when N is at most this many times their number
+    essential_share = 0.1  # essential postings beyond this share of N are summed in an (N,) array
+    boost = 4             # tail terms looked up for the head's best items to raise theta
+    exact_size = 64       # candidates few enough to score exactly on every term (or 2k if more)
+    read_size = 512       # a list this short is read whole rather than searched whatever the candidates
 
     def __init__(self, arrays: dict[str, np.ndarray], dense_row: dict[int, int], dense: np.ndarray):
         self.items, self.weights = arrays["items"], arrays["weights"]  # (P,) int32, float32
@@ -98,28 +101,36 @@ class PrunedSearch:
         cap = {t: terms.count(t) * self.bound[t] for t in size}  # what a term can add, each repeat counted
         head = self._head(size, cap)
         if not head:
-            return None  # even the rarest term is in a tenth of the items: nothing to skip
+            return None  # even the rarest term is in essential_share of the items: nothing to skip
         cands, partial = self._sparse_partial([t for t in terms if t in head])  # (C,) repeats count
         theta = kth(partial, k) / MARGIN  # partial sums are lower bounds of scores (and may round up)
         tail = sorted((t for t in size if t not in head), key=cap.get)  # distinct terms, ascending cap
         cut = self._below(tail, cap, theta)
+        if cut < len(tail):  # a better theta may leave out more: the head's best items on more terms
+            theta = self._raise(terms, tail, cands, partial, theta, k)
+            cut = self._below(tail, cap, theta)
         if cut < len(tail):  # some tail terms can still bring in items of their own: read them too
-            essential = [t for t in terms if t in head or t in tail[cut:]]
-            if not cut and sum(size[t] for t in essential) > self.sparse_share * self.n_items:
+            essential = [t for t in terms if t not in tail[:cut]]
+            if not cut and sum(size[t] for t in essential) > self.essential_share * self.n_items:
                 return None  # every posting is read: the exhaustive search does it in fewer steps
-            self.stats["dense"] += 1
-            cands, partial = self._dense_partial(essential, sum(cap[t] for t in tail[:cut]), theta)
-        top = max(self.exact_size, 2 * k)
+            if sum(size[t] for t in essential) <= self.essential_share * self.n_items:
+                cands, partial = self._sparse_partial(essential)
+            else:
+                self.stats["dense"] += 1
+                cands, partial = self._dense_partial(essential, sum(cap[t] for t in tail[:cut]), theta)
+        top, known = max(self.exact_size, 2 * k), {}
         for i in range(cut, 0, -1):  # the largest caps first: they narrow the candidates most
             rest = sum(cap[t] for t in tail[:i])  # what the terms not yet added can add at most
             cands, partial, theta = self._narrow(cands, partial, rest, theta, k)
             if len(cands) <= top:  # few enough to score exactly on every term at once
                 break
-            partial = partial + terms.count(tail[i - 1]) * self._lookup(tail[i - 1], cands)
+            rows = self._lookup(tail[i - 1], cands)  # kept: the exact scores reuse them
+            known.update((key, (cands, row)) for key, row in rows.items())
+            partial = partial + terms.count(tail[i - 1]) * sum(rows.values())
         else:
             cands, partial, theta = self._narrow(cands, partial, 0.0, theta, k)
         self.stats["pruned"] += 1
-        return best(cands, self._scores(terms, cands), k)
+        return best(cands, self._scores(terms, cands, known), k)
 
     def _size(self, t: int) -> int:
         """Postings of term t's body and title lists (N for a dense row)."""
@@ -137,12 +148,24 @@ class PrunedSearch:
             out.append((self.t_items[i:j], self.t_weights[i:j]))
         return out
 
+    def _raise(self, terms, tail, cands, partial, theta: float, k: int) -> float:
+        """theta from the 2k best head items with the `boost` largest-cap tail terms added:
+        still partial sums, so still lower bounds of their full scores."""
+        if len(cands) > 2 * k:
+            top = np.sort(np.argpartition(partial, len(cands) - 2 * k)[len(cands) - 2 * k:])
+            cands, partial = cands[top], partial[top]  # (2k,)
+        for t in tail[::-1][:self.boost]:
+            partial = partial + terms.count(t) * sum(self._lookup(t, cands).values())
+        return max(theta, kth(partial, k) / MARGIN)
+
     def _head(self, size: dict[int, int], cap: dict[int, float]) -> set[int]:
         """The terms of largest cap (the rarest, mostly) whose lists, up to sparse_share of the
-        items in all, are summed first: their items' partial sums set theta."""
+        items in all, are summed first (the first up to essential_share): their items' partial
+        sums set theta."""
         head, total = set(), 0
         for t in sorted(size, key=cap.get, reverse=True):
-            if t in self.dense_row or total + size[t] > self.sparse_share * self.n_items:
+            limit = (self.sparse_share if head else self.essential_share) * self.n_items
+            if t in self.dense_row or total + size[t] > limit:
                 break
             head.add(t)
             total += size[t]
@@ -174,6 +197,8 @@ class PrunedSearch:
         keep = np.ones(len(x), dtype=bool)
         np.not_equal(x[1:], x[:-1], out=keep[1:])
         cands = x[keep]  # (C,)
+        if self.n_items <= self.scatter_ratio * len(items):  # an (N,) sum is cheaper than renumbering
+            return cands, np.bincount(items, weights, minlength=self.n_items)[cands]
         slot = self._slots()
         slot[cands] = np.arange(len(cands), dtype=np.int32)
         partial = np.bincount(slot[items], weights, minlength=len(cands))  # (C,) float64
@@ -214,46 +239,53 @@ class PrunedSearch:
             cands, partial = cands[keep], partial[keep]
         return cands, partial, theta
 
-    def _lookup(self, t: int, cands: np.ndarray) -> np.ndarray:
-        """(C,) float64: term t's weight (body plus title) in each candidate, 0 where absent."""
-        out = np.zeros(len(cands))
-        if not len(cands):
-            return out
+    def _lookup(self, t: int, cands: np.ndarray) -> dict[tuple[str, int], np.ndarray]:
+        """Term t's lists' weights in the candidates (ascending): {(kind, t): (C,) float64, 0
+        where absent}, kind "body", "title" or "dense" (the row replacing a frequent term's list)."""
+        out = {}
         if t in self.dense_row:
-            out += self.dense[self.dense_row[t], cands]
             self.stats["lookups"] += len(cands)
-        for items, weights in self._lists(t):  # the body list (unless dense) and the title list
-            self._add(out, cands, items, weights)
+            out["dense", t] = self.dense[self.dense_row[t], cands].astype(np.float64)
+        else:
+            out["body", t] = self._row(self.items, self.weights, self.bounds, t, cands)
+        if self.title:
+            out["title", t] = self._row(self.t_items, self.t_weights, self.t_bounds, t, cands)
         return out
 
     # ---------------------------------------------------------------- exact scores of candidates
 
-    def _scores(self, terms: list[int], cands: np.ndarray, exact: bool = True) -> np.ndarray:
-        """(C,) float64: the candidates' (ascending) scores, bit for bit the exhaustive search's;
-        exact=False: a lower bound, leaving out the lists too long to read whole.
+    def _scores(self, terms: list[int], cands: np.ndarray, known: dict | None = None) -> np.ndarray:
+        """(C,) float64: the candidates' (ascending) scores, bit for bit the exhaustive search's.
+        known: {(kind, t): (base, row)} rows already looked up for a superset `base` of cands.
 
         Row j of W holds the j-th list's weights of the candidates (0 where absent), the
         lists in the exhaustive search's order: body lists in query order, title lists,
         dense rows. np.cumsum adds the rows one after the other, as np.bincount adds an
         item's weights along the concatenated lists, and x + 0.0 == x."""
-        body = [t for t in terms if t not in self.dense_row]
-        seq = [(self.items, self.weights, self.bounds, t) for t in body]
+        known = known or {}
+        seq = [("body", t) for t in terms if t not in self.dense_row]
         if self.title:
-            seq += [(self.t_items, self.t_weights, self.t_bounds, t) for t in terms]
-        dense = [self.dense_row[t] for t in terms if t in self.dense_row]
-        w = np.zeros((len(seq) + len(dense), len(cands)))  # (R, C)
-        if not len(cands) or not len(w):
+            seq += [("title", t) for t in terms]
+        seq += [("dense", t) for t in terms if t in self.dense_row]
+        w = np.zeros((len(seq), len(cands)))  # (R, C)
+        if not len(cands) or not len(seq):
             return np.zeros(len(cands))
         short, limit = [], max(self.probe_ratio * len(cands), self.read_size)
-        for row, (items, weights, bounds, t) in enumerate(seq):
-            i, j = bounds[t], bounds[t + 1]
-            if j - i <= limit:
-                short.append((row, items[i:j], weights[i:j]))
-            elif exact:  # binary-search each candidate in the list
+        for r, (kind, t) in enumerate(seq):
+            if (kind, t) in known:
+                base, row = known[kind, t]
+                w[r] = row if base is cands else row[np.searchsorted(base, cands)]
+            elif kind == "dense":
                 self.stats["lookups"] += len(cands)
-                lst = items[i:j]
-                at = np.searchsorted(lst, cands)  # (C,) clipped below: past the end is a miss
-                w[row] = np.where(lst.take(at, mode="clip") == cands, weights[i:j].take(at, mode="clip"), 0)
+                w[r] = self.dense[self.dense_row[t], cands]
+            else:
+                items, weights, bounds = ((self.items, self.weights, self.bounds) if kind == "body"
+                                          else (self.t_items, self.t_weights, self.t_bounds))
+                i, j = bounds[t], bounds[t + 1]
+                if j - i <= limit:
+                    short.append((r, items[i:j], weights[i:j]))
+                else:
+                    w[r] = self._search(items[i:j], weights[i:j], cands)
         if short:  # the short lists read whole, all at once: a slot says which postings are candidates
             its = np.concatenate([x for _, x, _ in short])  # (L,)
             self.stats["postings"] += len(its)
@@ -264,29 +296,28 @@ class PrunedSearch:
             slot[cands] = -1
             hit = at >= 0
             w[rows[hit], at[hit]] = np.concatenate([x for _, _, x in short])[hit]
-        if dense:
-            self.stats["lookups"] += len(dense) * len(cands)
-            w[len(seq):] = self.dense[np.ix_(dense, cands)]
         return np.cumsum(w, axis=0)[-1]
 
-    def _add(self, acc, cands, items, weights) -> None:
-        """acc (C,) += the list's weights of the candidates (ascending) it holds."""
-        if not len(items):
-            return
-        if len(items) <= self.probe_ratio * len(cands):  # read the list: a slot says which are candidates
-            self.stats["postings"] += len(items)
-            slot = self._slots()
-            slot[cands] = np.arange(len(cands), dtype=np.int32)
-            at = slot[items]  # (L,) candidate position or -1
-            slot[cands] = -1
-            hit = at >= 0
-            acc[at[hit]] += weights[hit]
-        else:  # binary-search each candidate in the list
-            self.stats["lookups"] += len(cands)
-            at = np.searchsorted(items, cands)  # (C,)
-            np.minimum(at, len(items) - 1, out=at)
-            hit = items[at] == cands
-            acc[hit] += weights[at[hit]]
+    def _row(self, items, weights, bounds, t: int, cands: np.ndarray) -> np.ndarray:
+        """(C,) float64: list t's weights of the candidates (ascending), 0 where absent."""
+        i, j = bounds[t], bounds[t + 1]
+        if j - i > max(self.probe_ratio * len(cands), self.read_size):
+            return self._search(items[i:j], weights[i:j], cands)
+        self.stats["postings"] += j - i  # read the list: a slot says which postings are candidates
+        out = np.zeros(len(cands))
+        slot = self._slots()
+        slot[cands] = np.arange(len(cands), dtype=np.int32)
+        at = slot[items[i:j]]  # (L,) candidate position or -1
+        slot[cands] = -1
+        hit = at >= 0
+        out[at[hit]] = weights[i:j][hit]
+        return out
+
+    def _search(self, items: np.ndarray, weights: np.ndarray, cands: np.ndarray) -> np.ndarray:
+        """(C,) float64: binary-search each candidate (ascending) in one list."""
+        self.stats["lookups"] += len(cands)
+        at = np.searchsorted(items, cands)  # (C,) clipped below: past the end is a miss
+        return np.where(items.take(at, mode="clip") == cands, weights.take(at, mode="clip"), 0).astype(np.float64)
 
     def _slots(self) -> np.ndarray:
         """(N,) int32, -1 everywhere: each thread's own, so concurrent searches do not mix."""
