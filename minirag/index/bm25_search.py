@@ -9,32 +9,42 @@ cap: the largest weight in its list plus its largest title weight, times its rep
 query), terms whose caps sum to less than a score already reached by k items cannot lift an
 item that has none of the other terms into the top k. Here, per query:
 
-1. head: the terms of largest cap (the rarest, mostly), as many as fit in `sparse_share`
-   of N postings, are summed per item of their lists (sorted, deduplicated: no (N,) array).
-   These partial sums are lower bounds of the full scores, so the k-th largest, theta, is
-   a score the k-th best item reaches (divided by MARGIN against the rounding of sums).
+1. head: the terms of largest cap (the rarest, mostly), as many as fit in `sparse_share` of
+   N postings (the first up to `essential_share`), are summed per item of their lists.
+   These partial sums are lower bounds of the full scores, so their k-th largest, theta,
+   is a score the k-th best item reaches (divided by MARGIN against the rounding of sums).
+   Where it does not yet settle step 2, theta is raised with the 2k best head items'
+   weights in the `boost` largest-cap other terms (binary searches of 2k items).
 2. split: the other terms in ascending cap; the longest prefix whose caps sum strictly
-   below theta are non-essential: an item holding only them scores below theta. The
-   essential remainder, if any, is summed with the head through an (N,) accumulator, and
-   only items whose sum plus the non-essential caps reaches theta stay candidates.
+   below theta are non-essential: an item holding only them scores below theta. If some
+   remain essential, the candidates are the items of the head and essential lists, summed
+   per item (sorted and deduplicated, or through an (N,) accumulator above
+   `essential_share` of N postings); an item outside them cannot reach the top k.
 3. narrow: the non-essential terms in descending cap are looked up for the candidates (a
-   binary search in the sorted list, or a pass over the list where that is shorter);
-   before each, theta rises to the k-th best partial sum and the candidates whose sum plus
-   the caps still to come falls short of it are dropped, until at most `exact_size`
-   remain.
-4. exact: the survivors' full scores, then `best`, bm25.py's top-k rule: score > 0, best
-   first, ties to the lower item index.
+   binary search of each candidate in the sorted list, or one pass over a list that is
+   shorter than `probe_ratio` times the candidates); before each, theta rises to the k-th
+   best partial sum and the candidates whose sum plus the caps still to come falls short
+   of it are dropped, until at most `exact_size` (or 2k) remain.
+4. exact: the survivors' full scores (reusing step 3's lookups), then `best`, bm25.py's
+   top-k rule: score > 0, best first, ties to the lower item index.
 
 Scores are bit for bit the exhaustive ones: step 4 lays out, per candidate, the float32
 weights of every list in the order `np.bincount` meets them in the exhaustive search's
 concatenation (body lists in query order, then title lists, then dense rows), and np.cumsum
-adds them one after another from 0.0 (an absent term adds 0.0, which changes no sum).
+adds them one after another as bincount does from 0.0 (0.0 + w is w, and an absent term
+adds 0.0, which changes no sum).
 Steps 1-3 only choose candidates; their float sums may round differently, which MARGIN's
 relative slack of 1e-9 (against ~1e-15 of rounding) covers: a candidate is dropped only when
 it falls short by more than any rounding could explain. Where pruning cannot pay -- an index
-under `min_items`, a query whose rarest term is in more than `sparse_share` of the items, no
-term to skip -- or cannot be proven (a negative weight, which the robertson variant's IDF
-floor can give), `top_k` returns None and the caller runs the exhaustive search.
+under `min_items` (measured: the exhaustive search is faster below ~4e4 items), a query whose
+rarest term is in more than `essential_share` of the items, or one with no term to skip and
+more essential postings than that -- or cannot be proven (a negative weight, which the
+robertson variant's IDF floor can give), `top_k` returns None and the caller runs the
+exhaustive search.
+
+`stats` counts queries, those pruned, those that needed the (N,) accumulator, postings read
+and candidate look-ups (shared by threads: approximate under concurrency; the scratch arrays
+are per thread).
 
 What this module leaves out: document-at-a-time traversal with a heap and skips within lists
 (WAND, block-max WAND: a loop over postings, which numpy cannot run), impact-ordered or
@@ -63,7 +73,7 @@ def list_maxima(indptr: np.ndarray, weights: np.ndarray) -> np.ndarray:
 class PrunedSearch:
     """MaxScore top-k over a BM25Index's arrays (the index builds one; see the module docstring)."""
 
-    min_items = 50_000    # below this the exhaustive search is faster (crossover 3e4-1e5: bench/README.md)
+    min_items = 50_000    # below this the exhaustive search is faster (x0.72 at 3e4, x1.1-1.2 at 5e4: bench/README.md)
     sparse_share = 0.03   # head postings: at most this share of N
     probe_ratio = 8       # a list up to this many times the candidates is read whole, not searched
     scatter_ratio = 16    # postings summed in an (N,) array when N is at most this many times their number
@@ -193,12 +203,14 @@ class PrunedSearch:
         items = np.concatenate([i for i, _ in parts]) if parts else np.zeros(0, dtype=np.int32)  # (P,)
         weights = np.concatenate([w for _, w in parts]) if parts else np.zeros(0, dtype=np.float32)
         self.stats["postings"] += len(items)
+        if self.n_items <= self.scatter_ratio * len(items):  # an (N,) sum and scan beat sorting the items
+            acc = np.bincount(items, weights, minlength=self.n_items)  # (N,) float64
+            cands = np.flatnonzero(acc > 0)  # weights are positive here (`usable`)
+            return cands, acc[cands]
         x = np.sort(items)
         keep = np.ones(len(x), dtype=bool)
         np.not_equal(x[1:], x[:-1], out=keep[1:])
         cands = x[keep]  # (C,)
-        if self.n_items <= self.scatter_ratio * len(items):  # an (N,) sum is cheaper than renumbering
-            return cands, np.bincount(items, weights, minlength=self.n_items)[cands]
         slot = self._slots()
         slot[cands] = np.arange(len(cands), dtype=np.int32)
         partial = np.bincount(slot[items], weights, minlength=len(cands))  # (C,) float64
@@ -219,10 +231,10 @@ class PrunedSearch:
             self.stats["postings"] += self.n_items
         # (acc + rest) * MARGIN >= theta, one comparison; MARGIN's slack dwarfs this rounding
         floor = theta / MARGIN - rest if theta > 0 else 0.0
-        if rows:  # a dense row reaches half the items: look at all of them
+        if rows or self.n_items <= self.scatter_ratio * len(items):  # a scan of N beats gathering the items
             cands = np.flatnonzero(acc > floor) if floor <= 0 else np.flatnonzero(acc >= floor)
             return cands, acc[cands]
-        # else only the items of the lists can pass: look at those (fewer than N), sort the few that pass
+        # else only the items of the lists can pass: look at those (far fewer than N), sort the few that pass
         passed = items[acc[items] > floor] if floor <= 0 else items[acc[items] >= floor]  # (M,) repeats
         passed.sort()
         keep = np.ones(len(passed), dtype=bool)
