@@ -112,7 +112,8 @@ class BM25Index:
         self._dense = np.zeros((len(frequent), n), dtype=np.float32)  # (D, N)
         for r, t in enumerate(frequent):
             self._dense[r, arrays["items"][indptr[t]:indptr[t + 1]]] = arrays["weights"][indptr[t]:indptr[t + 1]]
-        self._pruned = PrunedSearch(arrays, self._dense_row, self._dense)  # per-term bounds for MaxScore
+        # MaxScore's per-term caps (bm25_search.py)
+        self._pruned = PrunedSearch(arrays, self._dense_row, self._dense, self._bounds, self._title_bounds)
 
     @classmethod
     def build(cls, texts: list[str], analyzer: Analyzer, params: BM25Params,

@@ -82,16 +82,19 @@ class PrunedSearch:
     exact_size = 64       # candidates few enough to score exactly on every term (or 2k if more)
     read_size = 512       # a list this short is read whole rather than searched whatever the candidates
 
-    def __init__(self, arrays: dict[str, np.ndarray], dense_row: dict[int, int], dense: np.ndarray):
+    def __init__(self, arrays: dict[str, np.ndarray], dense_row: dict[int, int], dense: np.ndarray,
+                 bounds: list[int] | None = None, title_bounds: list[int] | None = None):
+        """arrays, dense_row and dense as BM25Index holds them; bounds and title_bounds: its
+        indptr and title_indptr as lists, if it has them already (they are V + 1 ints)."""
         self.items, self.weights = arrays["items"], arrays["weights"]  # (P,) int32, float32
         self.n_items = len(arrays["doc_lengths"])
-        self.bounds = arrays["indptr"].tolist()
+        self.bounds = bounds if bounds is not None else arrays["indptr"].tolist()
         self.dense_row, self.dense = dense_row, dense
         bound = list_maxima(arrays["indptr"], self.weights)  # (V,) float64
         self.title = len(arrays["title_items"]) > 0
         if self.title:
             self.t_items, self.t_weights = arrays["title_items"], arrays["title_weights"]
-            self.t_bounds = arrays["title_indptr"].tolist()
+            self.t_bounds = title_bounds if title_bounds is not None else arrays["title_indptr"].tolist()
             bound += list_maxima(arrays["title_indptr"], self.t_weights)
         self.bound = bound.tolist()  # Python floats: summed over query terms one at a time
         negative = (len(self.weights) and self.weights.min() < 0) or (self.title and self.t_weights.min() < 0)
