@@ -44,8 +44,9 @@ from ..integrity import verified
 from ..io import load_npz, read_json, save_npz, write_json
 from ..settings import setting, settings_from_dict
 from ..text.analyze import Analyzer, AnalyzerConfig
+from .bm25_candidates import best
 from .bm25_postings import Postings
-from .bm25_search import PrunedSearch, best
+from .bm25_search import PrunedSearch
 from .bm25_variants import VARIANTS, lucene_norm_length
 
 
