@@ -4,9 +4,12 @@ The index is a compressed-sparse term -> postings layout: for term t, the items 
 it are `items[indptr[t]:indptr[t+1]]` (ascending) and their precomputed BM25 weights
 idf(t) * tf-part(f, |D|) are `weights[...]` (float32). A query is scored by gathering the
 posting lists of its terms and summing them per item with one `np.bincount` (terms in half
-the items or more are added as dense rows instead); the top k come from `np.partition` plus
-a sort of the few candidates. Python loops run over queries and their terms, never over
-items or postings. The (N,) float64 sums are the scores returned.
+the items or more are added as dense rows instead); the top k come from `np.partition` of the
+positive scores plus a sort of the few candidates. Python loops run over queries and their
+terms, never over items or postings. The (N,) float64 sums are the scores returned. On large
+indexes (`PrunedSearch.min_items`) a query goes first to bm25_search.py's MaxScore search,
+which skips most postings of the frequent terms and returns the same items and scores, bit
+for bit; it hands the queries it cannot prune back to this exhaustive search.
 
 Variants (`BM25Params.variant`), each a function in bm25_variants.py with its formula and source:
 `lucene` (default), `robertson` (classic IDF, negative values floored as rank_bm25's BM25Okapi
@@ -23,8 +26,9 @@ and in bm25s.
 Counting the postings (the vocabulary, tf, lengths) is bm25_postings.py's: `from_postings`
 takes N, df, avgdl and IDF from them and scores, so shards counted apart merge exactly.
 
-What this module leaves out: positions and phrase queries, dynamic pruning (WAND, block-max:
-every posting of every query term is read), incremental updates (rebuild instead), and the
+What this module leaves out: positions and phrase queries, document-at-a-time pruning (WAND,
+block-max: bm25_search.py's MaxScore works term at a time over candidate sets, and structured
+`search_concepts` queries read every posting), incremental updates (rebuild instead), and the
 mapping from item index to chunk id (the caller keeps that list).
 """
 
@@ -40,7 +44,9 @@ from ..integrity import verified
 from ..io import load_npz, read_json, save_npz, write_json
 from ..settings import setting, settings_from_dict
 from ..text.analyze import Analyzer, AnalyzerConfig
+from .bm25_candidates import best
 from .bm25_postings import Postings
+from .bm25_search import PrunedSearch
 from .bm25_variants import VARIANTS, lucene_norm_length
 
 
@@ -80,13 +86,10 @@ class BM25Settings(BM25Params):
 
 def _top_k(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """The k best items of scores (N,) with score > 0, best first, ties to the lower index."""
-    n = len(scores)
-    kth = np.partition(scores, n - k)[n - k] if k < n else 0.0
-    # every item tied with the k-th score stays a candidate, so the sort can prefer lower indices
-    hits = np.flatnonzero(scores >= kth) if kth > 0 else np.flatnonzero(scores > 0)  # (H,)
-    vals = scores[hits]
-    order = np.lexsort((hits, -vals))[:k]
-    return hits[order].astype(np.int64), vals[order]
+    # The positive scores first: a query's scores are mostly zeros, and np.partition over
+    # many equal values is several times slower than the scan that drops them.
+    hits = np.flatnonzero(scores > 0)  # (H,)
+    return best(hits, scores[hits], k)
 
 
 def body_weights(params: BM25Params, df: np.ndarray, terms: np.ndarray, tf: np.ndarray, dl: np.ndarray,
@@ -127,6 +130,8 @@ class BM25Index:
         self._dense = np.zeros((len(frequent), n), dtype=np.float32)  # (D, N)
         for r, t in enumerate(frequent):
             self._dense[r, arrays["items"][indptr[t]:indptr[t + 1]]] = arrays["weights"][indptr[t]:indptr[t + 1]]
+        # MaxScore's per-term caps (bm25_search.py)
+        self._pruned = PrunedSearch(arrays, self._dense_row, self._dense, self._bounds, self._title_bounds)
 
     @classmethod
     def build(cls, texts: list[str], analyzer: Analyzer, params: BM25Params,
@@ -161,9 +166,9 @@ class BM25Index:
         """Item indices (<=k,) and scores (<=k,), best first; items scoring 0 are left out."""
         return self.search_batch([query], k)[0]
 
-    def search_batch(self, queries: list[str], k: int) -> list[tuple[np.ndarray, np.ndarray]]:
-        """`search` for many queries."""
-        return [self._search_terms([self.vocab[t] for t in self.analyzer.query(q) if t in self.vocab], k)
+    def search_batch(self, queries: list[str], k: int, prune: bool = True) -> list[tuple[np.ndarray, np.ndarray]]:
+        """`search` for many queries; prune=False reads every posting (the reference for the pruned search)."""
+        return [self._search_terms([self.vocab[t] for t in self.analyzer.query(q) if t in self.vocab], k, prune)
                 for q in queries]
 
     def search_concepts(self, concepts: list[dict[str, float]], k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -185,11 +190,13 @@ class BM25Index:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
         return _top_k(scores, min(k, self.n_items))
 
-    def _search_terms(self, terms: list[int], k: int) -> tuple[np.ndarray, np.ndarray]:
+    def _search_terms(self, terms: list[int], k: int, prune: bool = True) -> tuple[np.ndarray, np.ndarray]:
         k = min(k, self.n_items)
         if not terms or k <= 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
-        return _top_k(self._scores(terms), k)
+        # MaxScore (bm25_search.py) gives the same items and scores, bit for bit, or None where it cannot pay
+        found = self._pruned.top_k(terms, k) if prune else None
+        return found if found is not None else _top_k(self._scores(terms), k)
 
     def _scores(self, terms: list[int]) -> np.ndarray:
         """(N,) float64: every item's score for the term ids (a term twice counts twice)."""
