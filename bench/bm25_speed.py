@@ -46,6 +46,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from topk_compare import positive_top, same_but_ties  # noqa: E402  (bench/, the script's folder)
+
 from minirag.index.bm25 import BM25Index, BM25Params  # noqa: E402
 from minirag.text.analyze import Analyzer, AnalyzerConfig  # noqa: E402
 
@@ -77,24 +79,6 @@ def read_test_queries(folder: Path, n: int) -> list[str]:
             q = json.loads(line)
             text[q["_id"]] = q["text"]
     return [text[i] for i in ids if i in text][:n]
-
-
-def positive_top(items, scores, k: int) -> tuple[list[int], list[float]]:
-    """The top k (item, score) with a positive score (bm25s pads short lists with zeros)."""
-    kept = [(int(i), float(s)) for i, s in zip(items, scores) if s > 0][:k]
-    return [i for i, _ in kept], [s for _, s in kept]
-
-
-def same_up_to_ties(a: tuple[list[int], list[float]], b: tuple[list[int], list[float]]) -> bool:
-    """Equal scores rank by rank (float32 tolerance) and the same items above the last score:
-    the lists differ at most in the order of tied items and in which tied items made the cut."""
-    (ia, sa), (ib, sb) = a, b
-    if len(sa) != len(sb) or not np.allclose(sa, sb, rtol=1e-5, atol=1e-6):
-        return False
-    if not sa:
-        return True
-    cut = sa[-1] + 1e-5 * abs(sa[-1])
-    return {i for i, s in zip(ia, sa) if s > cut} == {i for i, s in zip(ib, sb) if s > cut}
 
 
 def race(fns: dict, repeats: int) -> tuple[dict[str, float], dict]:
@@ -150,7 +134,7 @@ def measure(corpus: Path, limit: int | None, n_queries: int, k: int, repeats: in
             "pruned_x_bm25s": qps["pruned"] / qps["bm25s"], "pruned_x_exhaustive": qps["pruned"] / qps["exhaustive"],
             "exhaustive_x_bm25s": qps["exhaustive"] / qps["bm25s"],
             "identical_to_exhaustive": exact / len(queries),
-            "same_as_bm25s_up_to_ties": sum(map(same_up_to_ties, mine, theirs)) / len(queries),
+            "same_as_bm25s_up_to_ties": sum(map(same_but_ties, mine, theirs)) / len(queries),
             "pruned_share": ran["pruned"] / ran["queries"] if ran["queries"] else 0.0,
             "postings_read_share": (ran["postings"] + ran["lookups"]) / total if total else 0.0}
 

@@ -31,6 +31,7 @@ retriever when the tree has an `ivf` kind; no bi-encoder, no reader) and runs
     nice -n 10 .venv/bin/python bench/scale.py [--sizes 10000 100000] [--corpora synth scifact]
         [--chunk tokens|none] [--timeout-min 40] [--max-rss-gb 8] [--json] [--figure bench/scale.png]
     .venv/bin/python bench/scale.py --load bench/out/scale/scale.*.json    # tables and figure again
+    .venv/bin/python bench/scale.py --queries-of bench/out/scale/scale.1000000.synth.json  # queries of built rows
 
 SciFact is read from --beir (default ../shared/datasets/scifact beside the repository).
 Results stay in results/scale-<corpus>-<n>/; each run deletes them first so that every stage
@@ -63,6 +64,8 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from topk_compare import positive_top, same_but_ties  # noqa: E402  (bench/, the script's folder)
 
 OUT = ROOT / "bench" / "out" / "scale"
 K = 10
@@ -320,25 +323,6 @@ def timed(fn, repeats: int) -> tuple[float, object]:
     return statistics.median(times), out
 
 
-def positive_top(items, scores) -> tuple[list[int], list[float]]:
-    """The top K (item, score) with a positive score (bm25s pads short lists with zeros)."""
-    kept = [(int(i), float(s)) for i, s in zip(items, scores) if s > 0][:K]
-    return [i for i, _ in kept], [s for _, s in kept]
-
-
-def same_but_ties(a: tuple[list[int], list[float]], b: tuple[list[int], list[float]]) -> bool:
-    """Two top-K lists that differ at most in the order of equal scores and in which of the
-    items tied at the K-th score made the cut: the same scores rank by rank (float32
-    tolerance) and the same items above the last score."""
-    (ia, sa), (ib, sb) = a, b
-    if len(sa) != len(sb) or not np.allclose(sa, sb, rtol=1e-5, atol=1e-6):
-        return False
-    if not sa:
-        return True
-    cut = sa[-1] + 1e-5 * abs(sa[-1])
-    return {i for i, s in zip(ia, sa) if s > cut} == {i for i, s in zip(ib, sb) if s > cut}
-
-
 def bm25_race(results: Path, queries: list[str], repeats: int) -> dict:
     """minirag's built index (load_bm25: receipt-checked, as live.py loads it) against bm25s
     indexing the same chunks' texts as the same token ids; queries analysed inside both timings."""
@@ -380,8 +364,8 @@ def bm25_race(results: Path, queries: list[str], repeats: int) -> dict:
         for name, fn in (("minirag", mine), ("bm25s", theirs))[::1 if r % 2 == 0 else -1]:
             t, found[name] = timed(fn, 1)
             times[name].append(t)
-    a = [positive_top(*x) for x in found["minirag"]]
-    b = [positive_top(*x) for x in found["bm25s"]]
+    a = [positive_top(*x, K) for x in found["minirag"]]
+    b = [positive_top(*x, K) for x in found["bm25s"]]
     qps = {name: len(queries) / statistics.median(t) for name, t in times.items()}
     return {"queries": len(queries), "load_s": load_s, "bm25s_analyze_s": analyze_s, "bm25s_index_s": peer_index_s,
             "minirag_qps": qps["minirag"], "bm25s_qps": qps["bm25s"], "ratio": qps["minirag"] / qps["bm25s"],
@@ -540,18 +524,40 @@ def print_tables(rows: list[dict], fitted: dict, target: int) -> None:
         print(f"ivf: {note}")
 
 
+def grouped(stages: dict[str, dict]) -> dict[str, dict]:
+    """A row's jobs with the shard jobs of one stage as one (`embed_shard.3.hashing` ->
+    `embed_shard.hashing (x4)`): their seconds summed, the largest peak."""
+    out: dict[str, dict] = {}
+    count: dict[str, int] = {}
+    for job, st in stages.items():
+        head, _, rest = job.partition(".")
+        shard, _, tail = rest.partition(".")
+        key = f"{head}{'.' + tail if tail else ''}" if head.endswith("_shard") and shard.isdigit() else job
+        count[key] = count.get(key, 0) + 1
+        got = out.setdefault(key, {"s": 0.0, "cpu_s": 0.0, "hwm_mb": 0.0})
+        got["s"] += st.get("s") or 0.0
+        got["cpu_s"] += cost(st, "cpu") or 0.0
+        got["hwm_mb"] = max(got["hwm_mb"], cost(st, "mb") or 0.0)
+    return {(f"{k} (x{count[k]})" if count[k] > 1 else k): v for k, v in out.items()}
+
+
 def figure(rows: list[dict], path: Path) -> None:
-    """CPU seconds, wall seconds and peak RSS per stage against passages, log-log; the grey
-    dotted line has slope 1 (linear cost) for comparison."""
+    """CPU seconds, wall seconds and peak RSS per stage against passages, log-log (the shard jobs
+    of a stage as one line, and the whole build in black); the grey dotted line has slope 1
+    (linear cost) for comparison."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    panels = (("cpu", "CPU seconds (user + system)"), ("s", "wall seconds (shared, contended machine)"),
-              ("mb", "peak RSS, MB"))
+    panels = (("cpu", "CPU seconds (user + system)"), ("s", "wall seconds"),
+              ("mb", "peak RSS, MB (whole build: the running jobs' sum)"))
     fig, axes = plt.subplots(1, 3, figsize=(19, 5.4))
     styles = {"synth": "-", "scifact": "--"}
-    stages = sorted({s for r in rows for s in r["stages"]})
+    rows = [{**r, "stages": {**grouped(r["stages"]), "whole build": {
+        "s": r["build_wall_s"], "cpu_s": sum(cost(st, "cpu") or 0 for st in r["stages"].values()),
+        "hwm_mb": r.get("build_peak_sum_mb")}}} for r in rows if not r["timed_out"]]
+    stages = sorted({s for r in rows for s in r["stages"]} - {"whole build"}) + ["whole build"]
     colors = {s: plt.cm.tab20(i % 20) for i, s in enumerate(stages)}
+    colors["whole build"] = "black"
     for corpus in dict.fromkeys(r["corpus"] for r in rows):
         done = sorted((r for r in rows if r["corpus"] == corpus), key=lambda r: r["n"])
         for stage in stages:
@@ -560,6 +566,7 @@ def figure(rows: list[dict], path: Path) -> None:
                       if r["stages"].get(stage, {}).get("s") is not None and cost(r["stages"][stage], what)]
                 if xy:
                     ax.plot(*zip(*xy), styles.get(corpus, ":"), marker="o", color=colors[stage],
+                            linewidth=2.5 if stage == "whole build" else 1.2,
                             label=stage if corpus == rows[0]["corpus"] else None)
     ns = sorted({r["n"] for r in rows})
     for ax, (what, label) in zip(axes, panels):
@@ -572,10 +579,18 @@ def figure(rows: list[dict], path: Path) -> None:
         ax.set_xlabel("passages")
         ax.set_ylabel(label)
         ax.grid(True, which="both", alpha=0.3)
+    axes[1].axhline(30 * 60, color="red", linestyle="-.", linewidth=1, label="target at 10^6: 30 min, 8 GB")
+    axes[2].axhline(8 * 1024, color="red", linestyle="-.", linewidth=1)
+    for ax, top in ((axes[1], 30 * 60), (axes[2], 8 * 1024)):
+        ax.set_ylim(top=max(ax.get_ylim()[1], 1.5 * top))
     axes[0].set_title("CPU time per stage (solid: synthetic, dashed: SciFact replicated)")
     axes[1].set_title("wall time per stage")
     axes[2].set_title("peak memory per stage")
-    axes[2].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    seen: dict = {}  # the stages' lines (one panel) and the targets' (another), each label once
+    for ax in axes[1:]:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(label, handle)
+    axes[2].legend(list(seen.values()), list(seen), fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
     fig.tight_layout()
     fig.savefig(path, dpi=100)
 
@@ -609,7 +624,18 @@ def main(argv=None):
     ap.add_argument("--json", action="store_true", help="print JSON instead of the tables")
     ap.add_argument("--load", type=Path, nargs="+",
                     help="build nothing: fit, print and draw the rows of earlier runs (their --json or scale.json)")
+    ap.add_argument("--queries-of", type=Path, nargs="+",
+                    help="build nothing: measure the queries of the rows of earlier runs (their results still "
+                         "built) and write them into those files")
     args = ap.parse_args(argv)
+    if args.queries_of:
+        for path in args.queries_of:
+            rows = json.loads(path.read_text(encoding="utf-8"))
+            for row in rows:
+                print(f"queries of {row['name']} ...", file=sys.stderr, flush=True)
+                row["queries"] = measure_queries(row, args)
+                path.write_text(json.dumps(rows, indent=1), encoding="utf-8")
+        return
     if args.load:
         rows = []
         for path in args.load:

@@ -86,9 +86,13 @@ class BM25Settings(BM25Params):
 
 def _top_k(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """The k best items of scores (N,) with score > 0, best first, ties to the lower index."""
-    # The positive scores first: a query's scores are mostly zeros, and np.partition over
-    # many equal values is several times slower than the scan that drops them.
-    hits = np.flatnonzero(scores > 0)  # (H,)
+    # Candidates first: the k-th largest of every 16th score is at most the k-th largest of
+    # all, so the scores at or above it (and positive) hold the k best and every tie with the
+    # k-th. A partition of N/16 and one pass stand in for a partition of all N: several times
+    # faster whether most scores are zero (short queries) or most are positive (long ones).
+    sample = scores[::16]
+    floor = np.partition(sample, len(sample) - k)[len(sample) - k] if len(sample) > k else 0.0
+    hits = np.flatnonzero(scores >= floor) if floor > 0 else np.flatnonzero(scores > 0)  # (H,)
     return best(hits, scores[hits], k)
 
 
