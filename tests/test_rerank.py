@@ -375,3 +375,32 @@ def test_misspellings_drop_accents_drop_double_or_swap_letters():
     assert "preterito" in slips
     assert {len(s) for s in slips} == {8, 9, 10}
     assert any(len(s) == 9 and s != "pretérito" and sorted(s) == sorted("pretérito") for s in slips)
+
+
+FEATURES_IN_A_FRESH_PROCESS = """
+import sys
+from minirag.rank.rerank import FeatureMaker
+from minirag.text.analyze import Analyzer, AnalyzerConfig
+from minirag.text.chunks import Chunk, chunk_id
+words = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november".split()
+texts = [" ".join(words[:i + 2] * (i % 3 + 1)) + "\\n" + " ".join(words[i % 5::i % 4 + 1]) for i in range(12)]
+chunks = [Chunk(id=chunk_id(f"d{i}", 0), text=t, doc_id=f"d{i}", offset=0,
+                metadata={"title": "T", "section": "", "context": " ".join(words[i:i + 5]), "char_start": 0,
+                          "char_end": len(t)}) for i, t in enumerate(texts)]
+maker = FeatureMaker(Analyzer(AnalyzerConfig()), chunks)
+x = maker.features(" ".join(words), [(c.id, 1.0 / (i + 1)) for i, c in enumerate(chunks)], {c.id: c for c in chunks})
+sys.stdout.write(x.tobytes().hex())
+"""
+
+
+def test_features_do_not_depend_on_the_process_string_hashing():
+    # a chunk's words are a set, iterated in an order Python's per-process string hashing sets:
+    # the shares must not be summed in that order, or the trained weights and the rerank run
+    # files change in the last bit from one process to the next
+    import os
+    import subprocess
+    import sys
+    outs = {subprocess.run([sys.executable, "-c", FEATURES_IN_A_FRESH_PROCESS], capture_output=True, text=True,
+                           check=True, env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout
+            for seed in range(6)}
+    assert len(outs) == 1

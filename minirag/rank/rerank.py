@@ -127,7 +127,10 @@ class FeatureMaker:
             return best
 
         def share(best: dict[int, float]) -> float:
-            return sum(weights[ci] * w for ci, w in best.items()) / total
+            # summed in concept order: `best` fills in the order terms are met, and a chunk's
+            # words are a set, whose order follows the process's string hashing (the last bit
+            # of the sum, and so the trained weights, would too)
+            return sum(weights[ci] * best[ci] for ci in sorted(best)) / total
 
         scores = np.array([s for _, s in ranking], dtype=np.float64)  # (N,)
         low, spread = (float(scores.min()), float(scores.max() - scores.min())) if len(scores) else (0.0, 0.0)
