@@ -63,13 +63,13 @@ def _remap(indptr: np.ndarray, items: np.ndarray, term_map: np.ndarray, row_map:
     return terms, row_map[items].astype(np.int64)
 
 
-def _csr(terms: np.ndarray, items: np.ndarray, n_terms: int, n_items: int, *values: np.ndarray):
-    """Pairs sorted by term then item (each pair once, as a shard holds it), the term indptr and
-    the values carried along."""
+def _csr(terms: np.ndarray, items: np.ndarray, n_terms: int, n_items: int):
+    """The term indptr and the items of pairs sorted by term then item (each pair once, as a
+    shard holds it)."""
     order = np.argsort(terms * n_items + items, kind="stable")  # (P,)
     indptr = np.zeros(n_terms + 1, dtype=np.int64)
     np.cumsum(np.bincount(terms, minlength=n_terms), out=indptr[1:])
-    return indptr, items[order].astype(np.int32), *(v[order] for v in values)
+    return indptr, items[order].astype(np.int32)
 
 
 def _columns(parts: list[tuple], n: int) -> list[np.ndarray]:
@@ -80,9 +80,10 @@ def _columns(parts: list[tuple], n: int) -> list[np.ndarray]:
 def merged_index(parts: list[Postings], row_maps: list[np.ndarray], n_items: int, analyzer,
                  params: BM25Params, block: int = 1 << 20) -> BM25Index:
     """The index the shards' postings merged into one `Postings` would score to
-    (`BM25Index.from_postings`), array for array, made term block by term block: the body postings of about `block` pairs at a time are gathered
-    from every shard, sorted and scored, so the merge holds the index (8 bytes a posting) and
-    one block, not the several int64 copies of every posting a one-go merge needs."""
+    (`BM25Index.from_postings`), array for array, made term block by term block: the body
+    postings of about `block` pairs at a time are gathered from every shard, sorted and scored,
+    so the merge holds the index (8 bytes a posting) and one block, not the several int64
+    copies of every posting a one-go merge needs."""
     vocab = sorted(set().union(*(p.vocab for p in parts)))
     ids = {t: i for i, t in enumerate(vocab)}
     lengths = np.zeros(n_items, dtype=np.int64)  # (N,)

@@ -71,12 +71,12 @@ class Hashing(EmbedderKind):
         emb = HashingEmbedder.fit(texts, dim=self.s.dim, analyzer=self.s.analyzer)
         return emb, {"params": emb.params()}
 
+    BLOCK = 8192  # texts embedded at once: 16 MB of float64 at 256 dims
+
     def embed_corpus(self, emb, texts, out):
         # block by block: embed() works in float64, (N, d) of it at once would be twice the file
         for start in range(0, len(texts), self.BLOCK):
             out[start:start + self.BLOCK] = emb.embed(texts[start:start + self.BLOCK])
-
-    BLOCK = 8192  # texts per block: 16 MB of float64 at 256 dims
 
     @classmethod
     def query_embedder(cls, sidecar, files):

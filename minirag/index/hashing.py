@@ -53,8 +53,7 @@ class HashingEmbedder:
         self.default_idf = default_idf  # weight of a word the fitted corpus never saw
         self.analyzer_config = analyzer
         self.words = Analyzer(analyzer)
-        self._slots: dict[str, tuple[int, float]] = {}
-        self._weighted: dict[str, tuple[int, float]] = {}
+        self._weighted: dict[str, tuple[int, float]] = {}  # word -> (bucket, sign * idf)
 
     @classmethod
     def fit(cls, texts: Iterable[str], dim: int = HashingSettings.dim,
@@ -70,7 +69,7 @@ class HashingEmbedder:
         return cls(dim=dim, idf=idf, default_idf=smoothed_idf(n, 0), analyzer=analyzer)
 
     def weighted_slot(self, word: str) -> tuple[int, float]:
-        """(bucket, sign * idf) of a word, cached."""
+        """(bucket, sign * idf) of a word, cached: embed looks every word up here."""
         hit = self._weighted.get(word)
         if hit is None:
             bucket, sign = self.slot(word)
@@ -79,12 +78,8 @@ class HashingEmbedder:
 
     def slot(self, word: str) -> tuple[int, float]:
         """(bucket, sign) of a word: bytes 0-7 of blake2b pick the bucket, bit 64 the sign."""
-        hit = self._slots.get(word)
-        if hit is None:
-            h = int.from_bytes(hashlib.blake2b(word.encode("utf-8", "surrogatepass"), digest_size=9).digest(), "little")
-            hit = (h % (1 << 64)) % self.d, (1.0 if (h >> 64) & 1 else -1.0)
-            self._slots[word] = hit
-        return hit
+        h = int.from_bytes(hashlib.blake2b(word.encode("utf-8", "surrogatepass"), digest_size=9).digest(), "little")
+        return (h % (1 << 64)) % self.d, (1.0 if (h >> 64) & 1 else -1.0)
 
     def embed(self, texts: list[str]) -> np.ndarray:
         # Each word's (cell, weight) is listed in text order and summed by one bincount, which
@@ -98,9 +93,11 @@ class HashingEmbedder:
                 bucket, signed_idf = cached.get(w) or slot(w)
                 cells.append(row + bucket)
                 # = sign * (1 + log tf) * idf exactly: a sign of +-1 only flips the product's sign
-                weights.append((SUBLINEAR_TF[tf] if tf < len(SUBLINEAR_TF) else 1.0 + math.log(tf)) * signed_idf)
+                sublinear = SUBLINEAR_TF[tf] if tf < len(SUBLINEAR_TF) else 1.0 + math.log(tf)
+                weights.append(sublinear * signed_idf)
         out = np.bincount(np.array(cells, dtype=np.int64), weights=np.array(weights, dtype=np.float64),
-                          minlength=len(texts) * self.d).astype(np.float64, copy=False).reshape(len(texts), self.d)  # (N, d)
+                          minlength=len(texts) * self.d).astype(np.float64, copy=False)
+        out = out.reshape(len(texts), self.d)  # (N, d)
         norms = np.linalg.norm(out, axis=1, keepdims=True)  # (N, 1)
         out /= np.where(norms > 0, norms, 1.0)
         return out.astype(np.float32)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..index.embedders import EmbedderKind, given_files
 from ..index.vectors import vector_rows, vectors_sidecar_path, vectors_writer
-from ..io import sha256_file
+from ..integrity import file_sha256
 from ..text.chunks import index_text, iter_chunks, load_chunks
 from .common import log, run_stage
 
@@ -25,8 +25,8 @@ def embed(settings: dict, name: str, docs: Path, chunks: Path, out: Path, tokeni
     files = given_files(tokenizer=tokenizer, encoder=encoder, pretrained=pretrained)
     t0 = time.perf_counter()
     emb, producer = kind.corpus_embedder(fit_texts, files)
-    with vectors_writer(out, vector_rows(items), emb.d, {"embedder": name, "chunks_sha256": sha256_file(chunks),
-                                            **producer}) as vectors:  # (N, d) on disk
+    sidecar = {"embedder": name, "chunks_sha256": file_sha256(chunks), **producer}
+    with vectors_writer(out, vector_rows(items), emb.d, sidecar) as vectors:  # (N, d) on disk
         kind.embed_corpus(emb, texts, vectors)
     log(f"embed: {len(items)} x {emb.d} ({name}) in {time.perf_counter() - t0:.2f}s -> {out}")
     return [out, vectors_sidecar_path(out)]

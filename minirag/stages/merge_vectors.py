@@ -3,8 +3,9 @@
 The embed stage of a sharded corpus (its receipt is `embed.<name>`): rows copied from the
 shards' memory-mapped files into the corpus's, in chunks.jsonl order, block by block, so a
 large corpus is never in RAM. Every shard row's chunk id and text hash (its sidecar's rows) are
-checked against chunks.jsonl before its vector is used, the shard's .npy against its sidecar's hash, and the shards must agree on everything their
-sidecars say of the embedder (parameters, model hashes).
+checked against chunks.jsonl before its vector is used, the shard's .npy against its sidecar's
+hash, and the shards must agree on everything their sidecars say of the embedder (parameters,
+model hashes).
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from ..index.vectors import AlignmentError, vector_rows, vectors_sidecar_path, vectors_writer
-from ..integrity import load_json, verified
-from ..io import load_npy, sha256_file
+from ..integrity import file_sha256, load_json, verified
+from ..io import load_npy
 from ..text.chunks import iter_chunks
 from .common import log, run_stage
 
@@ -34,7 +35,7 @@ def merge_vectors(settings: dict, name: str, docs: Path, chunks: Path, shards: l
         own = {k: v for k, v in sidecar.items() if k not in PER_ROWS}
         if producer is None:
             # the shard's producer fields in their order, this corpus's chunks in place of the shard's
-            producer = {k: sha256_file(chunks) if k == "chunks_sha256" else v for k, v in sidecar.items()
+            producer = {k: file_sha256(chunks) if k == "chunks_sha256" else v for k, v in sidecar.items()
                         if k not in ("rows", "shape", "npy_sha256")}
             first, d = own, int(sidecar["shape"][1])
         elif own != first:
@@ -50,7 +51,7 @@ def merge_vectors(settings: dict, name: str, docs: Path, chunks: Path, shards: l
     with vectors_writer(out, rows, d, producer) as merged:  # (N, d)
         for npy, (at, npy_sha256) in zip(npys, shard_rows):
             vectors = load_npy(verified(npy, "vectors"), mmap=True)  # (N_i, d) on disk
-            if vectors.shape != (len(at), d) or sha256_file(npy) != npy_sha256:
+            if vectors.shape != (len(at), d) or file_sha256(npy) != npy_sha256:  # hashed once, by verified
                 raise AlignmentError(f"{npy}: not the {len(at)} x {d} rows its sidecar describes; re-run embed_shard")
             if filled[at].any():
                 raise AlignmentError(f"{npy}: chunk {rows[int(at[filled[at]][0])][0]} is in another shard too")

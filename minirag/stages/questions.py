@@ -19,7 +19,8 @@ def questions(settings: dict, source: Path, docs: Path, out: Path) -> list[Path]
                                  lang=documents[0]["lang"] if documents else "en")
     else:
         from ..text.questions import load_questions
-        qs = load_questions(source, load_records(docs, "documents"), settings["questions_format"], tuple(settings["question_langs"]))
+        qs = load_questions(source, load_records(docs, "documents"), settings["questions_format"],
+                            tuple(settings["question_langs"]))
     write_jsonl(out, qs)
     log(f"questions: {len(qs)} validated questions ({sum(q['answerable'] for q in qs)} answerable) -> {out}")
     return [out]
