@@ -19,7 +19,8 @@ GELU tanh approximation); learned positions; a final LayerNorm; the output embed
 GPT-2 init: N(0, 0.02), residual projections scaled by 1/√(2·n_layers), biases 0, gains 1.
 
 Left out: dropout, sampling and beam search, batched generation. Adam, the training loop and save/load
-are in `minigpt_train`; the layers with their backward passes in `minigpt_ops`.
+are in `minigpt_train`; the layers with their backward passes in `minigpt_ops`; the copy head's training
+pass, at the loss positions only, in `minigpt_copy`.
 """
 
 from __future__ import annotations

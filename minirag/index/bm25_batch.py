@@ -10,10 +10,11 @@ is one numpy pass over the whole block's (query, list) pairs, postings or candid
    full score, theta, is one that k items reach, so the k-th best score is at least theta.
 3. essential: a query's lists in ascending cap (the largest weight of the list, times the term's repeats);
    the longest prefix whose caps sum below theta cannot lift an item holding none of the other lists to
-   theta. The other lists (essential) are summed per (query, item): the candidates; those whose sum plus
-   the skipped caps stays below theta are dropped.
-4. exact: the survivors' full scores (each skipped list looked up), then bm25.py's top-k rule: score > 0,
-   best first, ties to the lower item index.
+   theta. The other lists (essential) are summed per (query, item), the candidates (where the head holds
+   them all, the head's sums are reused).
+4. narrow and exact: round by round, each query's largest-cap list not summed is looked up for its
+   candidates, and those whose sum plus the caps still to come stays below theta are dropped; then
+   bm25.py's top-k rule over the full scores: score > 0, best first, ties to the lower item index.
 
 Sums in any order are exact here, so the scores are bit for bit the exhaustive search's. Every weight is a
 float32 w >= m > 0 (m the smallest weight of the query's lists), so a multiple of q = 2^(floor(log2 m) - 23);
@@ -24,10 +25,11 @@ more among its essential lists, or with more than `essential_share` of N essenti
 answered here (None): the caller's search answers it. (A head of fewer than k items gives theta 0: every
 list is essential.)
 
-Per (query, item) sums go through an (block, N) float64 buffer that stays zero between uses (np.add.at,
-read back, reset), with an int32 stamp array to keep one entry per item; `block` queries at a time keep
-both within `buffer_cells`. A list's weight for given items is a binary search in the sorted (term * N +
-item) keys of all postings (built on first use), or a read of a dense row.
+Per (query, item) sums come from one sort of int64 words (query * N + item) << 32 | the float32 bits of
+the weight, and np.add.reduceat over the runs of equal keys; `block` queries at a time keep query * N +
+item below 2^31. A list's weight for given items is a binary search of the sorted needles in the sorted
+(term * N + item) keys of all postings (built on first use; P int64), or a read of a dense row. Measured
+against looping (bench/README.md, BM25 query speed): it pays from ~10^4 items on (`min_items`).
 
 What this module leaves out: title fields and negative weights (the caller's search answers those indexes:
 `usable`), and structured (concept) queries.
