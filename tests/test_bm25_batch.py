@@ -105,3 +105,13 @@ def test_single_queries_and_small_indexes_go_one_by_one():
     assert index.n_items < BatchSearch.min_items and not index._batch_pays(len(queries), 10)
     assert not index._batch_pays(1, 10)
     assert_same(index.search_batch(queries[:3], 10)[2], reference(index, queries[2], 10))
+
+
+def test_an_index_past_the_postings_budget_goes_one_by_one(monkeypatch):
+    monkeypatch.setattr(BatchSearch, "min_items", 0)
+    monkeypatch.setattr(BatchSearch, "max_postings", 100)  # the sorted keys would cost 8 bytes a posting
+    docs, queries, _ = zipf_corpus(n_docs=300)
+    index = BM25Index.build(docs, Analyzer(), BM25Params())
+    assert len(index.arrays["items"]) > 100 and not index._batch_pays(len(queries), 10)
+    for q, found in zip(queries, index.search_batch(queries, 10)):
+        assert_same(found, reference(index, q, 10))

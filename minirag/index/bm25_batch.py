@@ -31,8 +31,8 @@ item below 2^31. A list's weight for given items is a binary search of the sorte
 (term * N + item) keys of all postings (built on first use; P int64), or a read of a dense row. Measured
 against looping (bench/README.md, BM25 query speed): it pays from ~10^4 items on (`min_items`).
 
-What this module leaves out: title fields and negative weights (the caller's search answers those indexes:
-`usable`), and structured (concept) queries.
+What this module leaves out: title fields, negative weights and indexes of more than `max_postings`
+postings (the caller's search answers those: `usable`), and structured (concept) queries.
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ class BatchSearch:
     essential_share = 0.05  # a query with more essential postings than this share of N is left to the caller
     min_items = 10_000      # below, one query at a time is faster (SciFact's 5,183: x0.8; 10^4 synthetic: x1.2)
     max_k = 1000            # deeper top k (units read whole rankings) are left to the caller
+    max_postings = 1 << 25  # above, the sorted keys (8 bytes a posting) are not spent: one by one instead
     max_block = 256         # queries answered together (their postings are held at once; < 2^8 for _best_k)
 
     def __init__(self, arrays: dict[str, np.ndarray], dense_row: dict[int, int], dense: np.ndarray):
@@ -63,7 +64,7 @@ class BatchSearch:
         self.row = np.full(n_terms, -1, dtype=np.int64)  # (V,) dense row of a frequent term, else -1
         self.row[list(dense_row)] = list(dense_row.values())
         self.dense = dense
-        self.usable = (n > 0 and len(arrays["title_items"]) == 0
+        self.usable = (n > 0 and len(arrays["title_items"]) == 0 and len(self.items) <= self.max_postings
                        and not (len(self.weights) and self.weights.min() <= 0))
         self.block = max(1, min(self.max_block, (1 << 31) // max(n, 1)))  # query * N + item < 2^31
         self._keys = None
