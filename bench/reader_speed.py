@@ -1,6 +1,7 @@
 """What the Mini-GPT reader costs: 20 answer tokens with the KV cache against recomputing, and a training step.
 
     python bench/reader_speed.py [--reader minigpt] [--corpus kb] [--prompts 40] [--json]
+    python bench/reader_speed.py --train SEED      # a whole training instead: CPU s, steps/s, held-out scores
 
 Loads a built corpus's trained reader (results/<corpus>/readers/<reader>.npz) and the prompts
 of its served retriever, and times, per prompt, 20 greedy tokens (no early stop) with the KV
@@ -17,13 +18,21 @@ import json
 import statistics
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from minirag.answer.minigpt_reader import MiniGPTReader, MiniGPTSettings, batches  # noqa: E402
+from minirag.answer.minigpt_reader import (  # noqa: E402
+    MiniGPTReader,
+    MiniGPTSettings,
+    batches,
+    heldout_outcomes,
+    score_heldout,
+    train_on_tasks,
+)
 from minirag.answer.prompt import Prompt  # noqa: E402
 from minirag.answer.reading_tasks import load_tasks  # noqa: E402
 from minirag.config.load import load_corpus  # noqa: E402
@@ -38,6 +47,18 @@ def p95(values: list[float]) -> float:
     return float(np.percentile(values, 95))
 
 
+def whole_training(enc, s: MiniGPTSettings, model_path: Path) -> dict:
+    """A training from scratch as train_reader runs it (curriculum included) on the tasks saved beside the
+    built reader: CPU seconds, steps/s and the held-out scores of the model alone."""
+    tasks = load_tasks(model_path.with_suffix(".tasks.jsonl"))
+    t0 = time.process_time()
+    model, _, _ = train_on_tasks(tasks, enc, s)
+    cpu = time.process_time() - t0
+    heldout = score_heldout(heldout_outcomes(model, enc, tasks, s.max_new_tokens), 0.0)
+    return {"seed": s.seed, "steps": s.steps, "cpu_s": cpu, "steps_per_s": s.steps / cpu,
+            "heldout_model_alone": heldout}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--reader", default="minigpt")
@@ -46,6 +67,8 @@ def main() -> int:
     ap.add_argument("--results", type=Path, default=Path("results"))
     ap.add_argument("--prompts", type=int, default=40)
     ap.add_argument("--steps", type=int, default=20, help="training steps timed (forward and backward, CPU s)")
+    ap.add_argument("--train", type=int, default=None, metavar="SEED",
+                    help="instead: train a reader from scratch with this seed on the built reader's tasks")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     cc = load_corpus(a.configfile, a.corpus)
@@ -53,6 +76,12 @@ def main() -> int:
     spec = {k: v for k, v in cc["readers"][a.reader].items() if k != "type"}
     s = settings_from_dict(MiniGPTSettings, spec, f"readers.{a.reader}")
     reader = MiniGPTReader.load(layout.reader_model(a.reader), s)
+    if a.train is not None:
+        row = whole_training(reader.enc, replace(s, seed=a.train), layout.reader_model(a.reader))
+        print(json.dumps(row, indent=2) if a.json else
+              f"{row['steps']} steps in {row['cpu_s']:.1f} CPU s ({row['steps_per_s']:.2f} steps/s), seed {a.train}; "
+              f"held-out, the model alone: {json.dumps(row['heldout_model_alone'])}")
+        return 0
     run = cc["serve"] or next(iter(cc["retrievers"]))
     prompts = [Prompt.from_record(r) for r in load_records(layout.prompts(run), "prompts")][: a.prompts]
     sources = []  # (prompt ids, their exact-match marks)
