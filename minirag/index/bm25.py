@@ -9,7 +9,9 @@ positive scores plus a sort of the few candidates. Python loops run over queries
 terms, never over items or postings. The (N,) float64 sums are the scores returned. On large
 indexes (`PrunedSearch.min_items`) a query goes first to bm25_search.py's MaxScore search,
 which skips most postings of the frequent terms and returns the same items and scores, bit
-for bit; it hands the queries it cannot prune back to this exhaustive search.
+for bit; it hands the queries it cannot prune back to this exhaustive search. A batch of queries
+(the retrieve stage's) on an index of `BatchSearch.min_items` or more goes first to
+bm25_batch.py, which runs MaxScore's steps over all of them at once, the same bits again.
 
 Variants (`BM25Params.variant`), each a function in bm25_variants.py with its formula and source:
 `lucene` (default), `robertson` (classic IDF, negative values floored as rank_bm25's BM25Okapi
@@ -44,8 +46,8 @@ from ..integrity import verified
 from ..io import load_npz, read_json, save_npz, write_json
 from ..settings import setting, settings_from_dict
 from ..text.analyze import Analyzer, AnalyzerConfig
-from .bm25_candidates import best
 from .bm25_batch import BatchSearch
+from .bm25_candidates import best
 from .bm25_postings import Postings
 from .bm25_search import PrunedSearch
 from .bm25_variants import VARIANTS, lucene_norm_length
