@@ -16,6 +16,7 @@ import pandas as pd
 
 from ..answer.minigpt_reader import score_heldout, support_sweep
 from ..answer.readers import Reader
+from .paired import note as delta_note
 from .pretrained import pretrained_notes
 from .tables import MIN_TAG_QUESTIONS, CorpusTables
 
@@ -52,7 +53,7 @@ FUSION = """### Fusion
 Each fused run against the best of the channels it fuses (chunk-level hit@5). {target}Where a fusion stays below its best channel, the diagnosis below shows why (channel overlap, shared misses, chunks always on top).
 
 {table}
-"""
+{note}"""
 FUSION_TARGET = ("The `target` column is the corpus's target from its assertions file (the seed lab's "
                  "acceptance: a hybrid at least 5 percentage points above its best single channel). ")
 
@@ -61,7 +62,7 @@ TARGETS = """### Targets: {met} of {total} met
 Figures a spec asks for, from the `targets:` of `{file}`; checked on the runs like the assertions, reported here, never failing the build.
 
 {table}
-"""
+{note}"""
 
 TAGS = """### By tag (chunk level)
 
@@ -110,7 +111,7 @@ MECHANISMS = """### What each mechanism fixes
 Per question, from `eval/diagnosis.csv`: a gold document's best chunk enters the top {k} with the mechanism (fixed) or leaves it (broken), against the same run without it.
 
 {table}
-"""
+{note}"""
 
 ASSERTIONS = """### Assertions: {passed} of {total} passed
 
@@ -133,7 +134,7 @@ ANSWERS = """### Answers
 Each reader over the evidence lines of the top {k} chunks of each run (test split): contains the gold answer, exact match and token F1 against it, cites a relevant chunk (answerable questions); faithful: every content word of the answer is in a chunk it cites (answers given); abstains exactly when it should (all questions); and contains the answer on the questions where a relevant chunk reached the prompt, what retrieval allowed. Per question: `eval/answers.csv`.
 
 {table}
-{unanswerable}"""
+{note}{unanswerable}"""
 
 READING = """
 #### Reader `{name}`: held-out reading tasks
@@ -192,11 +193,11 @@ def render_corpus(t: CorpusTables, results: str | Path, jobs: list) -> str:
         if fusion["target"].isna().all():
             fusion = fusion.drop(columns="target")
         out.append(FUSION.format(target=FUSION_TARGET if "target" in fusion else "",
-                                 table=md_table(fusion, ("Fused run",))))
+                                 table=md_table(fusion, ("Fused run",)), note=delta_note(fusion, "Δ hit@5")))
     targets = t.targets()
     if len(targets):
         out.append(TARGETS.format(met=int((targets["verdict"] == "met").sum()), total=len(targets),
-                                  file=cc["assertions"], table=md_table(targets)))
+                                  file=cc["assertions"], table=md_table(targets), note=delta_note(targets, "Δ over the best input")))
     tags = t.tags()
     if len(tags):
         out.append(TAGS.format(min_n=MIN_TAG_QUESTIONS, table=md_table(tags, ("Retriever",))))
@@ -213,7 +214,8 @@ def render_corpus(t: CorpusTables, results: str | Path, jobs: list) -> str:
     out.append(render_diagnosis(t))
     mechanisms = t.mechanisms()
     if len(mechanisms):
-        out.append(MECHANISMS.format(k=cc["diagnose"]["k"], table=md_table(mechanisms)))
+        out.append(MECHANISMS.format(k=cc["diagnose"]["k"], table=md_table(mechanisms),
+                                     note=delta_note(mechanisms, f"Δ doc in top {cc['diagnose']['k']}")))
     if cc["assertions"]:
         a = t.assertions()
         failed = ("\nFailed:\n\n" + md_table(a["failed"]) + "\n") if len(a["failed"]) else ""
@@ -237,7 +239,7 @@ def render_corpus(t: CorpusTables, results: str | Path, jobs: list) -> str:
         shown = (f"\nUnanswerable questions and what each reader said over `{run}`:\n\n{md_table(unanswerable)}\n"
                  if len(unanswerable) else "")
         out.append(ANSWERS.format(k=cc["prompt"]["k"], table=md_table(answers, ("Reader", "Run")),
-                                  unanswerable=shown) + render_reading(t, results))
+                                  note=delta_note(answers, "Δ contains answer vs the reader's best run"), unanswerable=shown) + render_reading(t, results))
     times = t.stage_times(jobs)
     if len(times):
         out.append(STAGE_TIMES.format(total=times["seconds"].sum(), table=md_table(times)))
