@@ -17,7 +17,7 @@ import pandas as pd
 from ..answer.minigpt_reader import score_heldout, support_sweep
 from ..answer.readers import Reader
 from .paired import note as delta_note
-from .pretrained import pretrained_notes
+from .pretrained import coverage_notes, pretrained_notes
 from .tables import MIN_TAG_QUESTIONS, CorpusTables
 
 HEADER = """# minirag report
@@ -203,7 +203,7 @@ def render_corpus(t: CorpusTables, results: str | Path, jobs: list) -> str:
         out.append(TAGS.format(min_n=MIN_TAG_QUESTIONS, table=md_table(tags, ("Retriever",))))
     slices = t.slices()
     out.append(SLICES.format(table=md_table(slices.rename(columns={r: f"`{r}`" for r in t.main}))))
-    out += pretrained_notes(t.cc, t.main, slices)
+    out += pretrained_notes(t.cc, t.main, slices) + coverage_notes(t)
     ablation = t.ablation()
     if len(ablation):
         out.append(ABLATION.format(k=cc["diagnose"]["k"], embedder=cc["diagnose"]["embedder"],
