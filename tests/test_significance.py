@@ -77,8 +77,8 @@ def synthetic_runs(seed: int, n_queries: int = 120, n_docs: int = 60):
                                                                              replace=False)}
              for i in range(n_queries)}
     runs = {}
-    for name, signal in (("strong", 1.2), ("close", 1.1), ("weak", 0.5)):
-        runs[name] = {q: {f"d{j}": float(rng.random() + (signal * rel.get(f"d{j}", 0) > 0) * signal)
+    for name, signal in (("strong", 0.75), ("close", 0.7), ("weak", 0.55)):  # p from < 0.001 to about 0.07
+        runs[name] = {q: {f"d{j}": float(rng.random() + (rel.get(f"d{j}", 0) > 0) * signal)
                           for j in range(n_docs)} for q, rel in qrels.items()}
     return qrels, runs
 
@@ -104,4 +104,4 @@ def test_statistic_and_p_values_match_ranx_on_the_same_runs():
             # both are Monte-Carlo estimates of the same p from 10,000 draws each
             assert abs(p_ours - p_ranx) <= 0.025, (ours, a, b, p_ours, p_ranx)
             checked.append(p_ours)
-    assert min(checked) < 0.01 and max(checked) > 0.05  # a clear difference and a doubtful one both seen
+    assert min(checked) < 0.005 and sum(0.01 < p < 0.1 for p in checked) >= 3  # clear and doubtful ones both seen

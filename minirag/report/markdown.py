@@ -215,7 +215,8 @@ def render_corpus(t: CorpusTables, results: str | Path, jobs: list) -> str:
     mechanisms = t.mechanisms()
     if len(mechanisms):
         out.append(MECHANISMS.format(k=cc["diagnose"]["k"], table=md_table(mechanisms),
-                                     note=delta_note(mechanisms, f"Δ doc in top {cc['diagnose']['k']}")))
+                                     note=delta_note(mechanisms, f"Δ doc in top {cc['diagnose']['k']}",
+                                                     "the questions the table counts")))
     if cc["assertions"]:
         a = t.assertions()
         failed = ("\nFailed:\n\n" + md_table(a["failed"]) + "\n") if len(a["failed"]) else ""

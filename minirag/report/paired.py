@@ -25,8 +25,8 @@ from ..evaluation.significance import Comparison, SignificanceSettings, compare,
 from ..rank.kinds import kind_of
 
 NOTE = ("Δ: the difference of the means, in percentage points, with its {level:.0%} paired bootstrap interval and the "
-        "two-sided p of Fisher's paired randomization test ({permutations:,} seeded sign flips), over the test "
-        "questions both runs are scored on; * = significant at {alpha:g} after Holm's correction over the table's "
+        "two-sided p of Fisher's paired randomization test ({permutations:,} seeded sign flips), over {questions}; "
+        "* = significant at {alpha:g} after Holm's correction over the table's "
         "{m} comparison{s}.")
 
 
@@ -80,11 +80,10 @@ class PairedScores:
         return self.pair(self.answer_scores(reader, run), self.answer_scores(reader, best))
 
     def flips(self, qids: pd.Series, inside: pd.Series, before: pd.Series) -> Comparison:
-        """A mechanism's "in the top k" per question (with it: `inside`, without: `before`),
-        over the answerable test questions."""
-        test = [q["qid"] for q in self.t.test_questions if q["answerable"]]
+        """A mechanism's "in the top k" per question (with it: `inside`, without: `before`), over
+        the questions its table counts fixed and broken (eval/diagnosis.csv's)."""
         index = pd.Index(qids.astype(str))
-        return self.pair(pd.Series(inside.to_numpy(float), index), pd.Series(before.to_numpy(float), index), test)
+        return self.pair(pd.Series(inside.to_numpy(float), index), pd.Series(before.to_numpy(float), index))
 
     def target(self, result: dict) -> Comparison | None:
         """None but for an `above_inputs` target: its run against its best input, on the target's metric, level and
@@ -117,10 +116,12 @@ def holm_cells(df: pd.DataFrame, column: str, drop_empty: bool = False) -> pd.Da
     return df
 
 
-def note(df: pd.DataFrame, column: str, settings: SignificanceSettings = SignificanceSettings()) -> str:
+def note(df: pd.DataFrame, column: str, questions: str = "the test questions both runs are scored on",
+         settings: SignificanceSettings = SignificanceSettings()) -> str:
     """The paragraph under a table that says how its Δ column was tested ("" without one)."""
     found = [c for c in df.get(column, []) if isinstance(c, str) and " pp [" in c]
     if not found:
         return ""
     return "\n" + NOTE.format(level=settings.level, permutations=settings.permutations, alpha=settings.alpha,
+                              questions=questions,
                        m=len(found), s="s" * (len(found) != 1)) + "\n"
