@@ -127,7 +127,7 @@ MiniBiEncoder trained on {pairs:,} pairs ({sources}); loss {first:.3f} → {last
 {controls}![training loss]({figure})
 """
 CONTROL = ("- `{trained}` {verdict} the untrained control `{control}` on chunk hit@5: {hit5:.3f} vs {c_hit5:.3f} "
-           "({delta:+.1f} pp); nDCG@10 {ndcg:.3f} vs {c_ndcg:.3f}.\n")
+           "({delta}: paired bootstrap interval, randomization p); nDCG@10 {ndcg:.3f} vs {c_ndcg:.3f}.\n")
 
 ANSWERS = """### Answers
 
@@ -227,7 +227,7 @@ def render_corpus(t: CorpusTables, results: str | Path, jobs: list) -> str:
         controls = "".join(CONTROL.format(trained=r["trained"], control=r["control"],
                                           verdict="beats" if r["hit@5"] > r["control hit@5"] else "does not beat",
                                           hit5=r["hit@5"], c_hit5=r["control hit@5"],
-                                          delta=(r["hit@5"] - r["control hit@5"]) * 100, ndcg=r["ndcg@10"],
+                                          delta=r["Δ hit@5"], ndcg=r["ndcg@10"],
                                           c_ndcg=r["control ndcg@10"]) for _, r in enc["controls"].iterrows())
         out.append(ENCODER.format(name=enc["name"], pairs=enc["pairs"], first=enc["losses"][0], last=enc["losses"][-1],
                                   epochs=len(enc["losses"]), controls=controls + "\n" if controls else "",

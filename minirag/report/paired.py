@@ -31,7 +31,8 @@ NOTE = ("Δ: the difference of the means, in percentage points, with its {level:
 
 
 class PairedScores:
-    """Per-question scores of a corpus's test split, by run (and by reader for answers)."""
+    """Per-question scores of a corpus's test split, by run (and by reader for answers), and the
+    comparisons the report's tables make from them."""
 
     def __init__(self, tables, settings: SignificanceSettings = SignificanceSettings()):
         self.t, self.settings = tables, settings
@@ -85,9 +86,17 @@ class PairedScores:
         index = pd.Index(qids.astype(str))
         return self.pair(pd.Series(inside.to_numpy(float), index), pd.Series(before.to_numpy(float), index))
 
+    def controls(self, df: pd.DataFrame) -> pd.DataFrame:
+        """A trained encoder's runs against their untrained controls (tables.controls_of), with the
+        paired test of chunk hit@5 in a "Δ hit@5" column (Holm over the encoder's rows)."""
+        if not len(df):
+            return df
+        df = df.assign(**{"Δ hit@5": [self.compare(t, c) for t, c in zip(df["trained"], df["control"])]})
+        return holm_cells(df, "Δ hit@5")
+
     def target(self, result: dict) -> Comparison | None:
-        """None but for an `above_inputs` target: its run against its best input, on the target's metric, level and
-        slice (test split), the input chosen as the check chose it: the best mean."""
+        """None but for an `above_inputs` target: its run against its best input (the input with the
+        best mean, as the check chose it), on the target's metric, level and slice of the test split."""
         if result["check"] != "above_inputs":
             return None
         a = next((x for x in load_assertions(self.t.cc["assertions"])
@@ -97,7 +106,7 @@ class PairedScores:
         qids = [q["qid"] for q in self.t.test_questions if in_slice(q, a.slice)]
         upstream = kind_of(self.t.cc, result["retriever"]).upstream()
         means = {r: self.scores(r, a.metric, a.level).loc[lambda s: s.index.isin(qids)].mean() for r in upstream}
-        best = max(upstream, key=lambda r: means[r])  # the first wins a tie, as in the check
+        best = max(upstream, key=lambda r: means[r])
         return self.compare(result["retriever"], best, a.metric, a.level, qids)
 
 
