@@ -19,6 +19,7 @@ rule evaluate:
                 "qrels.chunk.txt",
                 "qrels.doc.txt",
                 "answers.csv",
+                "per_query_metrics.csv",
             )
         ],
         receipt=L.receipt("evaluate"),
