@@ -23,7 +23,8 @@ retriever when the tree has an `ivf` kind; no bi-encoder, no reader) and runs
 - sizes on disk of the BM25 index and the vectors;
 - queries per second, one thread, median of --repeats (CPU seconds of this process), on the
   corpus's test queries: minirag's BM25 index loaded as live.py loads it (receipt-checked)
-  beside bm25s (method lucene, same k1 and b) indexing the same texts as the same token ids
+  beside bm25s (method lucene, same k1 and b; its numba backend when numba is installed, as the
+  bench extra installs it, else numpy) indexing the same texts as the same token ids
   (minirag's analyzer and vocabulary), with the share of queries whose top 10 (positive
   scores) are identical, exactly and up to the order of tied scores; flat dense (the hashing
   vectors, exact cosine); IVF through live.open_retriever when the kind exists.
@@ -49,6 +50,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMB
     os.environ[_var] = "1"  # one thread, before numpy loads
 
 import argparse
+import importlib.util
 import json
 import shutil
 import signal
@@ -346,7 +348,8 @@ def bm25_race(results: Path, queries: list[str], repeats: int) -> dict:
             ids.append([vocab[t] for t in analyze(text)])  # KeyError: the analysis differs from the index's
     analyze_s = time.perf_counter() - t0
     t0 = time.perf_counter()
-    peer = bm25s.BM25(k1=index.params.k1, b=index.params.b, method="lucene")
+    backend = "numba" if importlib.util.find_spec("numba") else "numpy"  # the fastest bm25s backend there is
+    peer = bm25s.BM25(k1=index.params.k1, b=index.params.b, method="lucene", backend=backend)
     peer.index((ids, dict(vocab)), show_progress=False)
     peer_index_s = time.perf_counter() - t0
     del ids
@@ -355,8 +358,12 @@ def bm25_race(results: Path, queries: list[str], repeats: int) -> dict:
         return index.search_batch(queries, K)
 
     def theirs():
-        res = peer.retrieve([analyze.query(q) for q in queries], k=K, n_threads=0, show_progress=False)
+        res = peer.retrieve([analyze.query(q) for q in queries], k=K, n_threads=0, show_progress=False,
+                            backend_selection=backend)
         return list(zip(res.documents, res.scores))
+
+    peer.retrieve([analyze.query(q) for q in queries[:2]], k=K, n_threads=0, show_progress=False,
+                  backend_selection=backend)  # numba compiles on the first call: not timed
 
     times: dict[str, list[float]] = {"minirag": [], "bm25s": []}
     found = {}
@@ -367,7 +374,8 @@ def bm25_race(results: Path, queries: list[str], repeats: int) -> dict:
     a = [positive_top(*x, K) for x in found["minirag"]]
     b = [positive_top(*x, K) for x in found["bm25s"]]
     qps = {name: len(queries) / statistics.median(t) for name, t in times.items()}
-    return {"queries": len(queries), "load_s": load_s, "bm25s_analyze_s": analyze_s, "bm25s_index_s": peer_index_s,
+    return {"queries": len(queries), "load_s": load_s, "bm25s_backend": backend, "bm25s_analyze_s": analyze_s,
+            "bm25s_index_s": peer_index_s,
             "minirag_qps": qps["minirag"], "bm25s_qps": qps["bm25s"], "ratio": qps["minirag"] / qps["bm25s"],
             "top10_identical": sum(x[0] == y[0] for x, y in zip(a, b)) / len(a),
             "top10_identical_but_ties": sum(same_but_ties(x, y) for x, y in zip(a, b)) / len(a)}

@@ -121,21 +121,48 @@ def read_queries(folder: str | Path) -> dict[str, str]:
     return {str(r["_id"]): r["text"] for r in read_jsonl(Path(folder) / "queries.jsonl")}
 
 
-def load_beir_questions(folder: str | Path, split: str, docs: list[dict], lang: str = "en") -> list[dict]:
-    """Judged queries of one split as question records; relevance is per document."""
-    qrels = read_qrels(qrels_path(folder, split))
+def load_beir_questions(folder: str | Path, split: str, docs: list[dict], lang: str = "en",
+                        strict: bool = False, warn=None) -> list[dict]:
+    """Judged queries of one split as question records; relevance is per document.
+
+    A published collection may judge more than it ships (ARCD's qrels name 702 queries and
+    queries.jsonl holds 50): judged queries absent from queries.jsonl are left out, and
+    judged documents absent from corpus.jsonl stay in the gold, so a query judged only on
+    them scores 0, as trec_eval scores it. Either is one warning with the counts, or with
+    `strict` an error."""
+    path = qrels_path(folder, split)
+    qrels = read_qrels(path)
     doc_ids = {d["doc_id"] for d in docs}
     queries = read_queries(folder)
+    check_dangling(path, qrels, queries, doc_ids, strict, warn)
     out = []
-    for qid in sorted(qrels, key=lambda x: (len(x), x)):
-        if qid not in queries:
-            raise CorpusError(f"{qrels_path(folder, split)}: query {qid!r} is not in queries.jsonl")
+    for qid in sorted((q for q in qrels if q in queries), key=lambda x: (len(x), x)):
         gold = [{"doc_id": d, "evidence": None, "char_start": None, "char_end": None, "grade": g}
-                for d, g in sorted(qrels[qid].items()) if g > 0 and d in doc_ids]
+                for d, g in sorted(qrels[qid].items()) if g > 0]
         out.append({"qid": qid, "query": normalise(queries[qid]), "lang": lang,
                     "difficulty": "unlabelled", "tags": [], "answerable": bool(gold),
                     "answer": None, "gold": gold})
     return out
+
+
+def check_dangling(path: Path, qrels: dict, queries: dict, doc_ids: set, strict: bool, warn) -> None:
+    """Judged queries absent from queries.jsonl and judged documents absent from corpus.jsonl:
+    one line each with the counts; an error with `strict` (source.strict_qrels)."""
+    absent = [q for q in qrels if q not in queries]
+    lost = sorted({(q, d) for q in qrels if q in queries for d, g in qrels[q].items() if g > 0 and d not in doc_ids})
+    lines = []
+    if absent:
+        lines.append(f"{path}: {len(absent)} of {len(qrels)} judged queries are not in queries.jsonl (first: "
+                     f"{absent[0]!r}); evaluating on the {len(qrels) - len(absent)} present")
+    if lost:
+        lines.append(f"{path}: {len(lost)} relevance judgement(s) of {len({q for q, _ in lost})} query(ies) name "
+                     f"documents absent from corpus.jsonl (first: {lost[0][1]!r} for {lost[0][0]!r}); "
+                     "they stay in the gold and score 0, as trec_eval scores them")
+    if lines and strict:
+        raise CorpusError(lines[0].split("; ")[0] + " (source.strict_qrels is true)")
+    for line in lines:
+        if warn:
+            warn(f"warning: {line}")
 
 
 def beir_train_pairs(folder: str | Path, train_split: str, eval_split: str) -> list[tuple[str, str, str]]:

@@ -157,6 +157,7 @@ class BuiltCorpus:
         for name in self.cc["retrievers"]:
             # One search makes every lazy read (a reranker's lexicon, MMR's vectors) happen now.
             self.retriever(name)[1].search("warm up", k=1)
+        self.sources.read_all_chunks()
         for name in self.cc["readers"]:
             if not self.is_remote(name):
                 self.reader(name)

@@ -4,6 +4,8 @@
     answer QUERY   retrieve, build the prompt, let the reader answer, with citations
     assert         check a corpus's assertions file; exit 1 when one fails
     verify         check every artifact of a built corpus against its job's receipt; exit 1 on a problem
+    history        the report builds recorded in results/history.jsonl
+    diff [A] [B]   two builds (default: the last two) or two runs compared: settings, metrics, flipped questions
     serve          the built corpus over HTTP: /search, /answer, an OpenAI-compatible /v1, a page at /
                    (needs the `serve` extra: pip install -e ".[serve]")
 
@@ -23,6 +25,7 @@ import sys
 import time
 
 from .built import UsageError
+from .history.cli import add_commands as add_history_commands
 
 EXIT_USAGE, EXIT_FAILED = 2, 1
 
@@ -171,6 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     common(sp)
     sp.set_defaults(fn=cmd_serve)
+    add_history_commands(sub, positive_int)
     return p
 
 

@@ -90,11 +90,17 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
         return index is not None and self.cc["bm25"][index]["items"] == "units"
 
     def bm25(self, name: str) -> dict:
-        """The units an index over units reads."""
-        return {"units": str(self.layout.units)} if self.over_units(name) else {}
+        """The units an index over units reads, and its analyzer's word lists."""
+        return {**({"units": str(self.layout.units)} if self.over_units(name) else {}), **self.word_lists(name)}
+
+    def word_lists(self, index: str | None) -> dict:
+        """The stopword and filler lists an index's analyzer reads, when it reads any."""
+        from .text.analyze import AnalyzerConfig
+        files = AnalyzerConfig.from_dict(self.cc["bm25"][index]["analyzer"]).data_files() if index else []
+        return {"word_lists": files} if files else {}
 
     def bm25_args(self, name: str) -> str:
-        return flags(**self.bm25(name))
+        return flags(units=self.bm25(name).get("units"))
 
     def ivf(self, name: str) -> dict:
         """The vectors (and sidecar) an IVF index is built from."""
@@ -112,6 +118,7 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
             inputs.update(self.vectors(kind.embedder()))
         if kind.index():
             inputs["index"] = paths(*self.layout.bm25_files(kind.index()))
+            inputs.update(self.word_lists(kind.index()))
         if kind.ivf_index():
             inputs["ivf"] = paths(*self.layout.ivf_files(kind.ivf_index()))
         if kind.trained:

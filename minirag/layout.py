@@ -14,7 +14,7 @@ names one artifact:
         (<index>: the embedder and the build settings, e.g. minilm.nlist=64.seed=0.iterations=20.train_per_list=256)
       runs/<retriever>.trec   prompts/<retriever>.jsonl   answers/<reader>/<retriever>.jsonl
       readers/<reader>.npz + .json + .tasks.jsonl (a trained reader, its reading tasks)
-      eval/{metrics.json, per_query.csv, slices.csv, qrels.chunk.txt, qrels.doc.txt,
+      eval/{metrics.json, per_query.csv, per_query_metrics.csv, slices.csv, qrels.chunk.txt, qrels.doc.txt,
             diagnosis.csv, overlap.csv, always_on_top.csv, diversity.csv,
             assertions.md, assertions.json}
       shards/<i>/{docs.jsonl, chunks.jsonl, vectors/<embedder>.npy + .json,
@@ -37,7 +37,7 @@ from pathlib import Path
 BM25_FILES = ("index.npz", "vocab.json", "params.json", "items.json")
 SHARD_BM25_FILES = ("postings.npz", "vocab.json", "items.json")
 EVAL_FILES = ("metrics.json", "per_query.csv", "slices.csv", "qrels.chunk.txt", "qrels.doc.txt", "answers.csv",
-              "losses.csv")
+              "per_query_metrics.csv", "losses.csv")
 DIAGNOSIS_FILES = ("diagnosis.csv", "overlap.csv", "always_on_top.csv", "diversity.csv")
 IVF_FILES = ("centroids.npy", "offsets.npy", "order.npy", "vectors_by_list.npy", "meta.json")
 

@@ -89,6 +89,13 @@ class Sources:
             self._features[analyzer, expansion] = FeatureMaker(a, self.chunks, self.expander(a, expansion))
         return self._features[analyzer, expansion]
 
+    def read_all_chunks(self) -> None:
+        """Every feature maker opened so far reads every chunk now: a server pays it once at start
+        rather than on the first queries that rank each chunk."""
+        for maker in self._features.values():
+            for c in self.chunks:
+                maker.code(c)
+
     def reranker(self, name: str) -> dict:
         """A trained reranker's weights, checked against its receipt; read once, so a live retriever
         ranks with the weights it was opened with even if the graph rewrites them."""

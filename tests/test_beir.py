@@ -49,6 +49,31 @@ def test_questions_keep_only_judged_queries_of_the_split(tmp_path):
     assert q["qid"] == "2" and q["answerable"] and [g["doc_id"] for g in q["gold"]] == ["d2"]
 
 
+def dangling(tmp_path):
+    """ARCD's warts in small: qrels judge queries queries.jsonl lacks, and a document corpus.jsonl lacks."""
+    write(tmp_path / "corpus.jsonl", '{"_id": "d1", "text": "x"}\n{"_id": "d2", "text": "y"}\n')
+    write(tmp_path / "queries.jsonl", '{"_id": "1", "text": "q one"}\n{"_id": "2", "text": "q two"}\n')
+    write(tmp_path / "qrels" / "test.tsv", "query-id\tcorpus-id\tscore\n1\td1\t1\n2\td9\t1\n3\td1\t1\n4\td2\t1\n")
+    return curate_beir(tmp_path)
+
+
+def test_qrels_naming_absent_queries_warn_once_with_counts_and_evaluate_the_present(tmp_path):
+    warned = []
+    qs = load_beir_questions(tmp_path, "test", dangling(tmp_path), warn=warned.append)
+    assert [q["qid"] for q in qs] == ["1", "2"]
+    assert len(warned) == 2 and "2 of 4 judged queries are not in queries.jsonl" in warned[0]
+    assert "evaluating on the 2 present" in warned[0] and warned[0].startswith("warning: ")
+    # a judged document absent from the corpus stays in the gold: the query scores 0 on it, as in trec_eval
+    assert "1 relevance judgement(s) of 1 query(ies)" in warned[1] and "'d9'" in warned[1]
+    assert qs[1]["answerable"] and [g["doc_id"] for g in qs[1]["gold"]] == ["d9"]
+
+
+def test_strict_qrels_makes_absent_queries_an_error(tmp_path):
+    docs = dangling(tmp_path)
+    with pytest.raises(CorpusError, match=r"test.tsv: 2 of 4 judged queries are not in queries.jsonl.*strict_qrels"):
+        load_beir_questions(tmp_path, "test", docs, strict=True)
+
+
 def test_qrels_with_or_without_a_header_read_alike(tmp_path):
     write(tmp_path / "a.tsv", "query-id\tcorpus-id\tscore\n1\td1\t2\n")
     write(tmp_path / "b.tsv", "1\td1\t2\n")

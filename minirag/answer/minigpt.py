@@ -19,7 +19,8 @@ GELU tanh approximation); learned positions; a final LayerNorm; the output embed
 GPT-2 init: N(0, 0.02), residual projections scaled by 1/√(2·n_layers), biases 0, gains 1.
 
 Left out: dropout, sampling and beam search, batched generation. Adam, the training loop and save/load
-are in `minigpt_train`; the layers with their backward passes in `minigpt_ops`.
+are in `minigpt_train`; the layers with their backward passes in `minigpt_ops`; the copy head's training
+pass, at the loss positions only, in `minigpt_copy`.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .minigpt_copy import copy_backward, copy_forward
 from .minigpt_ops import (
     attention,
     attention_back,
@@ -37,9 +39,9 @@ from .minigpt_ops import (
     gelu_back,
     layer_norm,
     layer_norm_back,
+    length_groups,
     linear_grads,
     marks_array,
-    masked_softmax,
     sigmoid,
     softmax,
 )
@@ -96,6 +98,8 @@ def init_params(cfg: MiniGPTConfig) -> dict[str, np.ndarray]:
 class MiniGPT:
     """Parameters live in `params` (flat name -> array, see `param_spec`); `dtype` is what they compute in."""
 
+    groups = 8  # a training batch runs as this many groups of rows of similar length (bench/README.md)
+
     def __init__(self, config: MiniGPTConfig, params: dict[str, np.ndarray] | None = None, dtype=np.float32):
         self.config, self.dtype = config, np.dtype(dtype)
         spec = param_spec(config)
@@ -122,11 +126,17 @@ class MiniGPT:
             raise ValueError("ids, targets, loss_mask and src_mask must share one (B, T) shape")
         if ids.shape[1] > self.config.block_size or not loss_mask.any():
             raise ValueError(f"need T <= block_size={self.config.block_size} and at least one loss position")
-        h, caches, lnf = self._trunk(ids, marks)
-        grads = {} if backward else None
-        loss, dh = self._head(h, ids, targets, loss_mask, src_mask, grads)
-        if backward:
-            self._trunk_back(ids, marks, dh, caches, lnf, grads)
+        n, loss, grads = int(loss_mask.sum()), 0.0, {} if backward else None
+        # rows grouped by length, each group cut to its longest row: the same sums with less padding
+        for rows, T in length_groups(loss_mask, src_mask, self.groups):
+            part = [a[rows, :T] for a in (ids, targets, loss_mask, src_mask, marks)]
+            h, caches, lnf = self._trunk(part[0], part[4])
+            g = {} if backward else None
+            loss += self._head(h, *part[:4], n, g)
+            if backward:
+                self._trunk_back(part[0], part[4], g.pop("dh"), caches, lnf, g)
+                for name, v in g.items():
+                    grads[name] = grads[name] + v if name in grads else v
         return loss, grads
 
     def _trunk(self, ids, marks):
@@ -173,54 +183,38 @@ class MiniGPT:
         grads["wme"] = (dx * marks[..., None]).sum((0, 1))
         np.add.at(grads["wte"], ids.ravel(), dx.reshape(-1, dx.shape[-1]))  # onto the output head's part
 
-    def _head(self, h, ids, targets, loss_mask, src_mask, grads):
-        """Mean −log(p(target) + EPS) over the loss positions; with `grads`, fills the head's grads, returns dh."""
+    def _head(self, h, ids, targets, loss_mask, src_mask, n_all, grads) -> float:
+        """Sum of −log(p(target) + EPS) over these rows' loss positions / n_all (the batch's loss positions);
+        with `grads`, fills the head's grads and grads["dh"]."""
         P, cfg = self.params, self.config
         bi, ti = np.nonzero(loss_mask)  # the N loss positions
-        n, rows = len(bi), np.arange(len(bi))
+        rows = np.arange(len(bi))
         hn, y = h[bi, ti], targets[bi, ti]  # (N, d), (N,)
         pv = softmax(hn @ P["wte"].T)  # (N, V): logits only where there is a loss
         pvy = pv[rows, y]
         g, c = np.ones_like(pvy), np.zeros_like(pvy)  # pointer off: p = softmax
-        if cfg.pointer:
-            T = ids.shape[1]
-            q, k = h @ P["copy.w_q"], h @ P["copy.w_k"]  # (B, T, d)
-            valid = np.tril(np.ones((T, T), dtype=bool))[None] & src_mask[:, None, :]  # (B, T, T): sources j <= t
-            nxt = np.zeros((ids.shape[0], T, T), dtype=bool)  # (B, T, T): x_{j-1} == x_t
-            nxt[:, :, 1:] = ids[:, :, None] == ids[:, None, :-1]
-            beta = h @ P["copy.w_next"] + P["copy.b_next"]  # (B, T)
-            a = masked_softmax(q @ k.transpose(0, 2, 1) / math.sqrt(cfg.d) + beta[..., None] * nxt, valid)  # (B, T, T)
-            an, has = a[bi, ti], valid[bi, ti].any(-1)  # (N, T), (N,)
-            match = ids[bi] == y[:, None]  # (N, T): copying j gives the target; repeated ids all count
-            c = (an * match).sum(-1)
+        if cfg.pointer:  # the copy head, at the loss positions only (minigpt_copy.py)
+            c, has, copy = copy_forward(h, ids, y, loss_mask, src_mask, P, cfg.d)
             g = np.where(has, sigmoid(hn @ P["gate.w"] + P["gate.b"]), 1.0)
         p = g * pvy + (1 - g) * c
-        loss = float(-np.log(p + EPS).mean())
+        loss = float(-np.log(p + EPS).sum() / n_all)
         if grads is None:
-            return loss, None
-        dp = -1.0 / (n * (p + EPS))  # (N,)
+            return loss
+        dp = -1.0 / (n_all * (p + EPS))  # (N,)
         dlogits = -(dp * g * pvy)[:, None] * pv  # (N, V): softmax backward of the one gathered entry
         dlogits[rows, y] += dp * g * pvy
         grads["wte"] = dlogits.T @ hn
         dhn = dlogits @ P["wte"]  # (N, d)
-        dh = np.zeros_like(h)
         if cfg.pointer:
             dz = dp * (pvy - c) * g * (1 - g) * has  # through the gate's sigmoid; 0 where g was forced to 1
             grads["gate.w"], grads["gate.b"] = hn.T @ dz, dz.sum(keepdims=True)
             dhn += dz[:, None] * P["gate.w"]
-            dan = (dp * (1 - g))[:, None] * match  # (N, T)
-            ds = np.zeros_like(a)  # gradient of the pointer logits
-            ds[bi, ti] = an * (dan - (dan * an).sum(-1, keepdims=True))
-            dbeta = (ds * nxt).sum(-1)  # (B, T)
-            grads["copy.w_next"], grads["copy.b_next"] = (h * dbeta[..., None]).sum((0, 1)), dbeta.sum().reshape(1)
-            dh += dbeta[..., None] * P["copy.w_next"]
-            ds /= math.sqrt(cfg.d)
-            dq, dk = ds @ k, ds.transpose(0, 2, 1) @ q  # (B, T, d)
-            grads["copy.w_q"], _ = linear_grads(h, dq)
-            grads["copy.w_k"], _ = linear_grads(h, dk)
-            dh += dq @ P["copy.w_q"].T + dk @ P["copy.w_k"].T
+            dh = copy_backward(dp * (1 - g), copy, h, P, cfg.d, grads)
+        else:
+            dh = np.zeros_like(h)
         dh[bi, ti] += dhn  # loss positions are distinct, so fancy += is exact
-        return loss, dh
+        grads["dh"] = dh
+        return loss
 
     # -- inference path --
     def _mixture(self, h, k_src, src_ids, nxt) -> np.ndarray:

@@ -89,36 +89,51 @@ def marks_array(marks, shape, dtype) -> np.ndarray:
     return out
 
 
+def length_groups(loss_mask, src_mask, groups: int) -> list[tuple[np.ndarray, int]]:
+    """Rows (ascending length) in up to `groups` groups of equal size, each with the length of its longest row:
+    a row's length ends at its last loss or source position. Padding after it is read by no earlier position
+    (causal attention), copied from by none and has no loss, so cutting it changes no value."""
+    used = loss_mask | src_mask  # (B, T)
+    length = used.shape[1] - np.argmax(used[:, ::-1], axis=1)  # (B,): one past the last used position
+    order = np.argsort(length, kind="stable")
+    return [(rows, int(length[rows].max())) for rows in np.array_split(order, groups) if len(rows)]
+
+
 def causal_bias(T: int, dtype) -> np.ndarray:
     """(T, T): 0 where query t may see key j (j <= t), −inf above the diagonal; every row keeps its diagonal."""
     return np.triu(np.full((T, T), -np.inf, dtype=dtype), 1)
 
 
 def attention(x, w, b, n_heads, bias):
-    """Causal multi-head self-attention before its output projection; x (B, T, d) -> (B, T, d)."""
+    """Causal multi-head self-attention before its output projection; x (B, T, d) -> (B, T, d). The cache's q
+    is scaled by 1/√hd already: scaling (B, H, T, hd) costs a sixth of scaling the (B, H, T, T) scores."""
     B, T, d = x.shape
     hd = d // n_heads
-    qkv = x @ w + b  # (B, T, 3d): [q | k | v], each split into heads along d
-    q, k, v = (qkv[..., i * d:(i + 1) * d].reshape(B, T, n_heads, hd).transpose(0, 2, 1, 3) for i in range(3))
+    qkv = (x @ w + b).reshape(B, T, 3, n_heads, hd)  # (B, T, 3, H, hd): [q | k | v], each split into heads
+    q, k, v = np.ascontiguousarray(qkv.transpose(2, 0, 3, 1, 4))  # 3 x (B, H, T, hd), contiguous for matmul
+    q *= 1.0 / math.sqrt(hd)
     s = q @ k.transpose(0, 1, 3, 2)  # (B, H, T, T)
-    s *= 1.0 / math.sqrt(hd)
     s += bias
-    p = softmax(s)
+    s -= s.max(-1, keepdims=True)  # the softmax in place: the (B, H, T, T) arrays dominate the memory traffic
+    p = np.exp(s, out=s)
+    p /= p.sum(-1, keepdims=True)
     y = (p @ v).transpose(0, 2, 1, 3).reshape(B, T, d)  # (B, T, d)
     return y, (x, w, q, k, v, p)
 
 
 def attention_back(dy, cache):
-    x, w, q, k, v, p = cache
+    x, w, q, k, v, p = cache  # q scaled by 1/√hd
     B, H, T, hd = q.shape
-    dyh = dy.reshape(B, T, H, hd).transpose(0, 2, 1, 3)  # (B, H, T, hd)
+    dyh = np.ascontiguousarray(dy.reshape(B, T, H, hd).transpose(0, 2, 1, 3))  # (B, H, T, hd)
     dp = dyh @ v.transpose(0, 1, 3, 2)  # (B, H, T, T)
     dv = p.transpose(0, 1, 3, 2) @ dyh
-    dp -= (dp * p).sum(-1, keepdims=True)  # softmax backward, in place
-    dp *= p
-    dp *= 1.0 / math.sqrt(hd)
-    ds = dp
-    dq, dk = ds @ k, ds.transpose(0, 1, 3, 2) @ q  # (B, H, T, hd)
-    dqkv = np.concatenate([t.transpose(0, 2, 1, 3).reshape(B, T, H * hd) for t in (dq, dk, dv)], -1)  # (B, T, 3d)
+    dp -= np.einsum("bhij,bhij->bhi", dp, p)[..., None]  # softmax backward, in place
+    dp *= p  # the gradient of the scaled scores
+    dq, dk = dp @ k, dp.transpose(0, 1, 3, 2) @ q  # (B, H, T, hd)
+    dq *= 1.0 / math.sqrt(hd)
+    dqkv = np.empty((B, T, 3, H, hd), dtype=dq.dtype)  # (B, T, 3d) as [dq | dk | dv]
+    for i, t in enumerate((dq, dk, dv)):
+        dqkv[:, :, i] = t.transpose(0, 2, 1, 3)
+    dqkv = dqkv.reshape(B, T, 3 * H * hd)
     dw, db = linear_grads(x, dqkv)
     return dqkv @ w.T, dw, db

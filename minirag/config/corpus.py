@@ -262,7 +262,7 @@ def stage_settings(cc: dict, stage: str, name: str | None = None) -> dict:
                 "langs": src["langs"]}
     if stage == "questions":
         return {"format": src["format"], "split": src["split"], "questions_format": src["questions_format"],
-                "question_langs": src["question_langs"]}
+                "question_langs": src["question_langs"], "strict_qrels": src["strict_qrels"]}
     if stage == "train_sample":
         return {"train_cap": cc["train_cap"], "train_seed": cc["train_seed"]}
     if stage == "train_tokenizer":

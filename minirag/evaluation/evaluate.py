@@ -207,7 +207,7 @@ def evaluate(corpus: str, questions: list[dict], chunks: Sequence[Chunk], runs: 
     metrics = {"corpus": corpus, "split": "test", **by_split["test"]}
     if len(splits) > 1:
         metrics["splits"] = {s: by_split[s] for s in splits if s != "test"}
-    return {"metrics": metrics, "per_query": per_query, "slices": slice_rows(questions, scores, splits),
+    return {"metrics": metrics, "per_query": per_query, "scores": scores, "slices": slice_rows(questions, scores, splits),
             "answer_rows": answer_rows, "chunk_qrels": chunk_qrels, "doc_qrels": doc_qrels, "losses": losses}
 
 
@@ -230,6 +230,14 @@ def slice_rows(questions: list[dict], scores: dict, splits: Sequence[str] = ("te
                         row.update({k: round(mean(by_level[level][q["qid"]][k] for q in qs), 6) for k in METRIC_KEYS})
                         rows.append(row)
     return rows
+
+
+def metric_rows(questions: list[dict], scores: dict) -> list[dict]:
+    """eval/per_query_metrics.csv: every answerable question's metrics per run and level, what the
+    report's paired tests and the build history compare question by question."""
+    return [{"qid": q["qid"], "split": split_of(q), "retriever": name, "level": level,
+             **{k: round(by_level[level][q["qid"]][k], 6) for k in METRIC_KEYS}}
+            for name, by_level in scores.items() for level in ("chunk", "doc") for q in questions if q["answerable"]]
 
 
 def to_csv(rows: list[dict], columns: list[str]) -> str:
@@ -259,6 +267,8 @@ def write_evaluation(out_dir: str | Path, result: dict, questions: list[dict], r
             row[a + "_answer_ok"] = ar["contains"] if q["answerable"] else ar["abstain_ok"]
         rows.append(row)
     atomic_write_text(out_dir / "per_query.csv", to_csv(rows, columns))
+    atomic_write_text(out_dir / "per_query_metrics.csv", to_csv(metric_rows(questions, result["scores"]),
+                                                                ["qid", "split", "retriever", "level", *METRIC_KEYS]))
     atomic_write_text(out_dir / "slices.csv", to_csv(result["slices"], ["split", "retriever", "level", "lang", "difficulty",
                                                                         "n", *METRIC_KEYS]))
     write_qrels(out_dir / "qrels.chunk.txt", result["chunk_qrels"])

@@ -9,7 +9,9 @@ positive scores plus a sort of the few candidates. Python loops run over queries
 terms, never over items or postings. The (N,) float64 sums are the scores returned. On large
 indexes (`PrunedSearch.min_items`) a query goes first to bm25_search.py's MaxScore search,
 which skips most postings of the frequent terms and returns the same items and scores, bit
-for bit; it hands the queries it cannot prune back to this exhaustive search.
+for bit; it hands the queries it cannot prune back to this exhaustive search. A batch of queries
+(the retrieve stage's) on an index of `BatchSearch.min_items` or more goes first to
+bm25_batch.py, which runs MaxScore's steps over all of them at once, the same bits again.
 
 Variants (`BM25Params.variant`), each a function in bm25_variants.py with its formula and source:
 `lucene` (default), `robertson` (classic IDF, negative values floored as rank_bm25's BM25Okapi
@@ -44,6 +46,7 @@ from ..integrity import verified
 from ..io import load_npz, read_json, save_npz, write_json
 from ..settings import setting, settings_from_dict
 from ..text.analyze import Analyzer, AnalyzerConfig
+from .bm25_batch import BatchSearch
 from .bm25_candidates import best
 from .bm25_postings import Postings
 from .bm25_search import PrunedSearch
@@ -136,6 +139,7 @@ class BM25Index:
             self._dense[r, arrays["items"][indptr[t]:indptr[t + 1]]] = arrays["weights"][indptr[t]:indptr[t + 1]]
         # MaxScore's per-term caps (bm25_search.py)
         self._pruned = PrunedSearch(arrays, self._dense_row, self._dense, self._bounds, self._title_bounds)
+        self._batch: BatchSearch | None = None  # bm25_batch.py's, built on first use
 
     @classmethod
     def build(cls, texts: list[str], analyzer: Analyzer, params: BM25Params,
@@ -171,9 +175,23 @@ class BM25Index:
         return self.search_batch([query], k)[0]
 
     def search_batch(self, queries: list[str], k: int, prune: bool = True) -> list[tuple[np.ndarray, np.ndarray]]:
-        """`search` for many queries; prune=False reads every posting (the reference for the pruned search)."""
-        return [self._search_terms([self.vocab[t] for t in self.analyzer.query(q) if t in self.vocab], k, prune)
-                for q in queries]
+        """`search` for many queries; prune=False reads every posting (the reference for the pruned search).
+        Pruning answers the queries together (bm25_batch.py) where that was measured to pay, else one by one."""
+        terms = [[self.vocab[t] for t in self.analyzer.query(q) if t in self.vocab] for q in queries]
+        found = self._batched().top_k(terms, min(k, self.n_items)) if prune and self._batch_pays(len(terms), k) \
+            else [None] * len(terms)
+        return [f if f is not None else self._search_terms(t, k, prune) for f, t in zip(found, terms)]
+
+    def _batched(self) -> BatchSearch:
+        if self._batch is None:  # derived on first use: caps, floors and sorted keys of every list
+            self._batch = BatchSearch(self.arrays, self._dense_row, self._dense)
+        return self._batch
+
+    def _batch_pays(self, n_queries: int, k: int) -> bool:
+        """Whether the batched search is the faster one (measured: bench/README.md, BM25 query speed): for
+        two queries or more, k up to max_k, on an index of min_items items or more."""
+        return (n_queries >= 2 and 1 <= k <= BatchSearch.max_k and self.n_items >= BatchSearch.min_items
+                and self._batched().usable)
 
     def search_concepts(self, concepts: list[dict[str, float]], k: int) -> tuple[np.ndarray, np.ndarray]:
         """`search` for a structured query (text/expand.py): each concept {term: weight} adds, per

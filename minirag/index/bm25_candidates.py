@@ -28,6 +28,7 @@ already in the index (no impact order, no per-block maxima, no item -> terms cop
 
 from __future__ import annotations
 
+import math
 import threading
 
 import numpy as np
@@ -69,10 +70,23 @@ class CandidateScorer:
             self.t_bounds = title_bounds if title_bounds is not None else arrays["title_indptr"].tolist()
             bound += list_maxima(arrays["title_indptr"], self.t_weights)
         self.bound = bound.tolist()  # Python floats: summed over query terms one at a time
+        low = -list_maxima(arrays["indptr"], -self.weights)  # (V,) each list's least weight, 0 if empty
+        if self.title:
+            t_low = -list_maxima(arrays["title_indptr"], -self.t_weights)
+            low = np.where((t_low > 0) & ((low <= 0) | (t_low < low)), t_low, low)
+        self.low = np.where(low > 0, low, np.inf).tolist()  # (V,) for `order_free`
         self.negative = bool((len(self.weights) and self.weights.min() < 0)
                              or (self.title and self.t_weights.min() < 0))
         self._local = threading.local()  # each thread's (N,) scratch of candidate positions
         self.stats = {"queries": 0, "pruned": 0, "dense": 0, "postings": 0, "lookups": 0}
+
+    def order_free(self, terms: list[int], caps: float) -> bool:
+        """Whether any order of adding the query's weights gives the same float64 sums: every weight is
+        a float32 w >= m (the least of the query's lists), so a multiple of 2^(floor(log2 m) - 23), and
+        so is every partial sum, up to caps (the sum of the terms' caps, repeats counted); below 2^53
+        times that quantum each is a float64 exactly, and every addition is exact."""
+        low = min(self.low[t] for t in terms)
+        return low < math.inf and caps < math.ldexp(1.0, math.frexp(low)[1] + 29)
 
     def _size(self, t: int) -> int:
         """Postings of term t's body and title lists (N for a dense row)."""

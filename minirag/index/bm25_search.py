@@ -26,7 +26,9 @@ item that has none of the other terms into the top k. Here, per query:
    best partial sum and the candidates whose sum plus the caps still to come falls short
    of it are dropped, until at most `exact_size` (or 2k) remain.
 4. exact: the survivors' full scores (reusing step 3's lookups), then `best`, bm25.py's
-   top-k rule: score > 0, best first, ties to the lower item index.
+   top-k rule: score > 0, best first, ties to the lower item index. Where the query's sums
+   are the same in any order of adding (`order_free`, the bound bm25_batch.py's docstring
+   proves), the partial sums are completed with the terms not added yet instead.
 
 Scores are bit for bit the exhaustive ones: step 4 lays out, per candidate, the float32
 weights of every list in the order `np.bincount` meets them in the exhaustive search's
@@ -105,7 +107,7 @@ class PrunedSearch(CandidateScorer):
             else:
                 self.stats["dense"] += 1
                 cands, partial = self._dense_partial(essential, sum(cap[t] for t in tail[:cut]), theta)
-        top, known = max(self.exact_size, 2 * k), {}
+        top, known, i = max(self.exact_size, 2 * k), {}, cut
         for i in range(cut, 0, -1):  # the largest caps first: they narrow the candidates most
             rest = sum(cap[t] for t in tail[:i])  # what the terms not yet added can add at most
             cands, partial, theta = self._narrow(cands, partial, rest, theta, k)
@@ -115,8 +117,12 @@ class PrunedSearch(CandidateScorer):
             known.update((key, (cands, row)) for key, row in rows.items())
             partial = partial + terms.count(tail[i - 1]) * sum(rows.values())
         else:
-            cands, partial, theta = self._narrow(cands, partial, 0.0, theta, k)
+            cands, partial, theta, i = *self._narrow(cands, partial, 0.0, theta, k), 0
         self.stats["pruned"] += 1
+        if self.order_free(terms, sum(cap.values())):  # the partial sums are the scores, bit for bit
+            for t in tail[:i]:  # but for the terms not added yet
+                partial = partial + terms.count(t) * sum(self._lookup(t, cands).values())
+            return best(cands, partial, k)
         return best(cands, self._scores(terms, cands, known), k)
 
     def _raise(self, terms, tail, cands, partial, theta: float, k: int) -> float:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, ClassVar, Iterable, Mapping
+from typing import Any, Callable, ClassVar, Iterable, Mapping
 
 import numpy as np
 
@@ -53,6 +53,11 @@ class EmbedderKind(Kind):
     def embed_corpus(self, emb, texts: list[str], out: np.ndarray) -> None:
         """Fill `out` (N, d), a memory map of the vectors file, with the texts' vectors."""
         out[:] = emb.embed(texts)
+
+    def coverage(self, emb, texts: list[str], langs: Callable[[], list[str]]) -> dict:
+        """What the sidecar records of how the embedder's tokenizer represents the texts (none here);
+        `langs()` gives each text's document language."""
+        return {}
 
     @classmethod
     def query_embedder(cls, sidecar: dict, files: Mapping[str, Path]):
@@ -187,6 +192,10 @@ class Pretrained(EmbedderKind):
 
     def embed_corpus(self, emb, texts, out):
         emb.embed(texts, out=out)  # batch by batch into the memory map: RAM does not grow with the corpus
+
+    def coverage(self, emb, texts, langs):
+        from .coverage import token_coverage
+        return {"tokens": token_coverage(emb.encoder, texts, langs())}  # per language (index/coverage.py)
 
     @classmethod
     def query_embedder(cls, sidecar, files):

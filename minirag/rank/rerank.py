@@ -26,8 +26,6 @@ synthesis of questions (synth.py) and the training stage (stages/train_reranker.
 from __future__ import annotations
 
 import math
-import re
-from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -36,21 +34,16 @@ from ..text.analyze import QUOTED_RE, Analyzer, AnalyzerConfig
 from ..text.chunks import Chunk
 from ..text.expand import QueryExpander
 from .ranking import Ranking
+from .rerank_lines import ChunkCode, Matches, encode, line_features, set_counts, set_shares
 
 FEATURES = ("rank", "score", "cover", "line", "line_all", "near", "context", "quoted", "length")
-SEPARATOR_RE = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
-
-
-@dataclass
-class Line:
-    words: list[str]      # analyzed words of the line, with its table header for a row
-    positions: dict[str, list[int]]
 
 
 class FeatureMaker:
     """Features of candidates for a query; `idf` is over the corpus's chunks. Words are matched
     as index terms (the analyzer's case, accents and stems); with an `expander`, a query word
-    is a concept matched by any of its alternatives at that alternative's weight."""
+    is a concept matched by any of its alternatives at that alternative's weight. The matching
+    runs over all candidates and lines at once (rerank_lines.py)."""
 
     def __init__(self, analyzer: Analyzer, chunks: Sequence[Chunk], expander: QueryExpander | None = None):
         self.analyzer, self.expander = analyzer, expander
@@ -61,36 +54,17 @@ class FeatureMaker:
         n = len(chunks)
         self.idf = {w: math.log(1 + (n - d + 0.5) / (d + 0.5)) for w, d in df.items()}
         self.default_idf = math.log(1 + (n + 0.5) / 0.5)
-        self._lines: dict[str, list[Line]] = {}
-        self._words: dict[str, tuple[set[str], set[str], int]] = {}
+        self._ids: dict[str, int] = {}  # word -> term id of the chunk codes
+        self._codes: dict[str, ChunkCode] = {}
 
     def weight(self, w: str) -> float:
         return self.idf.get(w, self.default_idf)
 
-    def lines(self, c: Chunk) -> list[Line]:
-        if c.id not in self._lines:
-            header = next((ln for ln in c.context.split("\n")[1:] if ln.startswith("|")), "")
-            out, raw = [], c.text.split("\n")
-            for i, line in enumerate(raw):
-                if not line.strip() or SEPARATOR_RE.match(line):
-                    continue
-                if line.lstrip().startswith("|") and i + 1 < len(raw) and SEPARATOR_RE.match(raw[i + 1]):
-                    header = line  # a header row inside the chunk names the rows below it
-                    continue
-                text = f"{header}\n{line}" if line.lstrip().startswith("|") and header else line
-                words = self.analyzer(text)
-                pos: dict[str, list[int]] = {}
-                for j, w in enumerate(words):
-                    pos.setdefault(w, []).append(j)
-                out.append(Line(words, pos))
-            self._lines[c.id] = out
-        return self._lines[c.id]
-
-    def chunk_words(self, c: Chunk) -> tuple[set[str], set[str], int]:
-        if c.id not in self._words:
-            body, context = self.analyzer(c.text), set(self.analyzer(c.context))
-            self._words[c.id] = (set(body) | context, context, len(body))
-        return self._words[c.id]
+    def code(self, c: Chunk) -> ChunkCode:
+        """The chunk's words and lines as term ids (read once)."""
+        if c.id not in self._codes:
+            self._codes[c.id] = encode(c, self.analyzer, self._ids)
+        return self._codes[c.id]
 
     def query_concepts(self, query: str) -> tuple[list[dict[str, float]], list[str]]:
         """(the query's concepts {term: weight}, one per distinct word less filler; its quoted terms)."""
@@ -109,55 +83,25 @@ class FeatureMaker:
     def features(self, query: str, ranking: Ranking, chunks: dict[str, Chunk]) -> np.ndarray:
         """(len(ranking), len(FEATURES)) float64."""
         concepts, quoted = self.query_concepts(query)
-        weights = [self.concept_weight(c) for c in concepts]  # (T,)
-        total = sum(weights) or 1.0
-        # term -> the concepts it matches, with the weight it matches them at: a line is then
-        # read once, term by term, instead of once per concept and alternative
-        matches: dict[str, list[tuple[int, float]]] = {}
-        for ci, concept in enumerate(concepts):
-            for t, w in concept.items():
-                matches.setdefault(t, []).append((ci, w))
-
-        def matched(terms) -> dict[int, float]:
-            best: dict[int, float] = {}
-            for t in terms:
-                for ci, w in matches.get(t, ()):
-                    if w > best.get(ci, 0.0):
-                        best[ci] = w
-            return best
-
-        def share(best: dict[int, float]) -> float:
-            # summed in concept order: `best` fills in the order terms are met, and a chunk's
-            # words are a set, whose order follows the process's string hashing (the last bit
-            # of the sum, and so the trained weights, would too)
-            return sum(weights[ci] * best[ci] for ci in sorted(best)) / total
-
-        scores = np.array([s for _, s in ranking], dtype=np.float64)  # (N,)
-        low, spread = (float(scores.min()), float(scores.max() - scores.min())) if len(scores) else (0.0, 0.0)
+        codes = [self.code(chunks[cid]) for cid, _ in ranking]  # first: they give the words their ids
+        weights = np.array([self.concept_weight(c) for c in concepts])  # (T,)
+        total = sum(weights.tolist()) or 1.0
         out = np.zeros((len(ranking), len(FEATURES)))  # (N, F)
-        for i, (cid, s) in enumerate(ranking):
-            c = chunks[cid]
-            words, context, length = self.chunk_words(c)
-            best_line, best_all, best_near = 0.0, 0.0, 0.0
-            for line in self.lines(c):
-                firsts: dict[int, int] = {}
-                best: dict[int, float] = {}
-                for t, positions in line.positions.items():
-                    for ci, w in matches.get(t, ()):
-                        if w > best.get(ci, 0.0):
-                            best[ci] = w
-                        if positions[0] < firsts.get(ci, len(line.words)):
-                            firsts[ci] = positions[0]
-                if not best:
-                    continue
-                line_share = share(best)
-                near = len(firsts) / (max(firsts.values()) - min(firsts.values()) + 1)
-                if line_share > best_line or (line_share == best_line and near > best_near):
-                    best_line, best_near = line_share, near
-                best_all = max(best_all, float(len(best) == len(concepts)))
-            out[i] = [1 / math.sqrt(i + 1), (s - low) / spread if spread else 1.0,
-                      share(matched(words)), best_line, best_all, best_near, share(matched(context)),
-                      sum(t in words for t in quoted) / len(quoted) if quoted else 0.0, math.log1p(length)]
+        if not len(ranking):
+            return out
+        scores = np.array([s for _, s in ranking], dtype=np.float64)  # (N,)
+        spread = scores.max() - scores.min()
+        out[:, 0] = 1 / np.sqrt(np.arange(1, len(ranking) + 1))
+        out[:, 1] = (scores - scores.min()) / spread if spread else 1.0
+        out[:, 8] = [math.log1p(c.length) for c in codes]
+        if quoted:  # each candidate's count of the quoted words (distinct) among its words
+            out[:, 7] = set_counts([c.words for c in codes], [self._ids.get(t, -1) for t in quoted]) / len(quoted)
+        if concepts:  # term ids of the concepts' words, with the concept and the weight each matches at
+            m = Matches([(self._ids[t], ci, w) for ci, c in enumerate(concepts) for t, w in c.items()
+                         if t in self._ids], len(concepts), len(self._ids))
+            out[:, 2] = set_shares([c.words for c in codes], m, weights, total)
+            out[:, 3], out[:, 4], out[:, 5] = line_features(codes, m, weights, total)
+            out[:, 6] = set_shares([c.context for c in codes], m, weights, total)
         return out
 
 

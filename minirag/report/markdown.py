@@ -17,7 +17,8 @@ import pandas as pd
 from ..answer.minigpt_reader import score_heldout, support_sweep
 from ..answer.readers import Reader
 from .answering import render_losses, render_selector
-from .pretrained import pretrained_notes
+from .paired import note as delta_note
+from .pretrained import coverage_notes, pretrained_notes
 from .tables import MIN_TAG_QUESTIONS, CorpusTables
 
 HEADER = """# minirag report
@@ -53,7 +54,7 @@ FUSION = """### Fusion
 Each fused run against the best of the channels it fuses (chunk-level hit@5). {target}Where a fusion stays below its best channel, the diagnosis below shows why (channel overlap, shared misses, chunks always on top).
 
 {table}
-"""
+{note}"""
 FUSION_TARGET = ("The `target` column is the corpus's target from its assertions file (the seed lab's "
                  "acceptance: a hybrid at least 5 percentage points above its best single channel). ")
 
@@ -62,7 +63,7 @@ TARGETS = """### Targets: {met} of {total} met
 Figures a spec asks for, from the `targets:` of `{file}`; checked on the runs like the assertions, reported here, never failing the build.
 
 {table}
-"""
+{note}"""
 
 TAGS = """### By tag (chunk level)
 
@@ -111,7 +112,7 @@ MECHANISMS = """### What each mechanism fixes
 Per question, from `eval/diagnosis.csv`: a gold document's best chunk enters the top {k} with the mechanism (fixed) or leaves it (broken), against the same run without it.
 
 {table}
-"""
+{note}"""
 
 ASSERTIONS = """### Assertions: {passed} of {total} passed
 
@@ -127,14 +128,14 @@ MiniBiEncoder trained on {pairs:,} pairs ({sources}); loss {first:.3f} → {last
 {controls}![training loss]({figure})
 """
 CONTROL = ("- `{trained}` {verdict} the untrained control `{control}` on chunk hit@5: {hit5:.3f} vs {c_hit5:.3f} "
-           "({delta:+.1f} pp); nDCG@10 {ndcg:.3f} vs {c_ndcg:.3f}.\n")
+           "({delta}: paired bootstrap interval, randomization p); nDCG@10 {ndcg:.3f} vs {c_ndcg:.3f}.\n")
 
 ANSWERS = """### Answers
 
 Each reader over the evidence lines of the top {k} chunks of each run (test split): contains the gold answer, exact match and token F1 against it, cites a relevant chunk (answerable questions); faithful: every content word of the answer is in a chunk it cites (answers given); abstains exactly when it should (all questions); and contains the answer on the questions where a relevant chunk reached the prompt, what retrieval allowed. Per question: `eval/answers.csv`.
 
 {table}
-{unanswerable}"""
+{note}{unanswerable}"""
 
 READING = """
 #### Reader `{name}`: held-out reading tasks
@@ -193,17 +194,17 @@ def render_corpus(t: CorpusTables, results: str | Path, jobs: list) -> str:
         if fusion["target"].isna().all():
             fusion = fusion.drop(columns="target")
         out.append(FUSION.format(target=FUSION_TARGET if "target" in fusion else "",
-                                 table=md_table(fusion, ("Fused run",))))
+                                 table=md_table(fusion, ("Fused run",)), note=delta_note(fusion, "Δ hit@5")))
     targets = t.targets()
     if len(targets):
         out.append(TARGETS.format(met=int((targets["verdict"] == "met").sum()), total=len(targets),
-                                  file=cc["assertions"], table=md_table(targets)))
+                                  file=cc["assertions"], table=md_table(targets), note=delta_note(targets, "Δ over the best input")))
     tags = t.tags()
     if len(tags):
         out.append(TAGS.format(min_n=MIN_TAG_QUESTIONS, table=md_table(tags, ("Retriever",))))
     slices = t.slices()
     out.append(SLICES.format(table=md_table(slices.rename(columns={r: f"`{r}`" for r in t.main}))))
-    out += pretrained_notes(t.cc, t.main, slices)
+    out += pretrained_notes(t.cc, t.main, slices) + coverage_notes(t)
     ablation = t.ablation()
     if len(ablation):
         out.append(ABLATION.format(k=cc["diagnose"]["k"], embedder=cc["diagnose"]["embedder"],
@@ -214,7 +215,9 @@ def render_corpus(t: CorpusTables, results: str | Path, jobs: list) -> str:
     out.append(render_diagnosis(t))
     mechanisms = t.mechanisms()
     if len(mechanisms):
-        out.append(MECHANISMS.format(k=cc["diagnose"]["k"], table=md_table(mechanisms)))
+        out.append(MECHANISMS.format(k=cc["diagnose"]["k"], table=md_table(mechanisms),
+                                     note=delta_note(mechanisms, f"Δ doc in top {cc['diagnose']['k']}",
+                                                     "the questions the table counts")))
     if cc["assertions"]:
         a = t.assertions()
         failed = ("\nFailed:\n\n" + md_table(a["failed"]) + "\n") if len(a["failed"]) else ""
@@ -225,7 +228,7 @@ def render_corpus(t: CorpusTables, results: str | Path, jobs: list) -> str:
         controls = "".join(CONTROL.format(trained=r["trained"], control=r["control"],
                                           verdict="beats" if r["hit@5"] > r["control hit@5"] else "does not beat",
                                           hit5=r["hit@5"], c_hit5=r["control hit@5"],
-                                          delta=(r["hit@5"] - r["control hit@5"]) * 100, ndcg=r["ndcg@10"],
+                                          delta=r["Δ hit@5"], ndcg=r["ndcg@10"],
                                           c_ndcg=r["control ndcg@10"]) for _, r in enc["controls"].iterrows())
         out.append(ENCODER.format(name=enc["name"], pairs=enc["pairs"], first=enc["losses"][0], last=enc["losses"][-1],
                                   epochs=len(enc["losses"]), controls=controls + "\n" if controls else "",
@@ -238,6 +241,7 @@ def render_corpus(t: CorpusTables, results: str | Path, jobs: list) -> str:
         shown = (f"\nUnanswerable questions and what each reader said over `{run}`:\n\n{md_table(unanswerable)}\n"
                  if len(unanswerable) else "")
         out.append(ANSWERS.format(k=cc["prompt"]["k"], table=md_table(answers, ("Reader", "Run")),
+                                  note=delta_note(answers, "Δ contains answer vs the reader's best run"),
                                   unanswerable=shown) + render_losses(t, run, md_table) + render_reading(t, results))
     times = t.stage_times(jobs)
     if len(times):

@@ -21,6 +21,7 @@ from ..index.embedders import embedder_kind
 from ..integrity import iter_records, load_json, load_records, verified
 from ..layout import CorpusLayout
 from ..rank.kinds import kind_of
+from .paired import PairedScores, holm_cells
 
 METRICS = ["hit@1", "hit@3", "hit@5", "mrr", "recall@5", "ndcg@10"]
 METRIC_NAMES = {"mrr": "MRR", "ndcg@10": "nDCG@10"}
@@ -34,7 +35,7 @@ def labelled(df: pd.DataFrame) -> pd.DataFrame:
 class CorpusTables:
     def __init__(self, name: str, cc: dict, layout: CorpusLayout):
         self.name, self.cc, self.layout = name, cc, layout
-        self.main = main_retrievers(cc)
+        self.main, self.paired = main_retrievers(cc), PairedScores(self)  # paired: the Δ columns' per-question scores
 
     # ------------------------------------------------------------ artifacts
     @cached_property
@@ -116,13 +117,12 @@ class CorpusTables:
             if kind.family != "fusion":
                 continue
             best = max(kind.upstream(), key=self.score)
-            delta = self.score(r) - self.score(best)
             target = self.target(r, "above_inputs")
             rows.append({"Fused run": r, "what": self.describe(r), "hit@5": self.score(r),
-                         "best channel": f"`{best}` {self.score(best):.3f}", "Δ hit@5": f"{delta * 100:+.1f} pp",
+                         "best channel": f"`{best}` {self.score(best):.3f}", "Δ hit@5": self.paired.compare(r, best),
                          "target": ("met" if target["passed"] else "not met") if target else None,
                          "mrr": self.score(r, "mrr"), "ndcg@10": self.score(r, "ndcg@10")})
-        return labelled(pd.DataFrame(rows))
+        return labelled(holm_cells(pd.DataFrame(rows), "Δ hit@5"))
 
     def target(self, retriever: str | None, check: str) -> dict | None:
         """The first target of a kind of check ("above_inputs", "best", ...) about a run (None: any run)."""
@@ -130,9 +130,9 @@ class CorpusTables:
                      and retriever in (None, t["retriever"])), None)
 
     def targets(self) -> pd.DataFrame:
-        rows = [{"target": t["assertion"], "observed": t["observed"], "verdict": "met" if t["passed"] else "not met"}
-                for t in self.results if not t["gate"]]
-        return pd.DataFrame(rows, columns=["target", "observed", "verdict"])
+        rows = [{"target": t["assertion"], "observed": t["observed"], "verdict": "met" if t["passed"] else "not met",
+                 "Δ over the best input": self.paired.target(t)} for t in self.results if not t["gate"]]
+        return holm_cells(pd.DataFrame(rows), "Δ over the best input", drop_empty=True)
 
     def tags(self) -> pd.DataFrame:
         tags = self.metrics.get("tags", {})
@@ -198,8 +198,9 @@ class CorpusTables:
                 before = diag[f"{control}_doc"].le(k) & diag[f"{control}_doc"].notna()
                 fixed, broken = list(diag["qid"][inside & ~before]), list(diag["qid"][before & ~inside])
                 rows.append({"Mechanism": mechanism, "runs": f"`{control}` → `{r}`", "fixed": len(fixed),
-                             "fixed questions": fixed, "broken": len(broken), "broken questions": broken})
-        return pd.DataFrame(rows)
+                             "fixed questions": fixed, "broken": len(broken), "broken questions": broken,
+                             f"Δ doc in top {k}": self.paired.flips(diag["qid"], inside, before)})
+        return holm_cells(pd.DataFrame(rows), f"Δ doc in top {k}")
 
     def misses(self, run: str) -> pd.DataFrame:
         """The answerable test questions whose gold chunk `run` leaves out of its top k, each with
@@ -251,7 +252,7 @@ class CorpusTables:
                 continue
             side = load_json(self.layout.encoder_sidecar(e), "encoder sidecar")
             out.append({"name": e, "pairs": side["training_pairs"], "by_source": side["pairs_by_source"],
-                        "losses": side["loss_per_epoch"], "controls": self.controls_of(e)})
+                        "losses": side["loss_per_epoch"], "controls": self.paired.controls(self.controls_of(e))})
         return out
 
     def controls_of(self, embedder: str) -> pd.DataFrame:
@@ -271,9 +272,10 @@ class CorpusTables:
 
     def answers(self) -> pd.DataFrame:
         """Readers × runs (test split): each reader's answer metrics on each answered run."""
-        rows = [{"Reader": reader, "Run": run, **{label: a[k] for k, label in self.ANSWER_COLUMNS.items()}}
+        rows = [{"Reader": reader, "Run": run, **{label: a[k] for k, label in self.ANSWER_COLUMNS.items()},
+                 "Δ contains answer vs the reader's best run": self.paired.against_best(reader, run, by_run)}
                 for reader, by_run in self.metrics.get("readers", {}).items() for run, a in by_run.items()]
-        return pd.DataFrame(rows)
+        return holm_cells(pd.DataFrame(rows), "Δ contains answer vs the reader's best run")
 
     def unanswerable(self, run: str) -> pd.DataFrame:
         """What each reader said over `run` to each unanswerable test question."""

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..index.embedders import EmbedderKind, given_files
 from ..index.vectors import vector_rows, vectors_sidecar_path, vectors_writer
-from ..integrity import file_sha256
+from ..integrity import file_sha256, iter_records
 from ..text.chunks import index_text, iter_chunks, load_chunks
 from .common import log, run_stage
 
@@ -25,11 +25,18 @@ def embed(settings: dict, name: str, docs: Path, chunks: Path, out: Path, tokeni
     files = given_files(tokenizer=tokenizer, encoder=encoder, pretrained=pretrained)
     t0 = time.perf_counter()
     emb, producer = kind.corpus_embedder(fit_texts, files)
-    sidecar = {"embedder": name, "chunks_sha256": file_sha256(chunks), **producer}
+    sidecar = {"embedder": name, "chunks_sha256": file_sha256(chunks), **producer,
+               **kind.coverage(emb, texts, lambda: languages(docs, items))}
     with vectors_writer(out, vector_rows(items), emb.d, sidecar) as vectors:  # (N, d) on disk
         kind.embed_corpus(emb, texts, vectors)
     log(f"embed: {len(items)} x {emb.d} ({name}) in {time.perf_counter() - t0:.2f}s -> {out}")
     return [out, vectors_sidecar_path(out)]
+
+
+def languages(docs: Path, items: list) -> list[str]:
+    """Each chunk's document language, in chunk order."""
+    lang_of = {d["doc_id"]: d["lang"] for d in iter_records(docs, "documents")}
+    return [lang_of[c.doc_id] for c in items]
 
 
 if __name__ == "__main__":

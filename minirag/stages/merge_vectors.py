@@ -14,13 +14,14 @@ from pathlib import Path
 
 import numpy as np
 
+from ..index.coverage import added
 from ..index.vectors import AlignmentError, vector_rows, vectors_sidecar_path, vectors_writer
 from ..integrity import file_sha256, load_json, verified
 from ..io import load_npy
 from ..text.chunks import iter_chunks
 from .common import log, run_stage
 
-PER_ROWS = ("rows", "shape", "npy_sha256", "chunks_sha256")  # what differs from shard to shard
+PER_ROWS = ("rows", "shape", "npy_sha256", "chunks_sha256", "tokens")  # what differs from shard to shard
 
 
 def merge_vectors(settings: dict, name: str, docs: Path, chunks: Path, shards: list[Path], out: Path) -> list[Path]:
@@ -29,7 +30,7 @@ def merge_vectors(settings: dict, name: str, docs: Path, chunks: Path, shards: l
     position = {cid: i for i, (cid, _) in enumerate(rows)}
     producer, d, filled = None, None, np.zeros(len(rows), dtype=bool)
     npys = sorted((p for p in shards if p.suffix == ".npy"), key=lambda p: int(p.parent.parent.name))
-    shard_rows = []
+    shard_rows, coverage = [], []
     for npy in npys:
         sidecar = load_json(vectors_sidecar_path(npy), "vectors sidecar")
         own = {k: v for k, v in sidecar.items() if k not in PER_ROWS}
@@ -45,9 +46,12 @@ def merge_vectors(settings: dict, name: str, docs: Path, chunks: Path, shards: l
             if cid not in position or sha != rows[position[cid]][1]:
                 raise AlignmentError(f"{npy}: row {i} (chunk {cid}) is not in chunks.jsonl with the text it was "
                                      "embedded from; re-run embed_shard")
+        coverage += [sidecar["tokens"]] if "tokens" in sidecar else []  # a pretrained model's counts add up
         shard_rows.append((np.array([position[cid] for cid, _ in sidecar["rows"]], dtype=np.int64),  # (N_i,)
                            sidecar["npy_sha256"]))
         del sidecar  # its rows: hundreds of MB at millions of chunks
+    if coverage:
+        producer["tokens"] = added(coverage)
     with vectors_writer(out, rows, d, producer) as merged:  # (N, d)
         for npy, (at, npy_sha256) in zip(npys, shard_rows):
             vectors = load_npy(verified(npy, "vectors"), mmap=True)  # (N_i, d) on disk

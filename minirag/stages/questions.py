@@ -15,8 +15,8 @@ def questions(settings: dict, source: Path, docs: Path, out: Path) -> list[Path]
         from ..beir import load_beir_questions
         # ids and language are all a judged query is checked against: a large corpus's texts stay on disk
         documents = [{"doc_id": d["doc_id"], "lang": d["lang"]} for d in iter_records(docs, "documents")]
-        qs = load_beir_questions(source, settings["split"], documents,
-                                 lang=documents[0]["lang"] if documents else "en")
+        qs = load_beir_questions(source, settings["split"], documents, lang=documents[0]["lang"] if documents else "en",
+                                 strict=settings["strict_qrels"], warn=log)
     else:
         from ..text.questions import load_questions
         qs = load_questions(source, load_records(docs, "documents"), settings["questions_format"],

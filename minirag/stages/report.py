@@ -1,10 +1,14 @@
-"""report: every corpus's artifacts -> results/<report>.md and its manifest."""
+"""report: every corpus's artifacts -> results/<report>.md and its manifest; and one record of
+the build appended to results/history.jsonl beside them (history/), skipped when it measured
+nothing new since the report's last record."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from ..graph import CorpusGraph
+from ..history.log import path_of as history_path
+from ..history.record import record_build
 from ..io import atomic_write_text, write_json
 from ..layout import CorpusLayout
 from ..report.manifest import manifest as build_manifest
@@ -17,12 +21,17 @@ def report(settings: dict, config: str, out: Path, manifest: Path) -> None:
     """Render each corpus's section from its tables; hash every input and output into the manifest."""
     results = settings["results"]
     parts = [HEADER.format(config=config, manifest=Path(manifest).as_posix())]
+    corpora = {}
     for name, cc in settings["corpora"].items():
         layout = CorpusLayout.of(results, name)
-        parts.append(render_corpus(CorpusTables(name, cc, layout), results, CorpusGraph(cc, layout).jobs()))
+        corpora[name] = (cc, layout, CorpusGraph(cc, layout).jobs())
+        parts.append(render_corpus(CorpusTables(name, cc, layout), results, corpora[name][2]))
     atomic_write_text(out, "\n".join(parts).rstrip() + "\n")
     write_json(manifest, build_manifest(settings["corpora"], results, config))
     log(f"report: {len(settings['corpora'])} corpora -> {out}")
+    # the history is an append-only log beside the report, not one of its outputs (history/log.py)
+    added = record_build(results, Path(out).stem, config, corpora)
+    log(f"history: {'build recorded in' if added else 'nothing new since the last record of'} {history_path(results)}")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 One pipeline, each step but the first switched in the config (`AnalyzerConfig`):
 
-    NFC -> lowercase -> fold accents -> words -> CJK bigrams -> drop stopwords -> stem
+    NFC -> lowercase -> fold accents -> Arabic normalization -> words -> CJK bigrams -> drop stopwords -> stem
 
 The default (lowercase only) is the seed's tokenizer: `tokenize("ÉL trabajó") == ["él", "trabajó"]`.
 Stopword lists live in `minirag/data/stopwords_<lang>.txt`; stemming is Snowball through
@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..settings import setting, settings_from_dict, settings_to_dict
+from .arabic import normalize_arabic, taa_to_haa
 
 DATA_DIR = Path(__file__).parent / "data"
 
@@ -106,12 +107,13 @@ def load_stopwords(lang: str, kind: str = "stopwords") -> frozenset[str]:
 class AnalyzerConfig:
     tokenizer: Literal["word", "standard"] = "word"  # "word": the seed's \w+; "standard": closer to Lucene's ("3.5", "don't" whole)
     lowercase: bool = True             # the seed lowercases; off only for case-sensitive corpora
-    stopwords: tuple[Literal["en", "es"], ...] = ()  # stopword list languages, e.g. ("en",) or ("es",)
-    stemmer: str | None = None         # Snowball algorithm for PyStemmer ("english", "porter", "spanish"); None = off
-    query_stopwords: tuple[Literal["en", "es"], ...] = ()  # question filler dropped from queries only, never in quotes
+    stopwords: tuple[Literal["en", "es", "ar"], ...] = ()  # stopword list languages, e.g. ("en",) or ("es",)
+    stemmer: str | None = None         # Snowball algorithm for PyStemmer ("english", "porter", "spanish", "arabic"); None = off
+    query_stopwords: tuple[Literal["en", "es", "ar"], ...] = ()  # question filler dropped from queries only, never in quotes
     char_ngrams: int = setting(0, minimum=0, maximum=8)     # > 0: words become their character n-grams (misspellings)
     cjk_bigrams: bool = False          # Chinese/Japanese/Korean runs -> overlapping character bigrams
     fold_accents: bool = False         # "trabajó" -> "trabajo"; accents are kept by default
+    arabic_normalize: bool = False     # أ إ آ -> ا, ى -> ي, ة -> ه, diacritics and tatweel removed (text/arabic.py)
 
     @classmethod
     def from_dict(cls, d: dict) -> "AnalyzerConfig":
@@ -119,6 +121,12 @@ class AnalyzerConfig:
 
     def to_dict(self) -> dict:
         return settings_to_dict(self)
+
+    def data_files(self) -> list[str]:
+        """The word lists this analyzer reads (data/stopwords_<lang>.txt, data/filler_<lang>.txt):
+        inputs of every job that analyzes with it, so editing a list reruns them."""
+        return [str(DATA_DIR / f"{kind}_{lang}.txt") for kind, langs in
+                (("stopwords", self.stopwords), ("filler", self.query_stopwords)) for lang in langs]
 
     def describe(self) -> str:
         """The steps beyond the seed's lowercased \\w+, as ", stopwords en+es, stem spanish"."""
@@ -135,6 +143,8 @@ class AnalyzerConfig:
             parts.append(f"character {self.char_ngrams}-grams")
         if self.fold_accents:
             parts.append("accents folded")
+        if self.arabic_normalize:
+            parts.append("Arabic normalized")
         if self.cjk_bigrams:
             parts.append("CJK bigrams")
         if not self.lowercase:
@@ -172,6 +182,8 @@ class Analyzer:
             words = {w.lower() for w in words}
         if self.config.fold_accents and fold:
             words = {fold_accents(w) for w in words}
+        if self.config.arabic_normalize:
+            words = {normalize_arabic(w, taa_marbuta=self.config.stemmer is None) for w in words}
         return frozenset(words)
 
     def _unquoted_words(self, text: str) -> list[str]:
@@ -191,6 +203,8 @@ class Analyzer:
             text = text.lower()
         if self.config.fold_accents:
             text = fold_accents(text)
+        if self.config.arabic_normalize:  # with a stemmer, ة is mapped on the stems (text/arabic.py)
+            text = normalize_arabic(text, taa_marbuta=self.config.stemmer is None)
         words = self._word_re.findall(text)
         if self.config.cjk_bigrams:
             words = cjk_bigrams(words)
@@ -202,6 +216,8 @@ class Analyzer:
         """Words as index terms: stemmed, or cut into character n-grams."""
         if self._stemmer is not None:
             words = self._stem(words)
+            if self.config.arabic_normalize:
+                words = [taa_to_haa(w) for w in words]
         if self.config.char_ngrams:
             words = char_ngrams(words, self.config.char_ngrams)
         return words

@@ -47,6 +47,7 @@ class SourceSettings:
     glob: str = setting("**/*.md", min_length=1)   # markdown only: which files under path are documents
     questions: str = setting("kb/eval/questions.jsonl", min_length=1)  # markdown only: questions (JSON Lines)
     split: str = setting("test", min_length=1)     # beir only: qrels/<split>.tsv holds the judged queries
+    strict_qrels: bool = False                      # beir only: qrels naming absent queries or documents are an error, not a warning
     train_split: str = ""                           # beir only: qrels used for training pairs ("" = none)
     fields: FieldNames = FieldNames()
     default_lang: str = ""                          # used when a document has no lang field ("" = the field is required)

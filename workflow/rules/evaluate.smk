@@ -20,6 +20,7 @@ rule evaluate:
                 "qrels.chunk.txt",
                 "qrels.doc.txt",
                 "answers.csv",
+                "per_query_metrics.csv",
                 "losses.csv",
             )
         ],

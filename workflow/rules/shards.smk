@@ -126,6 +126,7 @@ rule merge_vectors:
 
 rule bm25_shard:
     input:
+        unpack(lambda wc: graph(wc).word_lists(wc.name)),
         docs=L.shard_docs("{shard}"),
         chunks=L.shard_chunks("{shard}"),
         code=code("bm25_shard"),
