@@ -23,11 +23,10 @@ import re
 from dataclasses import dataclass
 
 from ..text.chunks import Chunk
-from ..text.structure import PATH_SEP, SENTENCE_RE
+from ..text.structure import LIST_ITEM_RE, PATH_SEP, SENTENCE_RE
 from .evidence import MARKUP_RE, RULE_RE, WORD_RE, cells, format_row
 
 CLAUSE_RE = re.compile(r"\s*(?:[,;:]|\s[–—-]\s|[()])\s*")
-ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 QUOTED_RE = re.compile(r"\*\*([^*\n]{1,80})\*\*|\*([^*\n]{1,80})\*|[\"“«]([^\"”»\n]{1,80})[\"”»]")
 GLOSS_RE = re.compile(r"\*([^*\n]{1,60})\*\s*\(([^()*\n]{1,60})\)")
 DEFINITION_RE = re.compile(r"^([^=:;.\n]{1,40}?)\s+=\s+([^=;.\n]{1,80})")
@@ -164,8 +163,8 @@ def candidates_of(chunk: Chunk, n: int, lang: str = "") -> list[Candidate]:
                     add("cell", part, text, plain(row[0]), f"{column} ({slot})" if slot else column)
             continue
         header = []
-        kind = "item" if ITEM_RE.match(line) else "sentence"
-        body = ITEM_RE.sub("", line).strip()
+        kind = "item" if LIST_ITEM_RE.match(line) else "sentence"
+        body = LIST_ITEM_RE.sub("", line).strip()
         pieces = [body] if kind == "item" else [m.group().strip() for m in SENTENCE_RE.finditer(body)]
         for piece in pieces:
             shown = plain(piece)

@@ -139,7 +139,7 @@ def train_selector(docs: list[dict], chunks: list[Chunk], lexicon: dict, terms: 
     report = {"threshold": threshold, "dev_heldout": dev, "features": list(FEATURES), "null_features": list(NULL_FEATURES),
               "weights": scorer.describe(FEATURES),
               "training": {"learner_questions": len(learner),
-                           "dev_questions": sum(ex.fold >= 0 for ex in examples([], questions, 0)),
+                           "dev_questions": sum(q.get("split") == "dev" for q in questions),
                            "questions_trained": len(groups), "candidates": int(sum(len(g.right) for g in groups)),
                            "steps": s.steps},
               "loss_curve": {"window": 10, "label": "listwise cross-entropy",
