@@ -339,7 +339,7 @@ def cases() -> list[Case]:
              damaged(f"{R}/vectors/hashing.npy", flip, lambda p: search(p, "eat", retriever="dense"))),
         Case("prompts edited", "refused", damaged(f"{R}/prompts/rrf.jsonl", flip, lambda p: stage(
             p, "generate", "--settings", '{"type": "extractive", "threshold": 0.5}', "--prompts",
-            f"{R}/prompts/rrf.jsonl", "--out", "scratch/a.jsonl"))),
+            f"{R}/prompts/rrf.jsonl", "--model", f"{R}/readers/extractive.npz", "--out", "scratch/a.jsonl"))),
         Case("answers edited", "refused", damaged(f"{R}/answers/extractive/rrf.jsonl", flip, evaluate_stage)),
         Case("questions edited", "refused", damaged(f"{R}/questions.jsonl", flip, evaluate_stage)),
         Case("docs edited", "refused", damaged(f"{R}/docs.jsonl", flip, evaluate_stage)),

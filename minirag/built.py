@@ -125,6 +125,27 @@ class BuiltCorpus:
             self._readers[name] = make_reader(self.cc["readers"][name], model)
         return name, self._readers[name]
 
+    @cached_property
+    def langs(self) -> dict[str, str]:
+        """Each document's language (docs.jsonl), which the answer selector reads its candidates in."""
+        from .integrity import load_records
+        return {d["doc_id"]: d.get("lang", "") for d in load_records(self.layout.docs, "documents")}
+
+    @cached_property
+    def selector(self):
+        """The corpus's answer selector (its first extractive reader's weights over the chunks, lexicon and
+        terms file), or None when it has none: answers then read the prompt's evidence lines alone."""
+        from .answer.selector import load_selector
+        from .graph import CorpusGraph
+        from .integrity import require
+        graph = CorpusGraph(self.cc, self.layout)
+        name = graph.selector()
+        if name is None:
+            return None
+        model = require(self.layout.reader_model(name), f"weights of reader {name!r}")
+        return load_selector(model, list(self.by_id.values()), self.langs, self.layout.lexicon, graph.terms_file(),
+                             self.cc["candidates"]["depth"])
+
     def is_remote(self, reader: str | None = None) -> bool:
         """Whether the reader (default: the first) answers by calling another server."""
         from .answer.readers import reader_kind
@@ -140,6 +161,8 @@ class BuiltCorpus:
         for name in self.cc["readers"]:
             if not self.is_remote(name):
                 self.reader(name)
+        if self.selector is not None:  # every chunk's candidates read now, not on a first question
+            self.selector.prepare(list(self.by_id.values()), self.langs)
         return self
 
     # ------------------------------------------------------------ asking
@@ -169,8 +192,10 @@ class BuiltCorpus:
         name, r = self.retriever(retriever)
         reader_name, rd = self.reader(reader)
         p = self.cc["prompt"]
-        ranked, prompt, answer = rag_answer(query, r, rd, self.by_id, k=k or p["k"], template=p["template"],
-                                            evidence_lines=p["evidence_lines"], evidence_chars=p["evidence_chars"])
+        ranked, prompt, answer = rag_answer(query, r, rd, self.by_id, k=k or p["k"], selector=self.selector,
+                                            langs=self.langs if self.selector else {}, answers=p["answers"],
+                                            template=p["template"], evidence_lines=p["evidence_lines"],
+                                            evidence_chars=p["evidence_chars"])
         total_ms = (time.perf_counter() - t0) * 1000
         cited = []
         for cid in answer.citations:

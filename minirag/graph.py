@@ -19,13 +19,14 @@ from pathlib import Path
 
 from .answer.readers import reader_kind
 from .config.corpus import answered, ivf_indexes, main_retrievers, sweep_groups
+from .graph_answers import AnswerInputs
 from .graph_scale import ScaleInputs, flags, paths
 from .index.embedders import embedder_kind
 from .layout import DIAGNOSIS_FILES, EVAL_FILES, CorpusLayout
 from .rank.kinds import kind_of
 
 
-class CorpusGraph(ScaleInputs):
+class CorpusGraph(ScaleInputs, AnswerInputs):
     def __init__(self, cc: dict, layout: CorpusLayout):
         self.cc, self.layout = cc, layout
 
@@ -142,7 +143,8 @@ class CorpusGraph(ScaleInputs):
         return flags(lexicon=self.train_reranker(name).get("lexicon"), **beir)
 
     def uses_lexicon(self) -> bool:
-        return any(kind_of(self.cc, r).expansion().enabled() for r in self.cc["retrievers"])
+        return (any(kind_of(self.cc, r).expansion().enabled() for r in self.cc["retrievers"])
+                or any("lexicon" in reader_kind(self.cc, r).training_inputs for r in self.trained_readers()))
 
     def rerankers(self) -> list[str]:
         return [r for r in self.cc["retrievers"] if kind_of(self.cc, r).trained]
@@ -158,40 +160,6 @@ class CorpusGraph(ScaleInputs):
 
     def runs(self) -> list[str]:
         return paths(*(self.layout.run(r) for r in self.cc["retrievers"]))
-
-    def answer_jobs(self) -> list[tuple[str, str]]:
-        """(reader, retriever) of every answer file: each reader on each answered run. BEIR and
-        gold_docs questions judge documents, not answers: no reader runs there."""
-        return [(reader, r) for reader in self.cc["readers"] for r in answered(self.cc)]
-
-    def answers(self) -> list[str]:
-        return paths(*(self.layout.answers(reader, r) for reader, r in self.answer_jobs()))
-
-    def trained_readers(self) -> list[str]:
-        if not answered(self.cc):
-            return []
-        return [r for r in self.cc["readers"] if reader_kind(self.cc, r).trained]
-
-    def generate(self, name: str) -> dict:
-        """A generate job's inputs beyond its prompts: the trained reader's weights."""
-        reader = name.split(".", 1)[0]
-        if reader not in self.trained_readers():
-            return {}
-        return {"model": paths(*self.layout.reader_files(reader)[:2])}
-
-    def generate_args(self, name: str) -> str:
-        model = self.generate(name).get("model")
-        return flags(model=model[0] if model else None)
-
-    def loss_sidecar(self, name: str) -> str:
-        """The sidecar whose loss curve figures/loss-<name>.png draws: a trained encoder's or reader's."""
-        if name in self.cc["readers"]:
-            return str(self.layout.reader_model(name).with_suffix(".json"))
-        return str(self.layout.encoder_sidecar(name))
-
-    def train_reader(self, name: str) -> dict:
-        """What a trained reader learns from: the documents (its reading tasks) and the tokenizer."""
-        return {"tokenizer": str(self.layout.tokenizer)}
 
     def sweeps(self) -> list[tuple[str, str]]:
         return list(sweep_groups(self.cc))
@@ -229,7 +197,7 @@ class CorpusGraph(ScaleInputs):
 
     def uses_tokenizer(self) -> bool:
         return (bool(self.chunk()) or any("tokenizer" in self.embedder_files(e) for e in self.used_embedders())
-                or bool(self.trained_readers()))
+                or any("tokenizer" in self.train_reader(r) for r in self.trained_readers()))
 
     def jobs(self) -> list[tuple[str, str | None]]:
         """(stage, name) of every job the corpus's report depends on, in graph order."""
@@ -243,7 +211,8 @@ class CorpusGraph(ScaleInputs):
         jobs += [("bm25_shard", f"{i}.{x}") for x in self.used_indexes() for i in shards]
         jobs += [("bm25", i) for i in self.used_indexes()] + [("ivf", i) for i in self.used_ivf()]
         jobs += [("train_reranker", r) for r in self.rerankers()] + [("retrieve", r) for r in self.cc["retrievers"]]
-        jobs += [("train_reader", r) for r in self.trained_readers()] + [("prompt", r) for r in answered(self.cc)]
+        jobs += [("train_reader", r) for r in self.trained_readers()]
+        jobs += [("candidates", r) for r in self.selected_runs()] + [("prompt", r) for r in answered(self.cc)]
         jobs += [("generate", f"{reader}.{r}") for reader, r in self.answer_jobs()]
         jobs += [("evaluate", None), ("diagnose", None)] + [("assertions", None)] * bool(self.cc["assertions"])
         jobs += [("sweep_figure", f"{n}-{p}") for n, p in self.sweeps()]
@@ -274,6 +243,7 @@ class CorpusGraph(ScaleInputs):
             files += [lay.reranker(r), lay.reranker(r).with_suffix(".json")]
         files += [lay.run(r) for r in self.cc["retrievers"]]
         files += [f for r in self.trained_readers() for f in lay.reader_files(r)]
+        files += [lay.candidates(r) for r in self.selected_runs()]
         files += [lay.prompts(r) for r in answered(self.cc)] + [lay.answers(*job) for job in self.answer_jobs()]
         files += [lay.eval(f) for f in EVAL_FILES + DIAGNOSIS_FILES]
         if self.cc["assertions"]:

@@ -37,7 +37,7 @@ from pathlib import Path
 BM25_FILES = ("index.npz", "vocab.json", "params.json", "items.json")
 SHARD_BM25_FILES = ("postings.npz", "vocab.json", "items.json")
 EVAL_FILES = ("metrics.json", "per_query.csv", "slices.csv", "qrels.chunk.txt", "qrels.doc.txt", "answers.csv",
-              "per_query_metrics.csv")
+              "per_query_metrics.csv", "losses.csv")
 DIAGNOSIS_FILES = ("diagnosis.csv", "overlap.csv", "always_on_top.csv", "diversity.csv")
 IVF_FILES = ("centroids.npy", "offsets.npy", "order.npy", "vectors_by_list.npy", "meta.json")
 
@@ -147,6 +147,9 @@ class CorpusLayout:
     def run(self, retriever: str) -> Path:
         return self.root / "runs" / f"{retriever}.trec"
 
+    def candidates(self, retriever: str) -> Path:
+        return self.root / "candidates" / f"{retriever}.jsonl"
+
     def prompts(self, retriever: str) -> Path:
         return self.root / "prompts" / f"{retriever}.jsonl"
 
@@ -157,7 +160,8 @@ class CorpusLayout:
         return self.root / "readers" / f"{reader}.npz"
 
     def reader_files(self, reader: str) -> list[Path]:
-        """A trained reader's weights, its sidecar (config, training, held-out scores) and its reading tasks."""
+        """A trained reader's weights, its sidecar (config, training, held-out scores) and what it learned from
+        (reading tasks, learner questions)."""
         model = self.reader_model(reader)
         return [model, model.with_suffix(".json"), model.with_suffix(".tasks.jsonl")]
 
@@ -218,6 +222,7 @@ class CorpusLayout:
             return cls(path.parent), top[path.name], None
         folder, stem = path.parent.name, path.name.rsplit(".", 1)[0]
         per_name = {"encoders": "train_biencoder", "vectors": "embed", "runs": "retrieve", "prompts": "prompt",
+                    "candidates": "candidates",
                     "rerankers": "train_reranker"}
         if folder in per_name:
             return cls(path.parent.parent), per_name[folder], stem

@@ -13,12 +13,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from minirag.answer.learner_questions import Synthesizer
+from minirag.answer.reading_contexts import LinePool, swap_value, table_cell_lines
 from minirag.answer.reading_tasks import (
     IDK,
     KINDS,
-    LinePool,
     ReadingTask,
-    doc_lines,
     heldout_docs,
     load_tasks,
     make_task,
@@ -27,9 +27,9 @@ from minirag.answer.reading_tasks import (
     save_tasks,
     sentence_facts,
     split_facts,
-    swap_value,
     task_id,
 )
+from minirag.answer.terms import GrammarTerms
 
 REPO = Path(__file__).resolve().parents[1]
 KB_DOCS = REPO / "results" / "kb" / "docs.jsonl"
@@ -118,14 +118,15 @@ def test_row_facts_name_the_column_and_the_cell():
     assert len(rf) == 8 * 2 + 5 * 2 + 4  # one per row and non-key column
     f = find(rf, "write", "Past participle")
     assert f.kind == "row" and f.value == "written" and f.lang == "en" and f.doc_id == "en/verbs.md"
-    assert f.line == "Table of common irregular verbs: Base form: write; Past simple: wrote; Past participle: written"
+    assert f.line == "Table of common irregular verbs: write · Past participle: written"  # as a selected cell shows
     assert f.line[f.span[0]:f.span[1]] == "written"
     assert "thrown" in f.alternatives and "written" not in f.alternatives
     es = find(rf, "tener", "yo")
     assert es.value == "tendré" and es.lang == "es"
-    assert es.line == "Raíces irregulares: Infinitivo: tener; Raíz: tendr-; yo: tendré"
-    for f in rf:  # the line is what a reader sees at question time, the value where the span says
-        assert f.line in doc_lines(next(d for d in DOCS if d["doc_id"] == f.doc_id))
+    assert es.line == "Raíces irregulares: tener · yo: tendré"
+    for f in rf:  # the line is what a reader sees when the selector picks the cell, the value where the span says
+        doc = next(d for d in DOCS if d["doc_id"] == f.doc_id)
+        assert f.line in {ln for lines in table_cell_lines(doc).values() for ln in lines}
         assert f.line[f.span[0]:f.span[1]] == f.value
 
 
@@ -248,13 +249,14 @@ def test_swap_needs_a_value_the_line_holds_once(facts):
     assert swap_value(find(facts, "bet", "Past simple"), rng) is None  # "bet" would stay in the line
     line, new = swap_value(find(facts, "write", "Past participle"), rng)
     assert new in line and "written" not in line
-    assert line.startswith("Table of common irregular verbs: Base form: write;")
+    assert line.startswith("Table of common irregular verbs: write · Past participle: ")
 
 
 def test_absent_task_for_every_fact_leaves_the_answer_out(facts):
     pool, rng = LinePool(DOCS, facts), np.random.default_rng(0)
+    asker = Synthesizer(DOCS, GrammarTerms.base(), rng)
     for f in facts:
-        t = make_task(f, "absent", "train", pool, rng, max_lines=4, max_chars=480, cross_share=0.2)
+        t = make_task(f, "absent", "train", pool, rng, asker, max_lines=4, max_chars=480, lead=0.7)
         if t is not None:
             assert not any(f.value.casefold() in text.casefold() for _, text in t.lines)
             assert not any(f.signature in pool.signatures.get(text, ()) for _, text in t.lines)
@@ -300,7 +302,7 @@ def test_real_kb_facts_and_tasks():
     assert per[("row", "en")] and per[("row", "es")] and per[("arrow", "en")] and per[("arrow", "es")]
     write = [f for f in rf if f.key == "write" and f.relation == "Past participle"]
     assert [f.value for f in write] == ["written"] and write[0].doc_id == "en/irregular-verbs.md"
-    pool_lines = {text for d in docs for text in doc_lines(d)}
+    pool_lines = set(LinePool(docs, rf + sf).texts)
     assert all(f.line in pool_lines for f in rf + sf)  # every evidence line is one the reader sees
     out = make_tasks(docs, n_train=300, n_eval=20, seed=0)
     assert Counter((t.split, t.kind) for t in out)[("heldout", "absent")] == 20

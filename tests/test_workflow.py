@@ -31,6 +31,17 @@ def planned_jobs(project) -> dict[str, int]:
     return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)\s*$", table, re.MULTILINE)}
 
 
+def planned_named(project) -> set[tuple[str, str]]:
+    """(rule, job name) of every job `snakemake -n` would run: the name wildcard, "<reader>.<name>" for generate."""
+    out = snakemake(project, "-n", "results/mini.md").stdout
+    jobs = set()
+    for m in re.finditer(r"^rule (\w+):\n(?:    .*\n)*?    wildcards: ([^\n]*)", out, re.MULTILINE):
+        wildcards = dict(w.split("=", 1) for w in m.group(2).split(", "))
+        if "name" in wildcards:
+            jobs.add((m.group(1), ".".join(w for w in (wildcards.get("reader"), wildcards["name"]) if w)))
+    return jobs
+
+
 def edit(path, old, new):
     text = path.read_text(encoding="utf-8")
     assert old in text, (path, old)
@@ -73,6 +84,12 @@ def test_full_build_writes_report_and_every_artifact(built):
     assert set(metrics["retrieval"]["rrf"]["chunk"]) >= {"hit@1", "hit@3", "hit@5", "mrr", "recall@5", "ndcg@10"}
     report = (built / "results" / "mini.md").read_text()
     assert "#### Reader `minigpt`: held-out reading tasks" in report
+    assert "#### Reader `extractive`: the answer selector" in report and "### Where answers are lost" in report
+    selector = json.loads((root / "readers" / "extractive.json").read_text())
+    assert selector["features"] and 0 <= selector["threshold"] <= 1 and selector["training"]["learner_questions"] > 0
+    scored = [json.loads(line) for line in (root / "candidates" / "bm25.jsonl").read_text().splitlines()]
+    assert len(scored) == 8 and all("analysis" in r for r in scored) and sum(bool(r["keys"]) for r in scored) >= 6
+    assert (root / "eval" / "losses.csv").read_text().startswith("qid,split,lang,difficulty,conjugation,reader,run,stage")
     assert "### Assertions: 5 of 6 passed" in report and "### Sweep: `rrf-mmr` over lambda" in report
     assert (built / "results" / "mini" / "figures" / "sweep-rrf-mmr-lambda.png").exists()
     assert "| `rrf` | RRF k=60 of dense + bm25 |" in report and "### Slices" in report
@@ -88,8 +105,9 @@ def test_second_build_runs_nothing(built):
 
 def test_chunk_size_change_reruns_chunk_and_downstream_only(built):
     jobs = planned_after_edit(built, "mini.yaml", "target_tokens: 40", "target_tokens: 60")
-    assert set(jobs) == {"chunk", "embed", "bm25", "retrieve", "train_reranker", "prompt", "generate", "evaluate",
-                         "diagnose", "assertions", "sweep_figure", "report"}
+    assert set(jobs) == {"chunk", "embed", "bm25", "retrieve", "train_reranker", "train_reader", "candidates", "prompt",
+                         "generate", "evaluate", "diagnose", "assertions", "sweep_figure", "loss_figure", "report"}
+    assert jobs["train_reader"] == 1  # the answer selector reads the chunks; the Mini-GPT does not
     assert not UPSTREAM & set(jobs)
 
 
@@ -126,6 +144,35 @@ def test_a_reader_setting_retrains_it_and_reanswers_with_it_only(built):
     jobs = planned_after_edit(built, "mini.yaml", "steps: 12,", "steps: 13,")
     answered = len(list((built / "results/mini/answers/minigpt").glob("*.jsonl")))  # one per answered run
     assert answered >= 2 and jobs["train_reader"] == 1 and jobs["generate"] == answered and "prompt" not in jobs
+
+
+def test_editing_the_terms_file_reanswers_without_retraining_the_minigpt(built):
+    restore = edit(built / "minirag/answer/data/grammar_terms.tsv", "tense:imperfect\tused to",
+                   "tense:imperfect\tused to, would often")
+    try:
+        named = planned_named(built)
+    finally:
+        restore()
+    answered = {p.stem for p in (built / "results/mini/candidates").glob("*.jsonl")}
+    assert ("train_reader", "extractive") in named and ("train_reader", "minigpt") not in named
+    assert {n for r, n in named if r == "candidates"} == answered == {n for r, n in named if r == "prompt"}
+    assert {n for r, n in named if r == "generate"} == {f"{reader}.{run}" for reader in ("extractive", "minigpt")
+                                                         for run in answered}
+    assert not {r for r, _ in named} & {"retrieve", "chunk", "bm25", "embed"}
+
+
+def test_a_candidate_setting_reanswers_without_retraining(built):
+    jobs = planned_after_edit(built, "mini.yaml", "    assertions: fixture/assertions.yaml",
+                              "    assertions: fixture/assertions.yaml\n    candidates: {depth: 5}")
+    answered = len(list((built / "results/mini/candidates").glob("*.jsonl")))
+    assert jobs["candidates"] == answered and jobs["prompt"] == answered and "train_reader" not in jobs
+    assert not {"retrieve", "chunk", "bm25"} & set(jobs)
+
+
+def test_the_selector_threshold_is_an_answering_setting(built):
+    jobs = planned_after_edit(built, "mini.yaml", "extractive: {type: extractive,", "extractive: {type: extractive, threshold: 0.5,")
+    answered = len(list((built / "results/mini/candidates").glob("*.jsonl")))
+    assert jobs["generate"] == answered and "train_reader" not in jobs and "candidates" not in jobs
 
 
 def test_an_answering_setting_reanswers_without_retraining(built):

@@ -42,7 +42,6 @@ from .minigpt_ops import (
     length_groups,
     linear_grads,
     marks_array,
-    masked_softmax,
     sigmoid,
     softmax,
 )

@@ -4,6 +4,9 @@
     prompt = build_prompt(query, [chunks[cid] for cid, _ in ranked])
     answer = reader.generate(prompt)
 
+With a trained answer selector (selector.py), its best answers over a deeper list of chunks lead the
+prompt's evidence and the extractive reader answers with the best of them.
+
 Every intermediate value is returned, so a learner can print each one.
 
 What it leaves out: loading a built corpus (live.py) and choosing the retriever or reader.
@@ -15,16 +18,24 @@ from typing import Mapping, Sequence
 
 from ..rank.ranking import Ranking, Retriever
 from ..text.chunks import Chunk
-from .prompt import Prompt, build_prompt
+from .prompt import Prompt, build_prompt, selected
 from .readers import Answer, Reader
+from .selector import AnswerSelector
 
 
-def rag_answer(query: str, retriever: Retriever, reader: Reader,
-               chunks: Mapping[str, Chunk] | Sequence[Chunk], k: int = 3, **prompt_options) -> tuple[Ranking, Prompt, Answer]:
-    """Answer `query` from the top k chunks; `chunks` maps ids to chunks (or lists them);
-    `prompt_options` go to build_prompt (template, evidence_lines, evidence_chars)."""
+def rag_answer(query: str, retriever: Retriever, reader: Reader, chunks: Mapping[str, Chunk] | Sequence[Chunk],
+               k: int = 3, selector: AnswerSelector | None = None, langs: Mapping[str, str] | None = None,
+               answers: int = 2, **prompt_options) -> tuple[Ranking, Prompt, Answer]:
+    """Answer `query` from the top k chunks; `chunks` maps ids to chunks (or lists them). Given an answer
+    `selector`, its best `answers` answers over the top `selector.depth` chunks (`langs`: each document's
+    language) lead the evidence. `prompt_options` go to build_prompt (template, evidence_lines, evidence_chars)."""
     by_id = chunks if isinstance(chunks, Mapping) else {c.id: c for c in chunks}
-    ranked = retriever.search(query, k=k)
-    prompt = build_prompt(query, [by_id[cid] for cid, _ in ranked], **prompt_options)
+    ranked = retriever.search(query, k=max(k, selector.depth) if selector else k)
+    top = [by_id[cid] for cid, _ in ranked]
+    picked, p_none = None, 0.0
+    if selector is not None:
+        selection = selector.select(query, top, dict(langs or {}))
+        picked, p_none = selected(selection.answer_records(answers), by_id, answers), selection.p_none
+    prompt = build_prompt(query, top[:k], answers=picked, p_none=p_none, **prompt_options)
     answer = reader.generate(prompt)
-    return ranked, prompt, answer
+    return ranked[:k], prompt, answer

@@ -1,8 +1,10 @@
 """Readers turn a Prompt into an answer with citations.
 
-`ExtractiveReader` answers from the prompt's evidence lines (evidence.py: the rows,
-items and sentences of the retrieved chunks that hold the question's words, best first),
-and returns the answer itself, not a pointer to where it is:
+`ExtractiveReader` answers with the answer selector's best answer (selector.py: every cell
+and clause of the top chunks scored by a model trained on learner questions), and, given
+a prompt no selector scored (the seed's four-line call site), from the prompt's evidence
+lines (evidence.py: the rows, items and sentences of the retrieved chunks that hold the
+question's words, best first), returning the answer itself, not a pointer to where it is:
 
 - from a table row, the cell under the column the question names: "past participle of
   write" and the row `Base form: write; Past simple: wrote; Past participle: written` give
@@ -39,12 +41,14 @@ import os
 import re
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar, Mapping
 
 from ..settings import Kind, setting
 from .evidence import content_words, idf_weights, line_scores, words_of
 from .minigpt_reader import MiniGPTSettings
 from .prompt import IDK, Prompt
+from .selection_settings import SelectorSettings
 
 CLAUSE_RE = re.compile(r"\s*(?:[,;:]|\s[–—-]\s|\(|\))\s*")
 
@@ -67,6 +71,13 @@ class Reader(Kind):
     registry, label = READERS, "reader"
     trained: ClassVar[bool] = False  # the graph trains it (train_reader) before it answers
     remote: ClassVar[bool] = False   # it answers by calling another server: slow, and nothing to load ahead
+    # a trained kind: the corpus artifacts its training reads (the train_reader rule's inputs, by name)
+    training_inputs: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def train(cls, settings: dict, name: str, files: dict, out, log) -> None:
+        """Train on `files` (training_inputs -> path); write weights to `out`, the sidecar and tasks beside it."""
+        raise NotImplementedError
 
     @property
     def name(self) -> str:
@@ -112,30 +123,51 @@ def line_answer(query_words: list[str], line: dict) -> str:
     return clause_answer(query_words, line["text"])
 
 
-@dataclass(frozen=True)
-class ExtractiveSettings:
-    threshold: float = setting(0.5, minimum=0, maximum=1)  # abstain below this share of question words found
-
-
 class ExtractiveReader(Reader):
-    type, Settings = "extractive", ExtractiveSettings
+    """The best answer the answer selector found (the prompt's `answers`, scored by the weights the
+    graph trains, train_selector.py), cited; "I don't know" when "none of them" is likelier or its
+    probability is under the threshold. A prompt built without a selector (the seed's call site
+    with no trained weights) is answered from its evidence lines instead (module docstring)."""
+    type, Settings, trained = "extractive", SelectorSettings, True
+    training_inputs = ("docs", "chunks", "lexicon", "terms", "questions")
+    SUPPORT = 0.5  # without a selector: abstain below this share of the question's words found
 
-    def __init__(self, threshold: float = ExtractiveSettings.threshold):
+    @classmethod
+    def train(cls, settings: dict, name: str, files: dict, out, log) -> None:
+        from .training import train_extractive
+        train_extractive(settings, name, files, out, log)
+
+    def __init__(self, threshold: float = 0.5):
         self.threshold = threshold
 
     @classmethod
-    def from_settings(cls, settings: ExtractiveSettings) -> "ExtractiveReader":
-        return cls(threshold=settings.threshold)
+    def from_settings(cls, settings: SelectorSettings, model) -> "ExtractiveReader":
+        """The threshold set, else the one calibrated on the dev questions (the weights' sidecar)."""
+        from ..integrity import verified
+        from ..io import read_json
+        if settings.threshold is not None:
+            return cls(settings.threshold)
+        return cls(read_json(verified(Path(model).with_suffix(".json"), "answer selector sidecar"))["threshold"])
 
     def generate(self, prompt: Prompt, max_new_tokens: int | None = None) -> Answer:
         t0 = time.perf_counter()
+        if prompt.answers is not None:
+            best = prompt.answers[0] if prompt.answers else None
+            if best is None or not (best["p"] >= self.threshold and best["p"] > prompt.p_none):
+                return Answer(IDK, [], True, best["p"] if best else 0.0, (time.perf_counter() - t0) * 1000.0)
+            return Answer(f"{best['text']} [#{best['n']}]", [prompt.citations[best["n"] - 1]], False, best["p"],
+                          (time.perf_counter() - t0) * 1000.0)
+        return self.from_lines(prompt, t0)
+
+    def from_lines(self, prompt: Prompt, t0: float) -> Answer:
+        """The seed's extractive reading: the best line's named cell or best clause."""
         query_words = content_words(prompt.query)
         lines = prompt.evidence
         found = set().union(*(words_of(ln["text"]) for ln in lines))
         support = (sum(w in found for w in query_words) / len(query_words)) if query_words else 0.0
         scores = line_scores(prompt.query, [ln["text"] for ln in lines])
         best = max(range(len(lines)), key=lambda i: (scores[i], -i), default=None)  # ties: the line shown first
-        if best is None or scores[best] <= 0 or support < self.threshold:
+        if best is None or scores[best] <= 0 or support < self.SUPPORT:
             return Answer(IDK, [], True, support, (time.perf_counter() - t0) * 1000.0)
         n = lines[best]["n"]
         text = line_answer(query_words, lines[best])
@@ -145,6 +177,12 @@ class ExtractiveReader(Reader):
 class MiniGPTReaderKind(Reader):
     """A small GPT the graph trains on reading tasks from the corpus (minigpt_reader.py)."""
     type, Settings, trained = "minigpt", MiniGPTSettings, True
+    training_inputs = ("docs", "tokenizer")
+
+    @classmethod
+    def train(cls, settings: dict, name: str, files: dict, out, log) -> None:
+        from .training import train_minigpt
+        train_minigpt(settings, name, files, out, log)
 
     def __init__(self, inner):
         self.inner = inner

@@ -2,7 +2,8 @@
 
 No labels are needed because the documents' shape gives the facts:
 - a table row with a header is one fact per non-key column: (key = first cell, column) -> cell,
-  shown as `evidence.format_row` shows it at question time ("heading: Col1: v1; Col2: v2");
+  shown as the prompt shows the cell the answer selector picks ("Irregular verbs: write · Past
+  participle: written", candidates.cell_line);
 - a prose line (list item or sentence) gives a fact when its shape says what is asked:
   "make → making" (arrow: what does make become?), "*Me gustaría* (I would like)" in an
   English document (gloss: what does it mean?), "on time = at the planned time" at the start
@@ -21,7 +22,8 @@ from typing import Iterator
 
 from ..text.chunks import Chunk
 from ..text.structure import DocumentStructure
-from .evidence import MARKUP_RE, QUESTION_WORDS, WORD_RE, Line, cells, chunk_lines, format_row, stem
+from .candidates import cell_line, plain
+from .evidence import MARKUP_RE, QUESTION_WORDS, WORD_RE, Line, cells, chunk_lines, stem
 
 MAX_ANSWER_WORDS = 4   # sentence facts: a span a small reader can copy
 MAX_ROW_WORDS = 6      # row facts: longer cells are example sentences, not values to look up
@@ -113,12 +115,6 @@ def table_rows(doc: dict) -> Iterator[tuple[int, int, str, list[str], list[str]]
                 yield t, r, heading, header, row
 
 
-def value_span(heading: str, header: list[str], row: list[str], j: int) -> tuple[int, int]:
-    """Where cell j sits in `format_row(heading, header, row)`: the formatted prefix ends with it."""
-    end = len(format_row(heading, header[: j + 1], row[: j + 1]))
-    return end - len(row[j]), end
-
-
 def row_facts(docs: list[dict]) -> list[Fact]:
     """One fact per (table row, non-key column) with a named column, a key and a short value, in
     document order; `alternatives` are the column's other values in the table (for swaps)."""
@@ -131,21 +127,20 @@ def row_facts(docs: list[dict]) -> list[Fact]:
                 if v and v not in columns.setdefault((t, j), []):
                     columns[(t, j)].append(v)
         for t, r, heading, header, row in rows:
-            key = row[0]
+            key = plain(row[0])
             if not key or n_words(key) > MAX_KEY_WORDS:
                 continue
-            line = format_row(heading, header, row)
             for j in range(1, len(row)):
-                column, value = header[j], row[j]
+                column, value = header[j], plain(row[j])
                 if not column or not value or n_words(value) > MAX_ROW_WORDS:
                     continue
                 if header.count(column) > 1:
                     continue  # "Con tilde | Función | Sin tilde | Función": which Función is asked?
-                span = value_span(heading, header, row, j)
-                assert line[span[0]:span[1]] == value, (line, value)  # format_row changed shape: spans are wrong
+                line = cell_line(heading, key, column, value)  # as the prompt shows a selected cell
+                span = (len(line) - len(value), len(line))
                 out.append(Fact("row", doc["doc_id"], doc.get("lang", ""), key, column, value, line, span,
                                 f"{doc['doc_id']}#table{t}", heading,
-                                tuple(v for v in columns[(t, j)] if v != value),
+                                tuple(plain(v) for v in columns[(t, j)] if plain(v) != value),
                                 f"table {t + 1} row {r + 1} ({key}) · {column}"))
     return out
 

@@ -3,21 +3,24 @@
 A reader is shown a question and a few evidence lines, each with a marker, and must answer
 with a short span of one line and that line's marker, or "I don't know":
 
-    question: What is the past participle of write?
-    Table of common irregular verbs: Base form: throw; Past simple: threw; Past participle: thrown [#1]
-    Table of common irregular verbs: Base form: write; Past simple: wrote; Past participle: written [#2]
-    answer: written [#2]
+    question: I forgot how 'write' looks in the past participle
+    Table of common irregular verbs: write · Past participle: written [#1]
+    Table of common irregular verbs: write · Past simple: wrote [#2]
+    answer: written [#1]
 
-
-Facts come from reading_facts.py; each becomes tasks of three kinds. "true": the evidence
-line among distractors (rows of the same table — the hard case — lines sharing the
-question's words, random lines of the corpus), in the order the prompt stage would show them
-(`evidence.line_scores`, ties shuffled). "swapped": the line's answer replaced by another value of the same column (or
-another arrow target, gloss, definition of the document), so the target is the swapped-in
-value: the reader must read, not remember. "absent": only distractors, none holding the
-answer; the target is "I don't know". Facts are split: a seeded share of the documents and
-of the row keys (by hash) is held out, so evaluation has unseen rows and unseen documents,
-and no held-out fact or line is ever the evidence of a training task.
+Facts come from reading_facts.py (a table cell is shown as the prompt shows the cell the answer
+selector picks), and questions are phrased as learners phrase them (learner_questions.py: plain,
+paraphrased, fill-in-the-blank, alternatives, confirmations, cross-language, misspelt — the same
+generator the answer selector is trained with). Each fact becomes tasks of three kinds. "true":
+the evidence line among distractors (reading_contexts.py: the same table's other cells — the hard
+case — lines sharing the question's words, random lines), first in `lead` of the tasks, as the
+selector's pick leads a prompt, else in the order the prompt stage ranks lines (`evidence.
+line_scores`, ties shuffled). "swapped": the line's answer replaced by another value of the same
+column (or another arrow target, gloss, definition of the document), so the target is the
+swapped-in value: the reader must read, not remember. "absent": only distractors, none holding the
+answer; the target is "I don't know". Facts are split: a seeded share of the documents and of the
+row keys (by hash) is held out, so evaluation has unseen rows and unseen documents, and no held-out
+fact or line is ever the evidence of a training task.
 
 What it leaves out: tokens (budgets are in characters, as in `select_evidence`), training
 the reader, and questions needing more than one line (comparisons, "why" questions).
@@ -33,18 +36,15 @@ from typing import Iterable
 import numpy as np
 
 from ..io import read_jsonl, write_jsonl
-from .evidence import format_row, line_scores, words_of
+from .evidence import line_scores
+from .learner_questions import Synthesizer
+from .reading_contexts import LinePool, distractors, line_count, swap_value
 from .reading_facts import (
     Fact,
-    contains,
-    content_stems,
-    doc_lines,
-    holds,
     row_facts,
     sentence_facts,
-    table_rows,
 )
-from .reading_questions import ask
+from .terms import GrammarTerms
 
 IDK = "I don't know"
 KINDS = ("true", "swapped", "absent")
@@ -132,106 +132,15 @@ def split_facts(facts: list[Fact], docs: list[dict], heldout_share: float, seed:
     return train, held
 
 
-# ---------------------------------------------------------------- contexts
-
-class LinePool:
-    """Every line of the corpus, where it comes from, which questions it answers, and its words."""
-
-    def __init__(self, docs: list[dict], facts: list[Fact]):
-        self.texts: list[str] = []
-        self.index: dict[str, list[int]] = {}  # stem -> ids of the lines holding it
-        seen: set[str] = set()
-        for doc in docs:
-            for text in doc_lines(doc):
-                if text and text not in seen:
-                    seen.add(text)
-                    self.texts.append(text)
-        for i, text in enumerate(self.texts):
-            for s in sorted(words_of(text)):
-                self.index.setdefault(s, []).append(i)
-        self.signatures: dict[str, set[tuple[str, str]]] = {}
-        self.groups: dict[str, list[str]] = {}
-        for f in facts:
-            self.signatures.setdefault(f.line, set()).add(f.signature)
-        for doc in docs:  # the hard distractors: a table's other rows, a document's other prose lines
-            rows = {}
-            for t, _, heading, header, row in table_rows(doc):
-                rows.setdefault(f"{doc['doc_id']}#table{t}", []).append(format_row(heading, header, row))
-            self.groups.update(rows)
-            row_lines = {ln for group in rows.values() for ln in group}
-            self.groups[doc["doc_id"]] = [ln for ln in dict.fromkeys(doc_lines(doc)) if ln not in row_lines]
-
-    def related(self, fact: Fact) -> list[str]:
-        """Lines sharing a word with the fact's key or column: what retrieval would bring next to the
-        evidence (the key, not the question, whose template words — "become", "mean" — say nothing)."""
-        about = f"{fact.key} {fact.relation}" if fact.kind == "row" else fact.key
-        ids = sorted({i for s in content_stems(about) for i in self.index.get(s, [])})
-        return [self.texts[i] for i in ids]
-
-
-def line_count(max_lines: int, rng: np.random.Generator) -> int:
-    """How many lines a context has: 1..max_lines, weighted towards full contexts as prompts mostly are."""
-    weights = np.arange(1, max_lines + 1, dtype=float)
-    return int(rng.choice(np.arange(1, max_lines + 1), p=weights / weights.sum()))
-
-
-def distractors(pool: LinePool, fact: Fact, answer: str | None, n: int, room: int,
-                rng: np.random.Generator) -> list[str]:
-    """Up to n lines (total length ≤ room) that do not answer the question: drawn from the fact's
-    table or document (hard), lines sharing the key's words, and random lines. None states
-    the fact's signature; with no answer (absent) none even contains the value; otherwise none
-    holds the key together with the value or the answer."""
-    def ok(text: str) -> bool:
-        if text == fact.line or fact.signature in pool.signatures.get(text, ()):
-            return False
-        if answer is None:
-            return not contains(text, fact.value)
-        return not (holds(text, fact.key) and (contains(text, fact.value) or contains(text, answer)))
-
-    sources = [list(pool.groups.get(fact.group, [])), pool.related(fact),
-               [pool.texts[int(i)] for i in rng.integers(len(pool.texts), size=min(40, len(pool.texts)))]]
-    orders = [iter(rng.permutation(len(s)).tolist()) for s in sources]
-    chosen: list[str] = []
-    weights = np.array([0.5, 0.3, 0.2])
-    live = [True, True, True]
-    while len(chosen) < n and any(live):
-        p = weights * np.array(live)
-        k = int(rng.choice(3, p=p / p.sum()))
-        i = next(orders[k], None)
-        if i is None:
-            live[k] = False
-            continue
-        text = sources[k][i]
-        if text not in chosen and len(text) <= room and ok(text):
-            chosen.append(text)
-            room -= len(text)
-    return chosen
-
-
-def swap_value(fact: Fact, rng: np.random.Generator) -> tuple[str, str] | None:
-    """(the line with its value replaced by another of its column / kind, the swapped-in value), or
-    None when no swap leaves a line that holds the new value once and the old one nowhere."""
-    lo, hi = fact.span
-    rest = fact.line[:lo] + fact.line[hi:]
-    if contains(rest, fact.value):
-        return None  # "bet | bet | bet": the old value would still be in the line
-    options = [v for v in fact.alternatives if not contains(fact.line, v) and not contains(v, fact.value)]
-    if not options:
-        return None
-    new = options[int(rng.integers(len(options)))]
-    return fact.line[:lo] + new + fact.line[hi:], new
-
-
 def task_id(question: str, lines: tuple[tuple[int, str], ...], answer: str | None, cite: int | None) -> str:
     body = "\x1f".join([question, *(f"{n}\x1e{t}" for n, t in lines), answer or "", str(cite)])
     return "rt-" + hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
 
 
-def make_task(fact: Fact, kind: str, split: str, pool: LinePool, rng: np.random.Generator,
-              max_lines: int, max_chars: int, cross_share: float) -> ReadingTask | None:
+def make_task(fact: Fact, kind: str, split: str, pool: LinePool, rng: np.random.Generator, asker: Synthesizer,
+              max_lines: int, max_chars: int, lead: float) -> ReadingTask | None:
     """One task of `kind` about `fact`, or None when the fact cannot make one (no swap, no room)."""
-    lang = fact.lang if rng.random() >= cross_share else ("es" if fact.lang == "en" else "en")
-    question = ask(fact, lang, rng)
+    question = asker.fact_question(fact)
     evidence, answer = fact.line, fact.value
     if kind == "swapped":
         swapped = swap_value(fact, rng)
@@ -252,6 +161,8 @@ def make_task(fact: Fact, kind: str, split: str, pool: LinePool, rng: np.random.
     # first), ties in a seeded shuffle: the reader learns on what it will read
     scores = line_scores(question, shown)
     order = sorted(rng.permutation(len(shown)).tolist(), key=lambda i: -scores[i])
+    if evidence is not None and rng.random() < lead:  # the answer selector's pick comes first, as prompts show it
+        order = [len(shown) - 1] + [i for i in order if i != len(shown) - 1]
     lines = tuple((n, shown[i]) for n, i in enumerate(order, start=1))
     cite = None if evidence is None else 1 + order.index(len(shown) - 1)
     return ReadingTask(task_id(question, lines, answer, cite), question, lines, answer, cite, kind, split,
@@ -259,7 +170,7 @@ def make_task(fact: Fact, kind: str, split: str, pool: LinePool, rng: np.random.
 
 
 def draw(facts: list[Fact], kinds: list[str], split: str, pool: LinePool, rng: np.random.Generator,
-         seen: set[str], max_lines: int, max_chars: int, cross_share: float) -> list[ReadingTask]:
+         seen: set[str], asker: Synthesizer, max_lines: int, max_chars: int, lead: float) -> list[ReadingTask]:
     """One task per entry of `kinds`, the facts taken in seeded passes (every fact once before any
     twice); a task whose id was already made is drawn again."""
     out: list[ReadingTask] = []
@@ -273,7 +184,7 @@ def draw(facts: list[Fact], kinds: list[str], split: str, pool: LinePool, rng: n
                                  f"(made {len(out)}; stuck on a {kind!r} task): too few facts or too little variety")
             if not cursor[kind]:
                 cursor[kind] = rng.permutation(len(facts)).tolist()
-            task = make_task(facts[cursor[kind].pop()], kind, split, pool, rng, max_lines, max_chars, cross_share)
+            task = make_task(facts[cursor[kind].pop()], kind, split, pool, rng, asker, max_lines, max_chars, lead)
             if task is not None and task.qid not in seen:
                 seen.add(task.qid)
                 out.append(task)
@@ -291,16 +202,17 @@ def train_kinds(n: int, swapped_share: float, absent_share: float, rng: np.rando
 
 def make_tasks(docs: list[dict], n_train: int, n_eval: int, seed: int = 0, heldout_share: float = 0.2,
                swapped_share: float = 0.7, absent_share: float = 0.1, max_lines: int = 4, max_chars: int = 480,
-               cross_share: float = 0.2) -> list[ReadingTask]:
+               lead: float = 0.7) -> list[ReadingTask]:
     """`n_train` training tasks (kinds mixed by the shares), then `n_eval` held-out tasks of each kind
     (true, swapped, absent, in that order). Same documents and seed: the same tasks in the same order.
-    `cross_share` of the questions are asked in the other language than the document's."""
+    Questions are phrased as learners phrase them (learner_questions.py, in either language); in `lead`
+    of the tasks with evidence its line comes first, as the answer selector's pick leads a prompt."""
     facts = row_facts(docs) + sentence_facts(docs)
     train, held = split_facts(facts, docs, heldout_share, seed)
     pool = LinePool(docs, facts)
     rng = np.random.default_rng(seed)
     seen: set[str] = set()
-    args = (pool, rng, seen, max_lines, max_chars, cross_share)
+    args = (pool, rng, seen, Synthesizer(docs, GrammarTerms.base(), rng), max_lines, max_chars, lead)
     tasks = draw(train, train_kinds(n_train, swapped_share, absent_share, rng), "train", *args)
     for kind in KINDS:
         tasks += draw(held, [kind] * n_eval, "heldout", *args)

@@ -23,6 +23,7 @@ from typing import Any, Mapping
 
 from ..answer.prompt import PromptSettings
 from ..answer.readers import Reader, reader_kind
+from ..answer.selection_settings import CandidateSettings
 from ..beir import refuse_training_on
 from ..evaluation.diagnose import DiagnoseSettings
 from ..index.bm25 import BM25Settings
@@ -52,6 +53,7 @@ class CorpusSettings:
     tokenizer: TokenizerSettings = TokenizerSettings()
     chunk: ChunkSettings = ChunkSettings()
     depth: int = setting(100, minimum=1)       # ranks written per query in every run file
+    candidates: CandidateSettings = CandidateSettings()  # what the answer selector reads of each answered run
     prompt: PromptSettings = PromptSettings()
     diagnose: DiagnoseSettings = DiagnoseSettings()
     note: str = ""                             # markdown shown at the top of the corpus's report section
@@ -277,6 +279,8 @@ def stage_settings(cc: dict, stage: str, name: str | None = None) -> dict:
         # The embedder's or index's own settings travel in the artifact it reads.
         spec = {k: v for k, v in cc["retrievers"][name].items() if k not in ("sweep_of", "sweep_param")}
         return {**spec, "depth": cc["depth"]} if stage == "retrieve" else spec
+    if stage == "candidates":  # the terms file is an input: editing it reruns the stage
+        return {k: v for k, v in cc["candidates"].items() if k != "terms"}
     if stage == "prompt":
         return dict(cc["prompt"])
     if stage == "generate":  # name: "<reader>.<retriever>"

@@ -29,6 +29,8 @@ from typing import Iterable, Sequence
 from ..io import atomic_write_text, write_json
 from ..text.chunks import Chunk
 from . import answers as scoring
+from .losses import COLUMNS as LOSS_COLUMNS
+from .losses import loss_rows, shares
 from .metrics import retrieval_metrics
 from .trec import Ranking, write_qrels
 
@@ -156,9 +158,11 @@ def answer_metrics(qs: list[dict], recs: dict, rows: dict) -> dict:
         "latency_ms_p95": percentile(lat, 95)}
 
 
-def split_metrics(qs: list[dict], scores: dict, answers: dict, answer_rows: dict) -> dict:
-    """questions, answerable, retrieval, answers and tags over the questions `qs`."""
+def split_metrics(qs: list[dict], scores: dict, answers: dict, answer_rows: dict, losses: list[dict]) -> dict:
+    """questions, answerable, retrieval, answers and tags over the questions `qs`; each reader's answers on
+    a run with candidates also say where they were lost (`lost_at`, losses.py)."""
     answerable = [q for q in qs if q["answerable"]]
+    ids = {q["qid"] for q in qs}
     retrieval = {name: {level: {k: mean(lv[q["qid"]][k] for q in answerable) for k in METRIC_KEYS + ("recall@100",)}
                         for level, lv in by_level.items()} for name, by_level in scores.items()}
     # answers are keyed "<reader>/<retriever>"; `answers` keeps the first reader's per retriever
@@ -167,6 +171,9 @@ def split_metrics(qs: list[dict], scores: dict, answers: dict, answer_rows: dict
     for name, recs in answers.items():
         reader, run = name.split("/", 1)
         readers.setdefault(reader, {})[run] = answer_metrics(qs, recs, answer_rows[name])
+        mine = [r for r in losses if r["reader"] == reader and r["run"] == run and r["qid"] in ids]
+        if mine:
+            readers[reader][run]["lost_at"] = shares(mine)
     first = next(iter(readers.values()), {})
     tags = sorted({t for q in answerable for t in q.get("tags", [])})
     tag_metrics = {name: {t: {level: {k: mean(scores[name][level][q["qid"]][k] for q in answerable if t in q.get("tags", []))
@@ -176,8 +183,8 @@ def split_metrics(qs: list[dict], scores: dict, answers: dict, answer_rows: dict
             "readers": readers, "tags": tag_metrics}
 
 
-def evaluate(corpus: str, questions: list[dict], chunks: Sequence[Chunk],
-             runs: dict[str, dict[str, Ranking]], answers: dict[str, dict[str, dict]]) -> dict:
+def evaluate(corpus: str, questions: list[dict], chunks: Sequence[Chunk], runs: dict[str, dict[str, Ranking]],
+             answers: dict[str, dict[str, dict]], candidates: dict[str, dict[str, dict]] | None = None) -> dict:
     """Everything the evaluate stage writes, as Python objects (see write_evaluation).
 
     metrics.json's `questions`, `answerable`, `retrieval`, `answers` and `tags` are the test
@@ -192,14 +199,16 @@ def evaluate(corpus: str, questions: list[dict], chunks: Sequence[Chunk],
             per_query[qid][name + "_doc"] = rank_of(by_level["doc"][qid]["mrr"])
     texts = {c.id: c.text for c in chunks}
     answer_rows = {name: answer_rows_of(questions, recs, chunk_qrels, texts) for name, recs in answers.items()}
+    depth = max((r["depth"] for recs in (candidates or {}).values() for r in recs.values()), default=0)
+    losses = loss_rows(questions, chunk_qrels, runs, candidates or {}, answers, depth)
     splits = splits_of(questions)
-    by_split = {s: split_metrics([q for q in questions if in_split(q, s)], scores, answers, answer_rows)
+    by_split = {s: split_metrics([q for q in questions if in_split(q, s)], scores, answers, answer_rows, losses)
                 for s in splits}
     metrics = {"corpus": corpus, "split": "test", **by_split["test"]}
     if len(splits) > 1:
         metrics["splits"] = {s: by_split[s] for s in splits if s != "test"}
     return {"metrics": metrics, "per_query": per_query, "scores": scores, "slices": slice_rows(questions, scores, splits),
-            "answer_rows": answer_rows, "chunk_qrels": chunk_qrels, "doc_qrels": doc_qrels}
+            "answer_rows": answer_rows, "chunk_qrels": chunk_qrels, "doc_qrels": doc_qrels, "losses": losses}
 
 
 def slice_rows(questions: list[dict], scores: dict, splits: Sequence[str] = ("test",)) -> list[dict]:
@@ -265,6 +274,7 @@ def write_evaluation(out_dir: str | Path, result: dict, questions: list[dict], r
     write_qrels(out_dir / "qrels.chunk.txt", result["chunk_qrels"])
     write_qrels(out_dir / "qrels.doc.txt", result["doc_qrels"])
     atomic_write_text(out_dir / "answers.csv", to_csv(answer_table(questions, result["answer_rows"]), ANSWER_COLUMNS))
+    atomic_write_text(out_dir / "losses.csv", to_csv(result["losses"], LOSS_COLUMNS))
 
 
 ANSWER_COLUMNS = ["qid", "split", "query", "gold", "reader", "retriever", "answer", "citations", "abstained",

@@ -16,6 +16,7 @@ import pandas as pd
 
 from ..answer.minigpt_reader import score_heldout, support_sweep
 from ..answer.readers import Reader
+from .answering import render_losses, render_selector
 from .paired import note as delta_note
 from .pretrained import coverage_notes, pretrained_notes
 from .tables import MIN_TAG_QUESTIONS, CorpusTables
@@ -240,7 +241,8 @@ def render_corpus(t: CorpusTables, results: str | Path, jobs: list) -> str:
         shown = (f"\nUnanswerable questions and what each reader said over `{run}`:\n\n{md_table(unanswerable)}\n"
                  if len(unanswerable) else "")
         out.append(ANSWERS.format(k=cc["prompt"]["k"], table=md_table(answers, ("Reader", "Run")),
-                                  note=delta_note(answers, "Δ contains answer vs the reader's best run"), unanswerable=shown) + render_reading(t, results))
+                                  note=delta_note(answers, "Δ contains answer vs the reader's best run"),
+                                  unanswerable=shown) + render_losses(t, run, md_table) + render_reading(t, results))
     times = t.stage_times(jobs)
     if len(times):
         out.append(STAGE_TIMES.format(total=times["seconds"].sum(), table=md_table(times)))
@@ -248,9 +250,13 @@ def render_corpus(t: CorpusTables, results: str | Path, jobs: list) -> str:
 
 
 def render_reading(t: CorpusTables, results) -> str:
-    """Each trained reader's held-out reading tasks and its loss curve."""
+    """Each trained reader's account: the answer selector's training, the Mini-GPT's held-out reading tasks
+    and its loss curve."""
     out = []
     for name, meta in t.trained_readers().items():
+        if t.cc["readers"][name]["type"] == "extractive":
+            out.append(render_selector(name, meta))
+            continue
         # the support threshold is an answering setting, applied here to the recorded outcomes
         _, settings = Reader.settings_of(t.cc["readers"][name], f"readers.{name}")
         h, alone = score_heldout(meta["heldout_outcomes"], settings.min_support), meta["heldout_model_alone"]

@@ -1,4 +1,5 @@
-"""evaluate: questions + every run and answer file -> eval/{metrics.json, per_query.csv, slices.csv, qrels.*.txt}."""
+"""evaluate: questions + every run, candidates and answer file -> eval/{metrics.json, per_query.csv, slices.csv,
+qrels.*.txt, answers.csv, losses.csv}."""
 
 from __future__ import annotations
 
@@ -14,13 +15,15 @@ from .common import log, run_stage
 
 
 def evaluate(corpus: str, questions: Path, docs: Path, chunks: Path, runs: list[Path], out_dir: Path,
-             answers: list[Path] = ()) -> list[Path]:
-    """Score every run at chunk and document level, and every answer file, against the gold."""
+             answers: list[Path] = (), candidates: list[Path] = ()) -> list[Path]:
+    """Score every run at chunk and document level, and every answer file, against the gold; with the
+    runs' scored candidates, say where each answer was lost (evaluation/losses.py)."""
     qs = load_records(questions, "questions")
     ranked = {p.stem: load_run(p) for p in runs}
     # answers/<reader>/<retriever>.jsonl -> "<reader>/<retriever>"
     answered = {f"{p.parent.name}/{p.stem}": {r["qid"]: r for r in load_records(p, "answers")} for p in answers}
-    result = score(corpus, qs, load_chunks(chunks, docs), ranked, answered)
+    scored = {p.stem: {r["qid"]: r for r in load_records(p, "candidates")} for p in candidates}
+    result = score(corpus, qs, load_chunks(chunks, docs), ranked, answered, scored)
     write_evaluation(out_dir, result, qs, list(ranked), list(answered))
     log(f"evaluate: {len(qs)} questions, {len(ranked)} runs -> {out_dir}")
     return [Path(out_dir) / name for name in EVAL_FILES]

@@ -1,10 +1,14 @@
-"""prompt: questions + a run -> prompts/<name>.jsonl, the evidence lines of the top k chunks with their [#n] markers."""
+"""prompt: questions + a run -> prompts/<name>.jsonl, the evidence lines of the top k chunks with their [#n] markers.
+
+With the run's scored candidates (candidates/<name>.jsonl), the lines of the best `answers` answers lead
+the evidence, and a chunk beyond the top k that holds one joins the prompt (answer/prompt.py).
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ..answer.prompt import build_prompt
+from ..answer.prompt import build_prompt, selected
 from ..evaluation.trec import load_run
 from ..integrity import load_records
 from ..io import write_jsonl
@@ -12,17 +16,23 @@ from ..text.chunks import load_chunks
 from .common import log, run_stage
 
 
-def prompt(settings: dict, questions: Path, docs: Path, chunks: Path, run: Path, out: Path) -> list[Path]:
+def prompt(settings: dict, questions: Path, docs: Path, chunks: Path, run: Path, out: Path,
+           candidates: Path | None = None) -> list[Path]:
     """Build each question's prompt from the run's top prompt.k chunks, in rank order."""
     by_id = {c.id: c for c in load_chunks(chunks, docs)}
     ranked = load_run(run)
+    scored = {r["qid"]: r for r in load_records(candidates, "candidates")} if candidates else {}
     records = []
     for q in load_records(questions, "questions"):
         top = [by_id[cid] for cid, _ in ranked.get(q["qid"], [])[: settings["k"]]]
+        rec = scored.get(q["qid"])
+        answers = (selected(rec["answers"], by_id, settings["answers"]) if rec else []) if candidates else None
         records.append(build_prompt(q["query"], top, settings["template"], settings["evidence_lines"],
-                                    settings["evidence_chars"]).to_record(q["qid"]))
+                                    settings["evidence_chars"], answers, rec["p_none"] if rec else 0.0
+                                    ).to_record(q["qid"]))
     write_jsonl(out, records)
-    log(f"prompt: {len(records)} prompts with k={settings['k']} -> {out}")
+    log(f"prompt: {len(records)} prompts with k={settings['k']}" + (" and the selected answers" if candidates else "")
+        + f" -> {out}")
     return [out]
 
 

@@ -1,8 +1,36 @@
-# Prompt per retriever whose answers are scored; generate per reader and retriever; train_reader per trained reader.
+# Candidates and prompt per retriever whose answers are scored; generate per reader and retriever;
+# train_reader per trained reader (the answer selector, the Mini-GPT).
+
+
+rule candidates:
+    input:
+        unpack(lambda wc: graph(wc).candidates(wc.name)),
+        docs=L.docs,
+        questions=L.questions,
+        chunks=L.chunks,
+        run=L.run("{name}"),
+        code=code("candidates"),
+    output:
+        candidates=L.candidates("{name}"),
+        receipt=L.receipt("candidates", "{name}"),
+    log:
+        L.log("candidates", "{name}"),
+    benchmark:
+        L.benchmark("candidates", "{name}")
+    conda:
+        "../envs/minirag.yaml"
+    params:
+        settings=settings("candidates"),
+    shell:
+        "python -m minirag.stages.candidates --settings {params.settings:q} "
+        "--questions {input.questions:q} --docs {input.docs:q} --chunks {input.chunks:q} "
+        "--run {input.run:q} --lexicon {input.lexicon:q} --terms {input.terms:q} --model {input.model:q} "
+        "--out {output.candidates:q} --receipt {output.receipt:q} 2> {log:q}"
 
 
 rule prompt:
     input:
+        unpack(lambda wc: graph(wc).prompt(wc.name)),
         docs=L.docs,
         questions=L.questions,
         chunks=L.chunks,
@@ -19,10 +47,11 @@ rule prompt:
         "../envs/minirag.yaml"
     params:
         settings=settings("prompt"),
+        args=lambda wc: graph(wc).prompt_args(wc.name),
     shell:
         "python -m minirag.stages.prompt --settings {params.settings:q} "
         "--questions {input.questions:q} --docs {input.docs:q} --chunks {input.chunks:q} "
-        "--run {input.run:q} --out {output.prompts:q} --receipt {output.receipt:q} 2> {log:q}"
+        "--run {input.run:q} {params.args} --out {output.prompts:q} --receipt {output.receipt:q} 2> {log:q}"
 
 
 rule generate:
@@ -67,7 +96,7 @@ rule train_reader:
         "../envs/minirag.yaml"
     params:
         settings=settings("train_reader"),
+        args=lambda wc: graph(wc).train_reader_args(wc.name),
     shell:
         "python -m minirag.stages.train_reader --name {wildcards.name:q} --settings {params.settings:q} "
-        "--docs {input.docs:q} --tokenizer {input.tokenizer:q} --out {output.model:q} "
-        "--receipt {output.receipt:q} 2> {log:q}"
+        "--docs {input.docs:q} {params.args} --out {output.model:q} --receipt {output.receipt:q} 2> {log:q}"

@@ -8,6 +8,7 @@ rule evaluate:
         chunks=L.chunks,
         runs=lambda wc: graph(wc).runs(),
         answers=lambda wc: graph(wc).answers(),
+        candidates=lambda wc: graph(wc).all_candidates(),
         code=code("evaluate"),
     output:
         metrics=L.eval("metrics.json"),
@@ -20,6 +21,7 @@ rule evaluate:
                 "qrels.doc.txt",
                 "answers.csv",
                 "per_query_metrics.csv",
+                "losses.csv",
             )
         ],
         receipt=L.receipt("evaluate"),
@@ -34,7 +36,8 @@ rule evaluate:
     shell:
         "python -m minirag.stages.evaluate --corpus {wildcards.corpus:q} "
         "--questions {input.questions:q} --docs {input.docs:q} --chunks {input.chunks:q} "
-        "--runs {input.runs:q} --answers {input.answers:q} --out-dir {params.out_dir:q} "
+        "--runs {input.runs:q} --answers {input.answers:q} --candidates {input.candidates:q} "
+        "--out-dir {params.out_dir:q} "
         "--receipt {output.receipt:q} 2> {log:q}"
 
 

@@ -1,0 +1,147 @@
+"""Training the answer selector: learner questions from the corpus, the dev questions, candidates, a scorer.
+
+    selector, report = train_selector(docs, chunks, lexicon, terms, questions, SelectorSettings())
+
+1. Questions: `settings.questions` learner-phrased ones synthesized from the corpus (learner_questions.py)
+   and the corpus's dev questions (never its test ones), each dev question counting `dev_weight` times.
+2. Candidates: each question's top `depth` chunks by a BM25 over the chunks (the "grammar" analyzer: query
+   filler dropped, Spanish stems, accents folded), the candidates of those chunks and their features.
+   The right candidates are those whose text is the answer (for a dev question whose answer no candidate
+   states exactly, the shortest ones that contain it). An answerable question whose answer retrieval did
+   not bring is left out: it says nothing about which candidate answers.
+3. The scorer (scorer.py) fitted on all of them; then the abstention threshold: the scorer is refitted
+   twice (from its weights, a third of the steps), each time without one half of the dev questions, and
+   the threshold is the one whose answers on the left-out halves do best (the share answered right plus
+   the share of unanswerable ones abstained).
+
+What it leaves out: answering (selector.py, readers.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ..evaluation.answers import contains
+from ..index.bm25 import BM25Index, BM25Params
+from ..text.analyze import Analyzer, AnalyzerConfig
+from ..text.chunks import Chunk, index_text
+from .features import FEATURES
+from .learner_questions import LearnerQuestion, synthesize
+from .scorer import AnswerScorer, Group
+from .selection_settings import SelectorSettings
+from .selector import NULL_FEATURES, AnswerSelector, pool
+from .terms import GrammarTerms, answer_key
+from .vocabulary import Vocabulary
+
+THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(19))
+
+
+@dataclass(frozen=True)
+class Example:
+    query: str
+    answer: str | None
+    weight: float
+    fold: int       # -1: always trained on (synthesized); 0 or 1: the dev half it belongs to
+    answerable: bool
+
+
+def right_answers(keys: list[str], texts: list[str], answer: str | None, exact_only: bool) -> np.ndarray:
+    """(m,) which candidates give the answer: the same words, else (dev) the shortest that contain it."""
+    if answer is None:
+        return np.zeros(len(keys), dtype=bool)
+    want = answer_key(answer)
+    right = np.array([k == want for k in keys], dtype=bool)
+    if right.any() or exact_only:
+        return right
+    holding = [i for i, t in enumerate(texts) if contains(t, answer)]
+    if holding:
+        shortest = min(len(keys[i].split()) for i in holding)
+        right[[i for i in holding if len(keys[i].split()) == shortest]] = True
+    return right
+
+
+def dev_fold(qid: str) -> int:
+    return int(hashlib.sha256(qid.encode("utf-8")).hexdigest()[:8], 16) % 2
+
+
+def examples(learner: list[LearnerQuestion], questions: list[dict], dev_weight: float) -> list[Example]:
+    out = [Example(q.query, q.answer, 1.0, -1, q.answer is not None) for q in learner]
+    out += [Example(q["query"], q.get("answer"), dev_weight, dev_fold(q["qid"]), bool(q.get("answerable", True)))
+            for q in questions if q.get("split") == "dev"]
+    return out
+
+
+def decide(p_best: float, p_none: float, threshold: float) -> bool:
+    """Answer (True) or abstain: the best answer must beat "none of them" and the threshold."""
+    return p_best >= threshold and p_best > p_none
+
+
+def calibrate(outcomes: list[tuple[bool, bool, float, float]]) -> tuple[float, dict]:
+    """The threshold whose decisions do best on (answerable, best answer right, p_best, p_none) outcomes:
+    mean of the share of answerable questions answered right and of unanswerable ones abstained."""
+    def score(th: float) -> tuple[float, float, float]:
+        ans = [r for a, r, pb, pn in outcomes if a and decide(pb, pn, th)]
+        right = sum(ans) / max(1, sum(a for a, *_ in outcomes))
+        unans = [not decide(pb, pn, th) for a, _, pb, pn in outcomes if not a]
+        abstained = sum(unans) / len(unans) if unans else 1.0
+        return (right + abstained) / 2, right, abstained
+    best = max(THRESHOLDS, key=lambda th: (score(th)[0], -th))
+    total, right, abstained = score(best)
+    return best, {"threshold": best, "answered_right": round(right, 4), "unanswerable_abstained": round(abstained, 4),
+                  "questions": len(outcomes)}
+
+
+def train_selector(docs: list[dict], chunks: list[Chunk], lexicon: dict, terms: GrammarTerms, questions: list[dict],
+                   s: SelectorSettings, log: Callable[[str], None] = lambda m: None
+                   ) -> tuple[AnswerScorer, list[LearnerQuestion], dict]:
+    """(scorer, the learner questions, what the sidecar records) for the corpus (module docstring)."""
+    t0 = time.perf_counter()
+    langs = {d["doc_id"]: d.get("lang", "") for d in docs}
+    vocab = Vocabulary.from_chunks(chunks, lexicon, terms, langs)
+    selector = AnswerSelector(vocab, None, s.depth)
+    analyzer = Analyzer(AnalyzerConfig(query_stopwords=("en", "es"), stemmer="spanish", fold_accents=True))
+    bm25 = BM25Index.build([index_text(c) for c in chunks], analyzer, BM25Params(title_weight=1.0),
+                           [c.title for c in chunks])
+    learner = synthesize(docs, terms, s.questions, s.seed, lexicon.get("lexicon", {}))
+    items, groups = [], []
+    for i, ex in enumerate(examples(learner, questions, s.dev_weight), start=1):
+        idx, _ = bm25.search(ex.query, s.depth)
+        r = selector.read(ex.query, [chunks[j] for j in idx], langs)
+        right = right_answers(r.keys, r.texts, ex.answer, exact_only=ex.fold < 0)
+        if i % 500 == 0:
+            log(f"train_reader: {i} questions read ({time.perf_counter() - t0:.0f} s)")
+        if ex.answerable and not right.any():
+            continue  # retrieval missed its answer: nothing to learn about choosing
+        items.append((ex, r, right))
+        groups.append(Group(r.X, right, r.z, ex.weight))
+    log(f"train_reader: {len(groups)} questions with candidates, {sum(len(g.right) for g in groups)} candidates")
+    scorer = AnswerScorer(len(FEATURES), len(NULL_FEATURES), s.hidden, s.seed)
+    losses = scorer.fit(groups, s.steps, s.lr, s.l2)
+    outcomes = []
+    for k in (0, 1):  # the threshold from answers to dev questions a scorer did not see
+        held = AnswerScorer(len(FEATURES), len(NULL_FEATURES), s.hidden, s.seed)
+        held.params = {name: v.copy() for name, v in scorer.params.items()}  # a warm start: a third of the steps
+        held.fit([g for g, (ex, *_) in zip(groups, items) if ex.fold != k], max(1, s.steps // 3), s.lr, s.l2)
+        for ex, r, right in (it for it in items if it[0].fold == k):
+            p, p_none = held.probabilities(r.X, r.z) if len(r.X) else (np.zeros(0), 1.0)
+            answers = pool(r.texts, p, r.keys, r.analysis)
+            best = answers[0] if answers else None
+            said = best.text if best else ""
+            outcomes.append((ex.answerable, bool(best and ex.answer and (right[best.best] or contains(said, ex.answer))),
+                             best.p if best else 0.0, p_none))
+    threshold, dev = calibrate(outcomes)
+    log(f"train_reader: fitted in {time.perf_counter() - t0:.0f} s; dev (held out) at threshold {threshold}: {dev}")
+    report = {"threshold": threshold, "dev_heldout": dev, "features": list(FEATURES), "null_features": list(NULL_FEATURES),
+              "weights": scorer.describe(FEATURES),
+              "training": {"learner_questions": len(learner),
+                           "dev_questions": sum(q.get("split") == "dev" for q in questions),
+                           "questions_trained": len(groups), "candidates": int(sum(len(g.right) for g in groups)),
+                           "steps": s.steps},
+              "loss_curve": {"window": 10, "label": "listwise cross-entropy",
+                             "values": [round(float(np.mean(losses[i:i + 10])), 5) for i in range(0, len(losses), 10)]}}
+    return scorer, learner, report

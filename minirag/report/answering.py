@@ -1,0 +1,89 @@
+"""The report's account of answer selection: where answers were lost, and what the answer selector learned.
+
+`render_losses(t, run)` reads eval/losses.csv (evaluation/losses.py): per reader and per slice of the
+test questions (language, difficulty, conjugation), the share lost at each stage, the share whose answer
+was among the candidates and the share answered right of those, and ten example misses at each stage.
+`render_selector(t, name, meta)` reads a selector's sidecar: what it was trained on, its threshold and
+its answers on the dev questions it was not fitted on, and its heaviest weights.
+
+What it leaves out: the readers × runs table (markdown.py) and the Mini-GPT's held-out tasks.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..evaluation.losses import STAGES
+from .tables import CorpusTables
+
+LOSSES = """
+### Where answers are lost (`{run}`, test split)
+
+For each answerable question, the first stage that failed to carry its gold answer forward: **retrieval**
+(no relevant chunk in the top {depth}, and no candidate holds the answer), **candidates** (a relevant chunk
+was there, but none of its cells or clauses holds the answer), **selection** (a candidate holds it, the
+selector's best answer does not), **reader** (the best answer holds it, the reader's answer does not).
+"among candidates" is the share whose answer some candidate holds; "right when among" the share of those
+answered right. Per question: `eval/losses.csv`.
+
+{table}
+{examples}"""
+SELECTOR = """
+#### Reader `{name}`: the answer selector
+
+Scores every cell and clause of a run's top chunks (`candidates/<run>.jsonl`) with a listwise
+{model} over {features} features, trained on {learner:,} learner-phrased questions synthesized
+from the corpus's tables and prose (`readers/{name}.tasks.jsonl`) and the {dev} dev questions. It answers
+with the best answer when that beats "none of them" and its probability is at least {threshold}
+(calibrated on dev). On the dev questions each half of the scorer was fitted without: answered right
+{right:.3f}, unanswerable abstained {abstained:.3f}. Heaviest weights (per standard deviation):
+{weights}.
+"""
+SLICES = (("all", lambda r: True), ("en", lambda r: r["lang"] == "en"), ("es", lambda r: r["lang"] == "es"),
+          ("cross", lambda r: r["lang"] == "cross"), ("verbatim", lambda r: r["difficulty"] == "verbatim"),
+          ("paraphrase", lambda r: r["difficulty"] == "paraphrase"), ("conjugation", lambda r: bool(r["conjugation"])))
+
+
+def loss_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """Readers × slices: n, the share lost at each stage, among candidates, right when among."""
+    out = []
+    for reader, mine in rows.groupby("reader", sort=False):
+        for label, keep in SLICES:
+            part = mine[mine.apply(keep, axis=1)]
+            if not len(part):
+                continue
+            share = {s: (part["stage"] == s).mean() for s in STAGES}
+            among = share["selection"] + share["reader"] + share["answered"]
+            out.append({"Reader": reader, "slice": label, "n": len(part), **share, "among candidates": among,
+                        "right when among": share["answered"] / among if among else 0.0})
+    return pd.DataFrame(out)
+
+
+def render_losses(t: CorpusTables, run: str, md_table) -> str:
+    rows = pd.read_csv(t.layout.eval("losses.csv"), keep_default_na=False)
+    rows = rows[(rows["run"] == run) & (rows["split"] == "test")]
+    if not len(rows):
+        return ""
+    first = rows["reader"].iloc[0]
+    examples = []
+    for stage in STAGES[:-1]:
+        lost = rows[(rows["reader"] == first) & (rows["stage"] == stage)].head(10)
+        if len(lost):
+            questions = {q["qid"]: q["query"] for q in t.test_questions}
+            lost = lost.assign(question=lost["qid"].map(questions))[["qid", "question", "gold", "selected", "answer"]]
+            examples.append(f"\nLost at **{stage}** (`{first}`, first {len(lost)}):\n\n{md_table(lost)}\n")
+    depth = t.cc["candidates"]["depth"]
+    return LOSSES.format(run=run, depth=depth, table=md_table(loss_table(rows), ("Reader",)),
+                         examples="".join(examples))
+
+
+def render_selector(name: str, meta: dict) -> str:
+    weights = meta.get("weights", {})
+    heavy = sorted(weights.items(), key=lambda kv: -abs(kv[1]))[:8] if "hidden" not in weights else []
+    dev = meta["dev_heldout"]
+    model = f"MLP ({weights['hidden']} hidden units)" if "hidden" in weights else "logistic regression"
+    return SELECTOR.format(name=name, model=model,
+                           features=len(meta["features"]), learner=meta["training"]["learner_questions"],
+                           dev=meta["training"]["dev_questions"], threshold=meta["threshold"],
+                           right=dev["answered_right"], abstained=dev["unanswerable_abstained"],
+                           weights=", ".join(f"`{k}` {v:+.2f}" for k, v in heavy) or "(an MLP: no single weights)")

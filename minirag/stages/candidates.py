@@ -1,0 +1,42 @@
+"""candidates: questions + a run -> candidates/<retriever>.jsonl, each question's answer candidates scored.
+
+Every cell and piece of prose of the run's top `depth` chunks is a candidate (answer/candidates.py); the
+answer selector trained by train_reader (answer/selector.py) scores them. Per question the file holds what
+the question was read as asking, how many candidates there were, the probability that none answers, the
+best answers (each with the candidate it is cited from and that candidate's features) and the key of every
+candidate's answer, so the evaluation can say whether the right answer was among them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..answer.selector import load_selector
+from ..evaluation.trec import load_run
+from ..integrity import load_records
+from ..io import write_jsonl
+from ..text.chunks import load_chunks
+from .common import log, run_stage
+
+
+def candidates(settings: dict, questions: Path, docs: Path, chunks: Path, run: Path, lexicon: Path, terms: Path,
+               model: Path, out: Path) -> list[Path]:
+    """Score the candidates of each question's top `depth` chunks with the trained selector."""
+    chunk_list = load_chunks(chunks, docs)
+    by_id = {c.id: c for c in chunk_list}
+    langs = {d["doc_id"]: d.get("lang", "") for d in load_records(docs, "documents")}
+    selector = load_selector(model, chunk_list, langs, lexicon, terms, settings["depth"])
+    ranked = load_run(run)
+    records = []
+    for q in load_records(questions, "questions"):
+        top = [by_id[cid] for cid, _ in ranked.get(q["qid"], [])[: settings["depth"]]]
+        records.append(selector.select(q["query"], top, langs).to_record(q["qid"], settings["keep"]))
+    write_jsonl(out, records)
+    answered = sum(bool(r["answers"]) for r in records)
+    log(f"candidates: {len(records)} questions, {sum(r['candidates'] for r in records)} candidates "
+        f"from the top {settings['depth']} chunks ({answered} with an answer) -> {out}")
+    return [out]
+
+
+if __name__ == "__main__":
+    run_stage(candidates)
