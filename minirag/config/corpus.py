@@ -58,6 +58,7 @@ class CorpusSettings:
     assertions: str = ""                       # YAML file of assertions (workflow/assertions.*.yaml); "" = none
     strict: bool = False                       # true: a failing assertion fails the build
     serve: str = ""                            # the retriever `search` and `answer` use unasked; "" = the first fusion
+    answer: tuple[str, ...] = ("*",)           # runs every reader answers; "*" = all but sweep points, [] = none
     shards: int = setting(1, minimum=1)        # > 1: chunk, embed and BM25 run as one job per shard, then merge
     train_cap: int = setting(0, minimum=0)     # > 0: tokenizer, bi-encoder and reader learn from at most this many documents
     train_seed: int = 0                        # which documents that sample holds (shards.training_sample)
@@ -128,6 +129,10 @@ def _corpus_config(user: Mapping[str, Any], where: str) -> dict:
                                 "with shards > 1 index chunks (items: chunks) or remove the index")
     if cc["serve"] and cc["serve"] not in cc["retrievers"]:
         raise SettingsError(f"{where}.serve: unknown retriever {cc['serve']!r} (have: {', '.join(cc['retrievers'])})")
+    for i, name in enumerate(cc["answer"]):
+        if name != "*" and name not in cc["retrievers"]:
+            raise SettingsError(f"{where}.answer[{i}]: unknown retriever {name!r} (have: {', '.join(cc['retrievers'])}; "
+                                "or \"*\" for every run)")
     return cc
 
 
@@ -223,9 +228,14 @@ def has_answers(cc: dict) -> bool:
 
 
 def answered(cc: dict) -> list[str]:
-    """Retrievers whose runs go through prompt and reader: all but sweep points (they are
-    scored on retrieval only), and none where the questions carry no answers."""
-    return main_retrievers(cc) if has_answers(cc) else []
+    """Retrievers whose runs go through prompt and every reader, in config order: the corpus's
+    `answer` list ("*": all but sweep points); none where the questions carry no answers. The
+    others are scored on retrieval alone."""
+    if not has_answers(cc):
+        return []
+    if "*" in cc["answer"]:
+        return main_retrievers(cc)
+    return [r for r in cc["retrievers"] if r in cc["answer"]]
 
 
 def sweep_groups(cc: dict) -> dict[tuple[str, str], list[str]]:
