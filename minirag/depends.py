@@ -29,11 +29,14 @@ from .io import atomic_write_text
 
 def module_file(package_dir: Path, module: str) -> Path | None:
     """The file of a dotted module name below the package ("" is the package itself)."""
-    base = package_dir.joinpath(*module.split(".")) if module else package_dir
-    for path in (base.with_suffix(".py"), base / "__init__.py"):
-        if path.is_file():
-            return path
-    return None
+    key = (str(package_dir), module)
+    if key not in _FILES:  # asked ~5,000 times while the Snakefile is read; two stats each
+        base = package_dir.joinpath(*module.split(".")) if module else package_dir
+        _FILES[key] = next((p for p in (base.with_suffix(".py"), base / "__init__.py") if p.is_file()), None)
+    return _FILES[key]
+
+
+_FILES: dict[tuple[str, str], Path | None] = {}
 
 
 def resolve(current: str, is_package: bool, node: ast.ImportFrom, top: str) -> list[str]:
