@@ -129,10 +129,10 @@ def _corpus_config(user: Mapping[str, Any], where: str) -> dict:
                                 "with shards > 1 index chunks (items: chunks) or remove the index")
     if cc["serve"] and cc["serve"] not in cc["retrievers"]:
         raise SettingsError(f"{where}.serve: unknown retriever {cc['serve']!r} (have: {', '.join(cc['retrievers'])})")
-    for i, name in enumerate(cc["answer"]):
-        if name != "*" and name not in cc["retrievers"]:
-            raise SettingsError(f"{where}.answer[{i}]: unknown retriever {name!r} (have: {', '.join(cc['retrievers'])}; "
-                                "or \"*\" for every run)")
+    unknown = [(i, n) for i, n in enumerate(cc["answer"]) if n != "*" and n not in cc["retrievers"]]
+    if unknown:
+        (i, name), have = unknown[0], ", ".join(cc["retrievers"])
+        raise SettingsError(f"{where}.answer[{i}]: unknown retriever {name!r} (have: {have}; or * for every run)")
     return cc
 
 
@@ -229,13 +229,10 @@ def has_answers(cc: dict) -> bool:
 
 def answered(cc: dict) -> list[str]:
     """Retrievers whose runs go through prompt and every reader, in config order: the corpus's
-    `answer` list ("*": all but sweep points); none where the questions carry no answers. The
-    others are scored on retrieval alone."""
+    `answer` list ("*": all but sweep points), none where the questions carry no answers."""
     if not has_answers(cc):
         return []
-    if "*" in cc["answer"]:
-        return main_retrievers(cc)
-    return [r for r in cc["retrievers"] if r in cc["answer"]]
+    return main_retrievers(cc) if "*" in cc["answer"] else [r for r in cc["retrievers"] if r in cc["answer"]]
 
 
 def sweep_groups(cc: dict) -> dict[tuple[str, str], list[str]]:
