@@ -235,6 +235,7 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
             files += [lay.encoder(e), lay.encoder_sidecar(e)]
         for e in self.used_embedders():
             files += [lay.vectors(e), lay.vectors_sidecar(e)]
+            files += [lay.embed_cache(e), lay.receipt("embed_cache", e)] * (not self.shard_ids())
         for i in self.used_indexes():
             files += lay.bm25_files(i)
         for i in self.used_ivf():

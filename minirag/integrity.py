@@ -55,13 +55,19 @@ def require(path: str | Path, what: str) -> Path:
 _CACHE: dict[tuple[str, int, int], str] = {}
 
 
-def file_sha256(path: Path) -> str:
+def file_sha256(path: str | Path) -> str:
     """sha256 of a file, computed once per process for the same path, size and mtime."""
-    st = path.stat()
+    st = os.stat(path)
     key = (str(path), st.st_size, st.st_mtime_ns)
     if key not in _CACHE:
         _CACHE[key] = sha256_file(path)
     return _CACHE[key]
+
+
+def note_sha256(path: str | Path, sha256: str) -> None:
+    """Remember the sha256 of a file this process just wrote (and hashed as it wrote it)."""
+    st = os.stat(path)
+    _CACHE[(str(path), st.st_size, st.st_mtime_ns)] = sha256
 
 
 def describe(path: Path) -> dict:

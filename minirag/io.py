@@ -14,10 +14,12 @@ import hashlib
 import json
 import os
 import tempfile
+import zipfile
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def _umask() -> int:
@@ -116,7 +118,12 @@ def read_jsonl(path: str | os.PathLike) -> list[dict]:
     return list(iter_jsonl(path))
 
 
+# numpy is imported by the functions that need it: a stage that reads and writes JSON Lines only
+# (curate, questions, chunk, prompt, ...) starts without it, ~80 ms of CPU less per job
+
+
 def save_npy(path: str | os.PathLike, array: np.ndarray) -> None:
+    import numpy as np
     # straight into the temporary file: no second copy of a large array in memory
     with atomic_path(path) as tmp, open(tmp, "wb") as fh:
         np.save(fh, array, allow_pickle=False)
@@ -124,6 +131,7 @@ def save_npy(path: str | os.PathLike, array: np.ndarray) -> None:
 
 def load_npy(path: str | os.PathLike, mmap: bool = False) -> np.ndarray:
     """An .npy array (no pickles; `mmap`: read-only memory map); a damaged file raises ValueError naming it."""
+    import numpy as np
     try:
         return np.load(path, allow_pickle=False, mmap_mode="r" if mmap else None)
     except (ValueError, OSError, EOFError) as exc:
@@ -132,7 +140,7 @@ def load_npy(path: str | os.PathLike, mmap: bool = False) -> np.ndarray:
 
 def load_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
     """Every array of an .npz (no pickles); a damaged file raises ValueError naming it."""
-    import zipfile
+    import numpy as np
     try:
         with np.load(path, allow_pickle=False) as npz:
             return {name: npz[name] for name in npz.files}
@@ -142,6 +150,7 @@ def load_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
 
 def save_npz(path: str | os.PathLike, **arrays: np.ndarray) -> None:
     """Uncompressed .npz written atomically (array by array into the file); loading needs no pickle."""
+    import numpy as np
     with atomic_path(path) as tmp, open(tmp, "wb") as fh:
         np.savez(fh, **arrays)
 

@@ -9,6 +9,7 @@ names one artifact:
       docs.jsonl  questions.jsonl  tokenizer.json  chunks.jsonl  units.jsonl  lexicon.json
       train_sample.jsonl   the documents trained stages learn from (a corpus with train_cap > 0)
       encoders/<embedder>.npz + .json      vectors/<embedder>.npy + .json   rerankers/<retriever>.npz + .json
+      cache/<embedder>.npz   vectors by (model, indexed text) the next embed job reuses
       bm25/<index>/{index.npz, vocab.json, params.json, items.json}
       ivf/<index>/{centroids.npy, offsets.npy, order.npy, vectors_by_list.npy, meta.json}
         (<index>: the embedder and the build settings, e.g. minilm.nlist=64.seed=0.iterations=20.train_per_list=256)
@@ -110,6 +111,10 @@ class CorpusLayout:
 
     def vectors_sidecar(self, embedder: str) -> Path:
         return self.vectors(embedder).with_suffix(".json")
+
+    def embed_cache(self, embedder: str) -> Path:
+        """Vectors by (model, indexed text) that the embed job of `embedder` reuses (index/embed_cache.py)."""
+        return self.root / "cache" / f"{embedder}.npz"
 
     def reranker(self, retriever: str) -> Path:
         return self.root / "rerankers" / f"{retriever}.npz"
@@ -223,7 +228,7 @@ class CorpusLayout:
         folder, stem = path.parent.name, path.name.rsplit(".", 1)[0]
         per_name = {"encoders": "train_biencoder", "vectors": "embed", "runs": "retrieve", "prompts": "prompt",
                     "candidates": "candidates",
-                    "rerankers": "train_reranker"}
+                    "rerankers": "train_reranker", "cache": "embed_cache"}
         if folder in per_name:
             return cls(path.parent.parent), per_name[folder], stem
         if folder == "readers":

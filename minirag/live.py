@@ -20,7 +20,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import Mapping
 
-from .config.corpus import ivf_indexes
 from .evaluation.trec import trec_order
 from .index.embedders import EMBEDDERS, embedder_kind
 from .index.store import FlatVectorStore
@@ -60,6 +59,7 @@ class Sources:
 
     @classmethod
     def from_layout(cls, layout: CorpusLayout, cc: dict, chunks: list[Chunk]) -> "Sources":
+        from .config.corpus import ivf_indexes  # here, not at the top: the retrieve stage never imports the config
         return cls(chunks, {e: layout.vectors(e) for e in cc["embedders"]},
                    {e: embedder_kind(cc, e).files(layout, e) for e in cc["embedders"]},
                    {i: layout.bm25(i) for i in cc["bm25"]}, (layout.units, layout.docs),

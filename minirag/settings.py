@@ -24,6 +24,8 @@ about which stage reads which setting (config/corpus.py).
 from __future__ import annotations
 
 import dataclasses
+import functools
+import json
 import types
 import typing
 from dataclasses import MISSING, field, fields
@@ -55,7 +57,10 @@ def config_key(f: dataclasses.Field) -> str:
     return f.metadata.get("key") or f.name
 
 
+@functools.cache
 def type_hints(cls: type) -> dict[str, Any]:
+    # resolving the annotations is most of what checking a setting costs, and a class's never
+    # change: the Snakefile checks the same few kinds' settings hundreds of times while it plans
     return typing.get_type_hints(cls)
 
 
@@ -152,6 +157,21 @@ def settings_from_dict(cls: type[T], values: Mapping[str, Any], what: str) -> T:
     return obj
 
 
+_CHECKED: dict[tuple[type, str], Any] = {}
+
+
+def checked_settings(cls: type[T], values: Mapping[str, Any], what: str) -> T:
+    """`settings_from_dict`, remembered per class and values: planning the graph asks for the
+    same retriever's or embedder's kind hundreds of times, and the settings are frozen."""
+    try:
+        key = (cls, json.dumps(values, sort_keys=True))
+    except (TypeError, ValueError):  # not plain builtins: check them every time
+        return settings_from_dict(cls, values, what)
+    if key not in _CHECKED:
+        _CHECKED[key] = settings_from_dict(cls, values, what)
+    return _CHECKED[key]
+
+
 def to_builtin(value: Any) -> Any:
     if dataclasses.is_dataclass(value):
         return settings_to_dict(value)
@@ -196,7 +216,7 @@ class Kind:
             _fail(f"{where}.type", f"unknown {cls.label} {kind!r} ({', '.join(cls.registry)})")
         found = cls.registry[kind]
         values = {k: v for k, v in spec.items() if k not in cls.not_settings}
-        return found, settings_from_dict(found.Settings, values, where)
+        return found, checked_settings(found.Settings, values, where)
 
     @classmethod
     def from_spec(cls, spec: Mapping[str, Any], where: str):

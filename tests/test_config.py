@@ -104,3 +104,41 @@ def test_settings_carry_every_default_from_their_dataclass():
                            retrievers={"d": {"type": "dense", "embedder": "e"}}, diagnose={"embedder": "e"}), "c")
     assert cc["embedders"]["e"]["d"] == 32 and cc["embedders"]["e"]["epochs"] == BiEncoderConfig.epochs
     assert stage_settings(cc, "chunk") == {"strategy": "tokens", "target_tokens": 150, "overlap": 20}
+
+
+def test_answer_names_the_runs_every_reader_answers_in_config_order():
+    rs = {"dense": {"type": "dense"}, "bm25": {"type": "bm25"},
+          "rrf": {"type": "rrf", "of": ["dense", "bm25"], "sweep": {"k": [5]}}}
+    assert answered(corpus_config(cfg(retrievers=rs, answer=["rrf", "dense"]), "c")) == ["dense", "rrf"]
+    assert answered(corpus_config(cfg(retrievers=rs, answer=["rrf@k=5"]), "c")) == ["rrf@k=5"]  # asked for
+    assert answered(corpus_config(cfg(retrievers=rs, answer=[]), "c")) == []  # retrieval metrics only
+    assert answered(corpus_config(cfg(retrievers=rs), "c")) == ["dense", "bm25", "rrf"]  # default "*"
+    with pytest.raises(ConfigError, match=r"corpora.c.answer\[1\]: unknown retriever 'nope'"):
+        corpus_config(cfg(retrievers=rs, answer=["bm25", "nope"]), "c")
+
+
+def test_a_corpus_that_answers_no_run_trains_no_reader():
+    from minirag.graph import CorpusGraph
+    from minirag.layout import CorpusLayout
+    readers = {"extractive": {"type": "extractive"}, "minigpt": {"type": "minigpt"}}
+    none = CorpusGraph(corpus_config(cfg(readers=readers, answer=[]), "c"), CorpusLayout.of("results", "c"))
+    assert none.answer_jobs() == [] and none.trained_readers() == []
+    assert not [j for j in none.jobs() if j[0] in ("prompt", "generate", "train_reader")]
+    one = CorpusGraph(corpus_config(cfg(readers=readers, answer=["bm25"]), "c"), CorpusLayout.of("results", "c"))
+    assert one.answer_jobs() == [("extractive", "bm25"), ("minigpt", "bm25")] and one.trained_readers() == ["minigpt"]
+
+
+def test_the_ablation_study_holds_every_default_run_with_the_same_settings():
+    from pathlib import Path
+
+    from minirag.config.load import load_corpus
+    workflow = Path(__file__).resolve().parents[1] / "workflow"
+    lean = load_corpus(workflow / "config.yaml", "kb")
+    study = load_corpus(workflow / "config.ablations.yaml", "kb-ablations")
+    assert len(lean["retrievers"]) == 12 and len(study["retrievers"]) == 32
+    for key in ("source", "tokenizer", "chunk", "prompt", "depth", "readers", "serve"):
+        assert lean[key] == study[key], key
+    for section in ("retrievers", "embedders", "bm25"):
+        assert {n: study[section][n] for n in lean[section]} == lean[section], section
+    assert answered(study) == [] and answered(lean) == ["bm25", "hybrid", "lexical-rerank"]
+    assert lean["serve"] in answered(lean)

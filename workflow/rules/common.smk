@@ -59,7 +59,11 @@ wildcard_constraints:
 
 def code(stage):
     """The source files the stage's module executes: editing one reruns the stage."""
-    return module_closure(Path(workflow.basedir) / "minirag", [f"stages.{stage}"])
+    return module_closure(
+        Path(workflow.basedir) / "minirag",
+        [f"stages.{stage}"],
+        cache=Path(".snakemake") / "minirag-imports.json",
+    )
 
 
 def settings(stage):

@@ -38,6 +38,9 @@ rule embed:
         vectors=L.vectors("{name}"),
         sidecar=L.vectors_sidecar("{name}"),
         receipt=L.receipt("embed", "{name}"),
+        # read and rewritten by the job, so kept in place (update): vectors by (model, text) to reuse
+        cache=update(L.embed_cache("{name}")),
+        cache_receipt=update(L.receipt("embed_cache", "{name}")),
     log:
         L.log("embed", "{name}"),
     benchmark:
@@ -52,7 +55,7 @@ rule embed:
     shell:
         "python -m minirag.stages.embed --name {wildcards.name:q} --settings {params.settings:q} "
         "--docs {input.docs:q} --chunks {input.chunks:q} {params.args} --out {output.vectors:q} "
-        "--receipt {output.receipt:q} 2> {log:q}"
+        "--out-cache {output.cache:q} --receipt {output.receipt:q} 2> {log:q}"
 
 
 rule bm25:
