@@ -302,3 +302,42 @@ def test_an_answer_is_lost_at_the_first_stage_that_dropped_it(said, abstained, k
 
 def test_features_have_unique_names():
     assert len(set(FEATURES)) == len(FEATURES) and Featurizer  # the scorer's sidecar names weights by them
+
+
+FEATURE_DIGEST = """
+import hashlib, json, sys
+sys.path.insert(0, "tests")
+from test_answer_selection import CAPTIONS, COLUMNS, ENGLISH, LEXICON, TABLE
+from helpers import make_chunk
+from minirag.answer.selector import AnswerSelector
+from minirag.answer.terms import GrammarTerms
+from minirag.answer.vocabulary import Vocabulary
+terms = GrammarTerms.load(lexicon=LEXICON["lexicon"])
+chunks = [make_chunk(t, f"d{i}.md", 0, "T") for i, t in enumerate((TABLE, COLUMNS, ENGLISH, CAPTIONS))]
+vocab = Vocabulary.from_chunks(chunks, LEXICON, terms, {})
+sel = AnswerSelector(vocab, None, 4)
+h = hashlib.sha256()
+for q in ("pretérito de venir, yo", "past participle of write", "imperfecto o pretérito de tener?", "'I went'"):
+    r = sel.read(q, chunks, {})
+    h.update(r.X.tobytes()); h.update(json.dumps(r.analysis.to_record(), sort_keys=True).encode())
+print(h.hexdigest())
+"""
+CAPTIONS = """# Pretérito e imperfecto
+
+## Pretérito o imperfecto: tener
+
+| Infinitivo | yo | tú |
+|---|---|---|
+| tener | tuve | tuviste |
+"""
+
+
+def test_features_do_not_depend_on_the_process_hash_seed():
+    """A caption naming two tenses ("Pretérito o imperfecto") once gave each run of the stage its own
+    features (the first of a set, in the process's string-hash order): the selector's bytes moved."""
+    import os
+    import subprocess
+    import sys
+    digests = {subprocess.run([sys.executable, "-c", FEATURE_DIGEST], capture_output=True, text=True, check=True,
+                              env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout for seed in range(4)}
+    assert len(digests) == 1

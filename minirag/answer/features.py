@@ -94,8 +94,9 @@ class Prepared:
         self.concepts: dict[str, set[str]] = {}
         for concept in self.own:
             self.concepts.setdefault(concept.split(":", 1)[0], set()).add(concept)
+        own_dims = set(self.concepts)  # a dimension the caption names is the cell's unless its row or column names it
         for concept in terms.concepts(c.caption):
-            if concept.split(":", 1)[0] not in self.concepts or concept in self.concepts[concept.split(":", 1)[0]]:
+            if concept.split(":", 1)[0] not in own_dims:
                 self.concepts.setdefault(concept.split(":", 1)[0], set()).add(concept)
         mentions = terms.find(c.text)  # "yo", "tú", "Past simple": a label, not an answer
         self.text_concept = self.n_words <= 3 and sum(m.end - m.start for m in mentions) >= 0.8 * len(self.text)
