@@ -76,12 +76,21 @@ def read_text(path: str | os.PathLike) -> str:
         raise ValueError(f"{path}:{line}: not valid UTF-8 (byte {exc.start})") from None
 
 
+def parse_json(text: str | bytes, where: str, position: bool = False) -> Any:
+    """json.loads(text); broken JSON, or JSON nested past Python's recursion limit (100,000 `[`),
+    raises ValueError starting with `where` (a file, or file:line; `position`: then :line:column)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        at = f":{exc.lineno}:{exc.colno}" if position else ""
+        raise ValueError(f"{where}{at}: not valid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise ValueError(f"{where}: JSON nested too deeply to read") from None
+
+
 def read_json(path: str | os.PathLike) -> Any:
     """A JSON file; broken JSON raises ValueError naming the file, line and column."""
-    try:
-        return json.loads(read_text(path))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
+    return parse_json(read_text(path), str(path), position=True)
 
 
 def write_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> int:
@@ -105,10 +114,7 @@ def iter_jsonl(path: str | os.PathLike) -> Iterator[dict]:
                 raise ValueError(f"{path}:{lineno}: not valid UTF-8 (byte {exc.start} of the line)") from None
             if not line.strip():
                 continue
-            try:
-                yield json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{lineno}: not valid JSON: {exc.msg}") from None
+            yield parse_json(line, f"{path}:{lineno}")
 
 
 def read_jsonl(path: str | os.PathLike) -> list[dict]:
@@ -144,6 +150,17 @@ def save_npz(path: str | os.PathLike, **arrays: np.ndarray) -> None:
     """Uncompressed .npz written atomically (array by array into the file); loading needs no pickle."""
     with atomic_path(path) as tmp, open(tmp, "wb") as fh:
         np.savez(fh, **arrays)
+
+
+def shown(value: Any, limit: int = 80) -> str:
+    """repr(value) for a message, cut short (reprlib): a message quoting a user's value never grows
+    with it (a 100 MB string, a list of a million items, an alias bomb's nesting)."""
+    import reprlib
+    r = reprlib.Repr()
+    r.maxstring = r.maxother = limit
+    r.maxlist = r.maxtuple = r.maxdict = r.maxset = 10
+    r.maxlevel = 3
+    return r.repr(value)
 
 
 def sha256_text(text: str) -> str:

@@ -257,7 +257,7 @@ def stage_settings(cc: dict, stage: str, name: str | None = None) -> dict:
     src = cc["source"]
     if stage == "curate":
         return {"format": src["format"], "fields": src["fields"], "default_lang": src["default_lang"],
-                "langs": src["langs"]}
+                "langs": src["langs"], "outside_links": src["outside_links"]}
     if stage == "questions":
         return {"format": src["format"], "split": src["split"], "questions_format": src["questions_format"],
                 "question_langs": src["question_langs"]}

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import yaml
 
+from ..safe_yaml import read_yaml
 from .corpus import ConfigError, corpus_config
 from .schema import config_schema
 
@@ -29,9 +30,13 @@ def validate(config: dict, where: str) -> None:
 def load_config(path: str | Path) -> dict:
     path = Path(path)
     try:
-        config = yaml.safe_load(path.read_text(encoding="utf-8"))
+        config = read_yaml(path)
     except FileNotFoundError:
         raise ConfigError(f"{path}: config file not found") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: a folder, not a config file") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the config file ({exc.strerror})") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML: {exc}") from None
     if not isinstance(config, dict):
