@@ -135,11 +135,23 @@ def verify_corpus(root: str | Path) -> list[str]:
                 problems.append(f"{p}: missing (listed by {receipt})")
             elif file_sha256(p) != rec["sha256"]:
                 problems.append(f"{p}: differs from what {receipt} recorded")
+            else:
+                problems += content_problems(p)
     for receipt in receipts:
         for inp, sha in read_json(receipt).get("inputs", {}).items():
             if written.get(os.path.realpath(inp), sha) != sha:
                 problems.append(f"{receipt}: read {inp} before it was last rewritten (stale: rerun its job)")
     return problems
+
+
+def content_problems(path: Path) -> list[str]:
+    """[] when the file's content is what its kind promises (content.py), else the one problem."""
+    from .content import check_file
+    try:
+        check_file(path)
+    except (ValueError, OSError, KeyError, TypeError) as exc:
+        return [str(exc)]
+    return []
 
 
 def load_records(path: str | Path, what: str = "") -> list[dict]:
