@@ -44,7 +44,13 @@ class QueryTooLong(UsageError):
 
 
 def check_query(query: str, max_chars: int | None = None) -> str:
-    if not isinstance(query, str) or not query.strip():
+    """The query in NFC (text/query.py), or UsageError: not text, empty, or over `max_chars`."""
+    from .text.query import QueryError, query_text
+    try:
+        query = query_text(query)
+    except QueryError as exc:
+        raise UsageError("query", str(exc)) from None
+    if not query.strip():
         raise UsageError("query", "the query is empty: ask a question, e.g. \"past tense of eat\"")
     if max_chars is not None and len(query) > max_chars:
         raise QueryTooLong("query", f"{len(query)} characters, at most {max_chars}")
@@ -152,7 +158,7 @@ class BuiltCorpus:
                 "section": c.section, "text": c.text}
 
     def search(self, query: str, retriever: str | None = None, k: int = 5) -> dict:
-        check_query(query)
+        query = check_query(query)
         self.check_k(k)
         name, r = self.retriever(retriever)
         ranked = r.search(query, k=k)
@@ -162,7 +168,7 @@ class BuiltCorpus:
     def answer(self, query: str, retriever: str | None = None, reader: str | None = None,
                k: int | None = None) -> dict:
         from .answer.rag import rag_answer
-        check_query(query)
+        query = check_query(query)
         self.check_k(k)
         t0 = time.perf_counter()
         name, r = self.retriever(retriever)

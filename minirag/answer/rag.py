@@ -15,6 +15,7 @@ from typing import Mapping, Sequence
 
 from ..rank.ranking import Ranking, Retriever
 from ..text.chunks import Chunk
+from ..text.query import query_text
 from .prompt import Prompt, build_prompt
 from .readers import Answer, Reader
 
@@ -23,6 +24,7 @@ def rag_answer(query: str, retriever: Retriever, reader: Reader,
                chunks: Mapping[str, Chunk] | Sequence[Chunk], k: int = 3, **prompt_options) -> tuple[Ranking, Prompt, Answer]:
     """Answer `query` from the top k chunks; `chunks` maps ids to chunks (or lists them);
     `prompt_options` go to build_prompt (template, evidence_lines, evidence_chars)."""
+    query = query_text(query)  # NFC, as the documents are; not text: QueryError
     by_id = chunks if isinstance(chunks, Mapping) else {c.id: c for c in chunks}
     ranked = retriever.search(query, k=k)
     prompt = build_prompt(query, [by_id[cid] for cid, _ in ranked], **prompt_options)
