@@ -110,7 +110,7 @@ class BuiltCorpus:
     # ------------------------------------------------------------ opening
     def retriever(self, name: str | None = None):
         from .live import open_retriever
-        name = name or self.default_retriever
+        name = self.default_retriever if name is None else name  # "" is a name, and no retriever's
         if name not in self.cc["retrievers"]:
             raise UnknownName("retriever", f"no retriever named {name!r} (have: {', '.join(self.cc['retrievers'])})")
         if name not in self._retrievers:
@@ -121,7 +121,7 @@ class BuiltCorpus:
         """The reader `name` (default: the config's first), a trained one from its checked weights."""
         from .answer.readers import make_reader, reader_kind
         from .integrity import require
-        name = name or self.default_reader
+        name = self.default_reader if name is None else name
         if name not in self.cc["readers"]:
             raise UnknownName("reader", f"no reader named {name!r} (have: {', '.join(self.cc['readers'])})")
         if name not in self._readers:

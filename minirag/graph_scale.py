@@ -53,7 +53,7 @@ class ScaleInputs:
         root = Path(self.source["path"])
         # planning lists the files; the curate_shard job refuses a symlink leading out (outside_links)
         return [str(p) for p in source_paths(root, self.source["glob"], outside_links="follow")
-                if shard_of(path_doc_id(p, root), self.shards) == shard]
+                if shard_of(path_doc_id(p, root), self.shards) == shard and not {"{", "}"} & set(str(p))]
 
     def shard_chunks(self) -> list[str]:
         return paths(*(self.layout.shard_chunks(i) for i in self.shard_ids()))

@@ -25,6 +25,7 @@ forged file is not detected (these are checksums against damage and staleness, n
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import Iterator
 
@@ -113,10 +114,12 @@ def verified(path: str | Path, what: str = "") -> Path:
     recorded = read_receipt(receipt, path)["outputs"].get(key)
     if recorded is None:
         raise IntegrityError(f"{path}: not among the outputs its receipt {receipt} lists; {rebuild_hint(path)}")
-    if file_sha256(path) != recorded["sha256"]:
-        size = path.stat().st_size
-        raise IntegrityError(f"{path}: changed since its job wrote it ({size} bytes now, {recorded['bytes']} "
-                             f"then; sha256 differs from {receipt}); " + rebuild_hint(path))
+    st = path.stat()
+    if not stat.S_ISREG(st.st_mode):  # a FIFO or a device (/dev/zero) would never end: never read
+        raise IntegrityError(f"{path}: not a regular file (a FIFO, a device?); " + rebuild_hint(path))
+    if st.st_size != recorded.get("bytes") or file_sha256(path) != recorded["sha256"]:
+        raise IntegrityError(f"{path}: changed since its job wrote it ({st.st_size} bytes now, "
+                             f"{recorded.get('bytes')} then; sha256 differs from {receipt}); " + rebuild_hint(path))
     return path
 
 
@@ -133,7 +136,9 @@ def verify_corpus(root: str | Path) -> list[str]:
             written[os.path.realpath(p)] = rec["sha256"]
             if not p.exists():
                 problems.append(f"{p}: missing (listed by {receipt})")
-            elif file_sha256(p) != rec["sha256"]:
+            elif not stat.S_ISREG(p.stat().st_mode):
+                problems.append(f"{p}: not a regular file (a FIFO, a device?)")
+            elif p.stat().st_size != rec.get("bytes") or file_sha256(p) != rec["sha256"]:
                 problems.append(f"{p}: differs from what {receipt} recorded")
             else:
                 problems += content_problems(p)

@@ -13,6 +13,7 @@ import contextlib
 import hashlib
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -66,9 +67,18 @@ def write_json(path: str | os.PathLike, obj: Any) -> None:
     atomic_write_text(path, json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
 
 
+def regular(path: str | os.PathLike) -> Path:
+    """`path`, if it is a regular file (after symlinks); a FIFO or a device (/dev/zero, /dev/stdin)
+    raises ValueError: reading one could block or never end."""
+    path = Path(path)
+    if path.exists() and not stat.S_ISREG(path.stat().st_mode):
+        raise ValueError(f"{path}: not a regular file (a folder, a FIFO, a device?)")
+    return path
+
+
 def read_text(path: str | os.PathLike) -> str:
     """A UTF-8 text file; bytes that are not UTF-8 raise ValueError naming the file and line."""
-    data = Path(path).read_bytes()
+    data = regular(path).read_bytes()
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -106,7 +116,7 @@ def write_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> int:
 def iter_jsonl(path: str | os.PathLike) -> Iterator[dict]:
     """JSON Lines one record at a time (memory: one line); a bad line, or bytes that are not
     UTF-8, raise ValueError naming the file and line."""
-    with open(path, "rb") as fh:
+    with open(regular(path), "rb") as fh:
         for lineno, raw in enumerate(fh, start=1):
             try:
                 line = raw.decode("utf-8")
@@ -173,7 +183,7 @@ def sha256_bytes(data: bytes) -> str:
 
 def sha256_file(path: str | os.PathLike) -> str:
     h = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with open(regular(path), "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()

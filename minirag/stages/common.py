@@ -124,6 +124,7 @@ def run_stage(fn: Callable, argv: list[str] | None = None) -> None:
     args = vars(parser_for(fn).parse_args(argv))
     debug, receipt = args.pop("debug"), args.pop("receipt")
     signal.signal(signal.SIGTERM, on_terminate)
+    signal.signal(signal.SIGINT, on_terminate)  # Ctrl-C: the same clean exit, no traceback in the log
     stop_with_parents()
     t0 = time.perf_counter()
     try:

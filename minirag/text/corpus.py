@@ -27,7 +27,7 @@ import yaml
 
 from ..io import shown, sha256_text
 from ..safe_yaml import load_yaml
-from ..settings import setting
+from ..settings import PATH_PATTERN, setting
 
 QUESTION_LANGS = ("en", "es", "cross")
 CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x80-\x9f]")  # C0 but tab/newlines, DEL, C1
@@ -47,11 +47,11 @@ class FieldNames:
 class SourceSettings:
     """Where a corpus's documents and questions are, and how to read them (stages curate, questions)."""
     format: Literal["markdown", "beir"] = "markdown"
-    path: str = setting("kb/docs", min_length=1)   # markdown: the docs folder; beir: the folder holding corpus.jsonl
+    path: str = setting("kb/docs", min_length=1, pattern=PATH_PATTERN)  # markdown: the docs folder; beir: its folder
     glob: str = setting("**/*.md", min_length=1)   # markdown only: which files under path are documents
-    questions: str = setting("kb/eval/questions.jsonl", min_length=1)  # markdown only: questions (JSON Lines)
-    split: str = setting("test", min_length=1)     # beir only: qrels/<split>.tsv holds the judged queries
-    train_split: str = ""                           # beir only: qrels used for training pairs ("" = none)
+    questions: str = setting("kb/eval/questions.jsonl", min_length=1, pattern=PATH_PATTERN)  # markdown: questions
+    split: str = setting("test", min_length=1, pattern=PATH_PATTERN)  # beir only: qrels/<split>.tsv: judged queries
+    train_split: str = setting("", pattern=PATH_PATTERN)  # beir only: qrels used for training pairs ("" = none)
     fields: FieldNames = FieldNames()
     default_lang: str = ""                          # used when a document has no lang field ("" = the field is required)
     langs: tuple[str, ...] = ()                     # the languages documents may declare (empty: any)
@@ -138,6 +138,9 @@ def checked_doc_id(path: Path, root: Path) -> str:
     if id_problem(doc_id):
         raise CorpusError(f"{path}: the file name holds whitespace or a control character, which a doc id in "
                           "TREC run and qrels lines cannot carry; rename the file")
+    if "{" in doc_id or "}" in doc_id:
+        raise CorpusError(f"{path}: the file name holds {{ or }}, which Snakemake reads as a wildcard in an "
+                          "input path; rename the file")
     return doc_id
 
 
@@ -174,6 +177,9 @@ def read_markdown_doc(path: Path, root: Path, fields: dict, default_lang: str = 
         raise CorpusError(f"{where(fields['tags'])}: {fields['tags']} must be a list of strings, got {shown(tags)}")
     if any(t != t.lower() for t in tags):
         raise CorpusError(f"{where(fields['tags'])}: {fields['tags']} must be lowercase, got {shown(tags)}")
+    for key, value in ((fields["title"], title), (fields["lang"], lang), *((fields["tags"], t) for t in tags)):
+        if text_problem(value):  # a YAML escape ("\x07", "\ud800") puts in what the raw text check cannot see
+            raise CorpusError(f"{where(key)}: {key} holds {text_problem(value)}; remove it")
     body = body.strip("\n")
     if not body.strip():
         raise CorpusError(f"{path}:{body_line}: empty body")
