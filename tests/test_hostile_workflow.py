@@ -4,18 +4,17 @@ Snakemake, artifacts edited with their hashes rewritten in every receipt that na
 
 from __future__ import annotations
 
-import json
-import math
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import REPO, copy_project, snakemake
+from conftest import REPO
 
 sys.path.insert(0, str(REPO / "bench"))
-import faults  # noqa: E402
+import fault_harness as faults  # noqa: E402
 
 pytestmark = pytest.mark.workflow
 R = "results/mini"
@@ -59,7 +58,7 @@ def limited_snakemake(project: Path, *args: str, configfile: str, timeout: float
         resource.setrlimit(resource.RLIMIT_AS, (mem_mb << 20, mem_mb << 20))
     return subprocess.run([faults.SNAKEMAKE, "-c1", *args, "--configfile", configfile], cwd=project,
                           capture_output=True, text=True, timeout=timeout, preexec_fn=limit,
-                          env={**faults.os.environ, "PYTHONPATH": str(project)})
+                          env={**os.environ, "PYTHONPATH": str(project)})
 
 
 def test_an_alias_bomb_in_a_config_value_is_refused_by_the_dry_run(built):
@@ -148,3 +147,15 @@ def test_a_run_with_rewritten_hashes_is_refused_by_verify_and_assert_naming_file
             err = refused(proc)
             assert re.search(message, err), err[-2000:]
     assert cli(built, "verify").returncode == 0
+
+
+# ------------------------------------------------------------------ processes
+
+
+@pytest.mark.slow
+def test_a_stage_stops_when_snakemake_is_killed_whatever_the_load(built):
+    """The stage announces itself (a pid file, written when it opens its output), the wait for it is
+    bounded, and the stage must be gone soon after Snakemake's SIGKILL."""
+    from fault_cases.processes import orphan_stops
+    held, observed = orphan_stops(built)
+    assert held, observed
