@@ -55,7 +55,7 @@ def cases() -> list[Case]:
             "      extractive: {type: extractive}", "      extractive: {type: extractive}\n"
             "      remote: {type: openai, timeout_s: .inf}"))),
         ("shards: 10^9 (a DAG of billions of jobs)", config("    shards: 1000000000", "shards")),
-        ("a docs path with {braces}", config("", "source.path", text=CONFIG.replace("path: fixture/docs",
+        ("a docs path with {braces}", config("", "fixture/{docs}", text=CONFIG.replace("path: fixture/docs",
                                                                                      "path: 'fixture/{docs}'"))),
         ("an assertions path with {braces}", config("", "assertions", text=CONFIG.replace(
             "fixture/assertions.yaml", "'fixture/{x}.yaml'"))),
