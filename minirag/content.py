@@ -35,7 +35,7 @@ from typing import Iterable
 
 import numpy as np
 
-from .io import iter_jsonl, load_npy, load_npz, read_json, read_text
+from .io import load_npy, load_npz, parse_json, read_json, read_text
 
 BLOCK = 1 << 16  # rows checked at once: a memory-mapped matrix is never read whole
 
@@ -169,8 +169,23 @@ def known_ids(path: Path, key: str) -> set[str]:
     cache_key = (str(path), st.st_size, st.st_mtime_ns)
     if cache_key not in _IDS:
         _IDS.clear()  # one corpus at a time: keep the memory of one set of ids
-        _IDS[cache_key] = {str(r.get(key)) for r in iter_jsonl(path) if isinstance(r, dict)}
+        _IDS[cache_key] = set(ids_of(path, key))
     return _IDS[cache_key]
+
+
+def ids_of(path: Path, key: str) -> Iterable[str]:
+    """The `key` of each record; a line that starts with that key (as the stages write records,
+    `{"id": "..."`) is sliced rather than parsed, so a million chunks' texts are never decoded."""
+    head = f'{{"{key}": "'.encode()
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            end = raw.find(b'"', len(head)) if raw.startswith(head) else -1
+            if end > 0 and b"\\" not in raw[:end]:
+                yield raw[len(head):end].decode("utf-8", "replace")
+            elif raw.strip():
+                rec = parse_json(raw, f"{path}:{lineno}")
+                if isinstance(rec, dict) and key in rec:
+                    yield str(rec[key])
 
 
 def refuse_constant(name: str):
