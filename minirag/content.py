@@ -50,6 +50,8 @@ def fail(where, msg: str):
 
 def finite(array: np.ndarray, where, what: str = "row") -> None:
     """Every value finite; the first row that is not is named (checked block by block of rows)."""
+    if array.size == 0:  # an empty shard's (0, d) vectors: nothing to check (and nothing to reshape)
+        return
     a = array.reshape(array.shape[0], -1) if array.ndim > 1 else array.reshape(-1, 1)
     for start in range(0, a.shape[0], BLOCK):
         ok = np.isfinite(np.asarray(a[start:start + BLOCK])).all(axis=1)  # (B,)

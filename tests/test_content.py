@@ -27,6 +27,10 @@ def test_vectors_finite_float32_of_the_recorded_shape():
         content.vectors(good[:2], sidecar(3, 4), "v.npy")
 
 
+def test_empty_vectors_pass():
+    content.vectors(np.zeros((0, 4), dtype=np.float32), sidecar(0, 4), "empty.npy")
+
+
 def test_finite_reads_a_memory_map_block_by_block(tmp_path, monkeypatch):
     monkeypatch.setattr(content, "BLOCK", 2)
     a = np.zeros((7, 3), dtype=np.float32)
