@@ -168,10 +168,13 @@ def bm25_search(project: Path):
     return search(project, "eat", retriever="bm25")
 
 
-def cases() -> list[Case]:
-    g = "artifacts"
-    run_rel = f"{R}/runs/bm25.trec"
-    c = [Case(name, g, check) for name, check in [
+RUN = f"{R}/runs/bm25.trec"
+
+
+def damaged_cases() -> list[tuple]:
+    """Truncated, bit-flipped, replaced or edited: refused by the receipt's hash."""
+    run_rel = RUN
+    return [
         ("run cut mid-line (6 fields kept)", damaged(run_rel, cut_mid_line, evaluate_stage)),
         ("run truncated at a line end", damaged(run_rel, lambda d: d[: d.rfind(b"\n", 0, len(d) // 2) + 1],
                                                 evaluate_stage)),
@@ -202,8 +205,13 @@ def cases() -> list[Case]:
                                      "receipts/retrieve.bm25.json")),
         ("metrics edited, report", rebuilt_after(damaged(f"{R}/eval/metrics.json", flip, lambda p: snakemake(
             p, "--forcerun", "report", "results/mini.md"), "metrics.json", log="results/logs/mini.log"))),
-        # forged: the hashes rewritten, the content wrong
-        ("forged vectors: a NaN", forged(f"{R}/vectors/hashing.npy", vectors(with_row(np.nan)), dense_search,
+    ]
+
+
+def forged_cases() -> list[tuple]:
+    """Rewritten with the hashes: refused by the content checks."""
+    run_rel = RUN
+    return [        ("forged vectors: a NaN", forged(f"{R}/vectors/hashing.npy", vectors(with_row(np.nan)), dense_search,
                                          "row 3", "NaN")),
         ("forged vectors: an Inf", forged(f"{R}/vectors/hashing.npy", vectors(with_row(np.inf)), dense_search,
                                           "row 3")),
@@ -250,7 +258,12 @@ def cases() -> list[Case]:
                                                             "not a JSON object")),
         ("forged figure: not a PNG", forged(f"{R}/figures/sweep-rrf-mmr-lambda.png", lambda p, d: b"GIF89a" + d[6:],
                                             None, "PNG")),
-    ]]
+    ]
+
+
+def cases() -> list[Case]:
+    g = "artifacts"
+    c = [Case(name, g, check) for name, check in damaged_cases() + forged_cases()]
     delete = {"docs.jsonl": "curate", "questions.jsonl": "questions", "tokenizer.json": "train_tokenizer",
               "chunks.jsonl": "chunk", "vectors/hashing.npy": "embed", "vectors/hashing.json": "embed",
               "bm25/plain/index.npz": "bm25", "bm25/plain/vocab.json": "bm25", "bm25/plain/items.json": "bm25",

@@ -192,10 +192,9 @@ def chat(**extra) -> dict:
     return {"messages": [{"role": "user", "content": Q}], **extra}
 
 
-def cases() -> list[Case]:
-    g = "http"
-    big = b'{"query": "' + b"a" * 70_000 + b'"}'
-    c = [Case(name, g, check) for name, check in [
+def typed_cases() -> list[tuple]:
+    """Values of the wrong type, missing, empty, hostile or out of bounds."""
+    return [
         ("k: true", post("/search", {"query": Q, "k": True}, "k")),
         ("k: '3'", post("/search", {"query": Q, "k": "3"}, "k")),
         ("k: 3.0", post("/search", {"query": Q, "k": 3.0}, "k")),
@@ -220,6 +219,13 @@ def cases() -> list[Case]:
         ("unknown reader", post("/answer", {"query": Q, "reader": "nope"}, "reader", codes=(404,))),
         ("answer k: false", post("/answer", {"query": Q, "k": False}, "k")),
         ("answer k: '2'", post("/answer", {"query": Q, "k": "2"}, "k")),
+    ]
+
+
+def body_cases() -> list[tuple]:
+    """Sizes, encodings and shapes of the body; the chat API's own fields; routes."""
+    big = b'{"query": "' + b"a" * 70_000 + b'"}'
+    return [
         ("query over the length limit", post("/search", {"query": "a" * 3000}, "query", codes=(413,))),
         ("body over 64 KB", post("/search", big, None, codes=(413,))),
         ("body over 64 KB, chunked", chunked_big),
@@ -259,6 +265,12 @@ def cases() -> list[Case]:
         ("chunk id not UTF-8 (percent-encoded)", get("/chunks/%ff%fe")),
         ("chunk id of 10,000 characters", get("/chunks/" + "a" * 10_000, codes=(404, 414, 431))),
         ("chunk id ../../etc/passwd", get("/chunks/..%2F..%2Fetc%2Fpasswd")),
+    ]
+
+
+def cases() -> list[Case]:
+    g = "http"
+    c = [Case(name, g, check) for name, check in typed_cases() + body_cases() + [
         ("NFD query ranks as NFC", nfd_query),
         ("streamed answer ends with [DONE]", stream),
         ("client gone mid-stream", disconnect_mid_stream),

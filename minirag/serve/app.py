@@ -131,10 +131,7 @@ def create_app(live: LiveCorpus, max_query_chars: int = 2000) -> FastAPI:
     async def on_invalid(request: Request, exc: RequestValidationError):
         errors = jsonable_encoder(exc.errors(), exclude={"input", "ctx", "url"})
         if errors and errors[0].get("type") == "json_invalid":  # loc ["body", offset]: not a field
-            if request.url.path.startswith("/v1/"):
-                return error_response(request, 422, None, json_error(exc.errors()[0]), "invalid_json")
-            return JSONResponse({"detail": [{"loc": ["body"], "msg": json_error(exc.errors()[0]),
-                                             "type": "json_invalid"}]}, status_code=422)
+            return invalid_json(request, exc.errors()[0])
         if request.url.path.startswith("/v1/"):
             first = errors[0] if errors else {"loc": [], "msg": "invalid request"}
             field = ".".join(str(x) for x in first["loc"][1:]) or None
@@ -235,12 +232,16 @@ class BodyLimit:
         return await self.app(scope, replay, send)
 
 
-def json_error(error: dict) -> str:
-    """FastAPI's json_invalid error as one sentence naming the character where the body breaks."""
+def invalid_json(request: Request, error: dict) -> JSONResponse:
+    """FastAPI's json_invalid error (loc ["body", offset]) as a 422 whose message names the character
+    where the body breaks; no field (the /v1 shape's param is null)."""
     at = error["loc"][1] if len(error["loc"]) > 1 else None
     reason = (error.get("ctx") or {}).get("error", "")
-    return f"the body is not valid JSON{f' at character {at}' if isinstance(at, int) else ''}" + \
+    message = f"the body is not valid JSON{f' at character {at}' if isinstance(at, int) else ''}" + \
         (f": {reason}" if reason else "")
+    if request.url.path.startswith("/v1/"):
+        return error_response(request, 422, None, message, "invalid_json")
+    return JSONResponse({"detail": [{"loc": ["body"], "msg": message, "type": "json_invalid"}]}, status_code=422)
 
 
 def app_from_env() -> FastAPI:
