@@ -10,16 +10,19 @@ Outputs are named relative to the corpus's results folder, so a receipt still vo
 its files when the folder is moved or read through another path.
 
 `verified(path)` is what each artifact kind's loader calls before it parses a file: the
-file must exist, its producer's receipt must list it, and its bytes must hash to what the
-receipt recorded. A file cut short, bit-flipped, edited or replaced since its job wrote it
-is refused with one line naming the file, the receipt and the command that rebuilds it;
-it is never used. Receipts are Snakemake outputs of their rules, so deleting one reruns
-its job, and the report depends on every receipt. `verify_corpus` checks a whole results
-folder: every receipt's outputs, and every recorded input against its producer's receipt.
+file must exist, be a regular file, its producer's receipt must list it, and its bytes must
+hash to what the receipt recorded. A file cut short, bit-flipped, edited or replaced since
+its job wrote it is refused with one line naming the file, the receipt and the command that
+rebuilds it; it is never used. Receipts are Snakemake outputs of their rules, so deleting one
+reruns its job, and the report depends on every receipt. `verify_corpus` checks a whole
+results folder: every receipt's outputs, hash and content (content.py), and every recorded
+input against its producer's receipt.
 
 What it leaves out: files the user supplies (documents, questions, configs: their hashes
 are recorded as inputs, not checked), and authenticity: a receipt rewritten to match a
-forged file is not detected (these are checksums against damage and staleness, not signatures).
+forged file passes the hash check (these are checksums against damage and staleness, not
+signatures); only the content checks stand between a forgery and its use, and a forgery
+with well-formed, finite content passes them too.
 """
 
 from __future__ import annotations
