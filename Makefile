@@ -1,12 +1,18 @@
 # Two commands a new user needs (see README.md):
 #   make report   set up .venv, install minirag, build results/report.md on the embedded KB
 #   make test     set up .venv with the test extras and run the whole test suite
+# and, for a config of your own:
+#   make build CONFIG=mine.yaml          check the config file, then build its report
+#   make check-config CONFIG=mine.yaml   only check it (Snakemake meets a --configfile that is
+#                                        a folder or missing with a traceback, before minirag runs)
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 CORES  ?= 2
 
-.PHONY: report test bench clean
+CONFIG ?= workflow/config.yaml
+
+.PHONY: report test bench clean build check-config
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +25,12 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 
 report: $(VENV)/.installed
 	$(BIN)/snakemake -c$(CORES) results/report.md
+
+check-config: | $(BIN)/python
+	$(BIN)/python -m minirag.config.load "$(CONFIG)"
+
+build: check-config $(VENV)/.installed
+	$(BIN)/snakemake -c$(CORES) --configfile "$(CONFIG)"
 
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest -q

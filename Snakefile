@@ -2,10 +2,24 @@
 # `python -m minirag.stages.<stage>`; README.md shows the graph and where each artifact lives.
 from snakemake.utils import min_version, validate
 
+from minirag.safe_yaml import YAMLBudgetError, check_loaded
+
 min_version("9.11")
 
 
 configfile: "workflow/config.yaml"
+
+
+# Bounded before anything walks it (an alias bomb loads in a blink, then every walk expands
+# it). A --configfile that is a folder or missing fails in Snakemake before this file runs:
+# `make check-config CONFIG=...` (and `make build`) check it first.
+try:
+    check_loaded(
+        config,
+        ", ".join(map(str, workflow.overwrite_configfiles or workflow.configfiles)),
+    )
+except YAMLBudgetError as exc:
+    raise WorkflowError(f"config error: {exc}")
 
 
 validate(config, "workflow/schemas/config.schema.yaml")

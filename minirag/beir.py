@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Iterator
 
 from .io import iter_jsonl, read_jsonl, sha256_text
-from .text.corpus import CONTROL_RE, CorpusError, normalise
+from .text.corpus import CONTROL_RE, CorpusError, id_problem, normalise, text_problem
 
 # name -> (url, md5) as published by the BEIR benchmark (Thakur et al., NeurIPS 2021).
 BEIR_DATASETS = {
@@ -106,6 +106,9 @@ def qrels_rows(path: str | Path) -> Iterator[tuple[int, str, str, int]]:
                 continue  # header: query-id corpus-id score
             if len(row) < 3 or not row[2].strip().lstrip("-").isdigit():
                 raise CorpusError(f"{path}:{lineno}: expected query-id, corpus-id, integer score")
+            problem = id_problem(row[0])
+            if problem:
+                raise CorpusError(f"{path}:{lineno}: query-id: {problem}")
             yield lineno, row[0], row[1], int(row[2])
 
 
@@ -118,7 +121,16 @@ def read_qrels(path: str | Path) -> dict[str, dict[str, int]]:
 
 
 def read_queries(folder: str | Path) -> dict[str, str]:
-    return {str(r["_id"]): r["text"] for r in read_jsonl(Path(folder) / "queries.jsonl")}
+    """{query id: text} of queries.jsonl; a record without a string or integer `_id` and a string
+    `text` is refused naming its line."""
+    path = Path(folder) / "queries.jsonl"
+    out = {}
+    for lineno, r in enumerate(iter_jsonl(path), start=1):
+        qid = r.get("_id") if isinstance(r, dict) else None
+        if not isinstance(qid, (str, int)) or isinstance(qid, bool) or not isinstance(r.get("text"), str):
+            raise CorpusError(f"{path}:{lineno}: a query needs a string '_id' and a string 'text'")
+        out[str(qid)] = r["text"]
+    return out
 
 
 def load_beir_questions(folder: str | Path, split: str, docs: list[dict], lang: str = "en",
@@ -137,6 +149,8 @@ def load_beir_questions(folder: str | Path, split: str, docs: list[dict], lang: 
     check_dangling(path, qrels, queries, doc_ids, strict, warn)
     out = []
     for qid in sorted((q for q in qrels if q in queries), key=lambda x: (len(x), x)):
+        if text_problem(queries[qid]):
+            raise CorpusError(f"{Path(folder) / 'queries.jsonl'}: query {qid!r}: holds {text_problem(queries[qid])}")
         gold = [{"doc_id": d, "evidence": None, "char_start": None, "char_end": None, "grade": g}
                 for d, g in sorted(qrels[qid].items()) if g > 0]
         out.append({"qid": qid, "query": normalise(queries[qid]), "lang": lang,

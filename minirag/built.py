@@ -44,7 +44,13 @@ class QueryTooLong(UsageError):
 
 
 def check_query(query: str, max_chars: int | None = None) -> str:
-    if not isinstance(query, str) or not query.strip():
+    """The query in NFC (text/query.py), or UsageError: not text, empty, or over `max_chars`."""
+    from .text.query import QueryError, query_text
+    try:
+        query = query_text(query)
+    except QueryError as exc:
+        raise UsageError("query", str(exc)) from None
+    if not query.strip():
         raise UsageError("query", "the query is empty: ask a question, e.g. \"past tense of eat\"")
     if max_chars is not None and len(query) > max_chars:
         raise QueryTooLong("query", f"{len(query)} characters, at most {max_chars}")
@@ -104,7 +110,7 @@ class BuiltCorpus:
     # ------------------------------------------------------------ opening
     def retriever(self, name: str | None = None):
         from .live import open_retriever
-        name = name or self.default_retriever
+        name = self.default_retriever if name is None else name  # "" is a name, and no retriever's
         if name not in self.cc["retrievers"]:
             raise UnknownName("retriever", f"no retriever named {name!r} (have: {', '.join(self.cc['retrievers'])})")
         if name not in self._retrievers:
@@ -115,7 +121,7 @@ class BuiltCorpus:
         """The reader `name` (default: the config's first), a trained one from its checked weights."""
         from .answer.readers import make_reader, reader_kind
         from .integrity import require
-        name = name or self.default_reader
+        name = self.default_reader if name is None else name
         if name not in self.cc["readers"]:
             raise UnknownName("reader", f"no reader named {name!r} (have: {', '.join(self.cc['readers'])})")
         if name not in self._readers:
@@ -176,7 +182,7 @@ class BuiltCorpus:
                 "section": c.section, "text": c.text}
 
     def search(self, query: str, retriever: str | None = None, k: int = 5) -> dict:
-        check_query(query)
+        query = check_query(query)
         self.check_k(k)
         name, r = self.retriever(retriever)
         ranked = r.search(query, k=k)
@@ -186,7 +192,7 @@ class BuiltCorpus:
     def answer(self, query: str, retriever: str | None = None, reader: str | None = None,
                k: int | None = None) -> dict:
         from .answer.rag import rag_answer
-        check_query(query)
+        query = check_query(query)
         self.check_k(k)
         t0 = time.perf_counter()
         name, r = self.retriever(retriever)

@@ -41,6 +41,16 @@ def positive_int(text: str) -> int:
     return value
 
 
+def port_number(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a port is a number from 1 to 65535, got {text!r}") from None
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is a number from 1 to 65535, got {value}")
+    return value
+
+
 def open_built(a):
     from .built import BuiltCorpus
     return BuiltCorpus.open(a.configfile, a.corpus, a.results)
@@ -117,6 +127,8 @@ def cmd_serve(a) -> int:
         from .serve.state import LiveCorpus, check_loads
     except ImportError as exc:
         raise UsageError("serve", f"needs the serve extra ({exc.name} is not installed): pip install -e \".[serve]\"")
+    from .serve.process import bind
+    sock = bind(a.host, a.port)  # a port in use is refused now, not after loading the corpus
     t0 = time.perf_counter()
     options = {"host": a.host, "port": a.port, "log_level": a.log_level, "access_log": a.log_level == "debug"}
     where = f"http://{a.host}:{a.port}/ (docs at /docs)"
@@ -125,6 +137,7 @@ def cmd_serve(a) -> int:
         log(f"serve: {a.corpus}: {n['chunks']} chunks, {n['retrievers']} retrievers, {n['readers']} readers load "
             f"({time.perf_counter() - t0:.1f} s); {where}, {a.workers} workers")
         os.environ[ENV_ARGS] = json.dumps([a.configfile, a.corpus, a.results, a.max_query_chars])
+        sock.close()  # the workers bind it themselves
         uvicorn.run("minirag.serve.app:app_from_env", factory=True, workers=a.workers, **options)
         return 0
     live = LiveCorpus(a.configfile, a.corpus, a.results, log=log)  # refuses to start on missing or stale artifacts
@@ -133,7 +146,7 @@ def cmd_serve(a) -> int:
         f"{len(built.reader_names())} readers loaded in {time.perf_counter() - t0:.1f} s; {where}")
     live.start()
     try:
-        uvicorn.run(create_app(live, a.max_query_chars), **options)
+        uvicorn.Server(uvicorn.Config(create_app(live, a.max_query_chars), **options)).run(sockets=[sock])
     finally:
         live.stop()
     return 0
@@ -168,7 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.set_defaults(fn=cmd_verify)
     sp = sub.add_parser("serve", help="serve the built corpus over HTTP (the serve extra)")
     sp.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback only)")
-    sp.add_argument("--port", type=int, default=8000)
+    sp.add_argument("--port", type=port_number, default=8000)
     sp.add_argument("--max-query-chars", type=positive_int, default=2000, help="longer queries get HTTP 413")
     sp.add_argument("--workers", type=positive_int, default=1, help="server processes (each holds its own copy)")
     sp.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])

@@ -37,7 +37,9 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
     def documents(self) -> list[str]:
         if self.source["format"] == "beir":
             return paths(Path(self.source["path"]) / "corpus.jsonl")
-        return sorted(str(p) for p in Path(self.source["path"]).glob(self.source["glob"]) if p.is_file())
+        # a name with { or } is no Snakemake input (a wildcard to it); curate refuses it, naming it
+        return sorted(str(p) for p in Path(self.source["path"]).glob(self.source["glob"])
+                      if p.is_file() and "{" not in str(p) and "}" not in str(p))
 
     def question_source(self) -> str:
         """What the questions stage reads: the BEIR folder, or the questions file."""

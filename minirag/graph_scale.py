@@ -51,8 +51,9 @@ class ScaleInputs:
             return self.documents()
         from .text.corpus import path_doc_id, source_paths
         root = Path(self.source["path"])
-        return [str(p) for p in source_paths(root, self.source["glob"])
-                if shard_of(path_doc_id(p, root), self.shards) == shard]
+        # planning lists the files; the curate_shard job refuses a symlink leading out (outside_links)
+        return [str(p) for p in source_paths(root, self.source["glob"], outside_links="follow")
+                if shard_of(path_doc_id(p, root), self.shards) == shard and not {"{", "}"} & set(str(p))]
 
     def shard_chunks(self) -> list[str]:
         return paths(*(self.layout.shard_chunks(i) for i in self.shard_ids()))

@@ -10,21 +10,25 @@ Outputs are named relative to the corpus's results folder, so a receipt still vo
 its files when the folder is moved or read through another path.
 
 `verified(path)` is what each artifact kind's loader calls before it parses a file: the
-file must exist, its producer's receipt must list it, and its bytes must hash to what the
-receipt recorded. A file cut short, bit-flipped, edited or replaced since its job wrote it
-is refused with one line naming the file, the receipt and the command that rebuilds it;
-it is never used. Receipts are Snakemake outputs of their rules, so deleting one reruns
-its job, and the report depends on every receipt. `verify_corpus` checks a whole results
-folder: every receipt's outputs, and every recorded input against its producer's receipt.
+file must exist, be a regular file, its producer's receipt must list it, and its bytes must
+hash to what the receipt recorded. A file cut short, bit-flipped, edited or replaced since
+its job wrote it is refused with one line naming the file, the receipt and the command that
+rebuilds it; it is never used. Receipts are Snakemake outputs of their rules, so deleting one
+reruns its job, and the report depends on every receipt. `verify_corpus` checks a whole
+results folder: every receipt's outputs, hash and content (content.py), and every recorded
+input against its producer's receipt.
 
 What it leaves out: files the user supplies (documents, questions, configs: their hashes
 are recorded as inputs, not checked), and authenticity: a receipt rewritten to match a
-forged file is not detected (these are checksums against damage and staleness, not signatures).
+forged file passes the hash check (these are checksums against damage and staleness, not
+signatures); only the content checks stand between a forgery and its use, and a forgery
+with well-formed, finite content passes them too.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import Iterator
 
@@ -119,10 +123,12 @@ def verified(path: str | Path, what: str = "") -> Path:
     recorded = read_receipt(receipt, path)["outputs"].get(key)
     if recorded is None:
         raise IntegrityError(f"{path}: not among the outputs its receipt {receipt} lists; {rebuild_hint(path)}")
-    if file_sha256(path) != recorded["sha256"]:
-        size = path.stat().st_size
-        raise IntegrityError(f"{path}: changed since its job wrote it ({size} bytes now, {recorded['bytes']} "
-                             f"then; sha256 differs from {receipt}); " + rebuild_hint(path))
+    st = path.stat()
+    if not stat.S_ISREG(st.st_mode):  # a FIFO or a device (/dev/zero) would never end: never read
+        raise IntegrityError(f"{path}: not a regular file (a FIFO, a device?); " + rebuild_hint(path))
+    if st.st_size != recorded.get("bytes") or file_sha256(path) != recorded["sha256"]:
+        raise IntegrityError(f"{path}: changed since its job wrote it ({st.st_size} bytes now, "
+                             f"{recorded.get('bytes')} then; sha256 differs from {receipt}); " + rebuild_hint(path))
     return path
 
 
@@ -139,13 +145,27 @@ def verify_corpus(root: str | Path) -> list[str]:
             written[os.path.realpath(p)] = rec["sha256"]
             if not p.exists():
                 problems.append(f"{p}: missing (listed by {receipt})")
-            elif file_sha256(p) != rec["sha256"]:
+            elif not stat.S_ISREG(p.stat().st_mode):
+                problems.append(f"{p}: not a regular file (a FIFO, a device?)")
+            elif p.stat().st_size != rec.get("bytes") or file_sha256(p) != rec["sha256"]:
                 problems.append(f"{p}: differs from what {receipt} recorded")
+            else:
+                problems += content_problems(p)
     for receipt in receipts:
         for inp, sha in read_json(receipt).get("inputs", {}).items():
             if written.get(os.path.realpath(inp), sha) != sha:
                 problems.append(f"{receipt}: read {inp} before it was last rewritten (stale: rerun its job)")
     return problems
+
+
+def content_problems(path: Path) -> list[str]:
+    """[] when the file's content is what its kind promises (content.py), else the one problem."""
+    from .content import check_file
+    try:
+        check_file(path)
+    except (ValueError, OSError, KeyError, TypeError) as exc:
+        return [str(exc)]
+    return []
 
 
 def load_records(path: str | Path, what: str = "") -> list[dict]:

@@ -13,6 +13,7 @@ import contextlib
 import hashlib
 import json
 import os
+import stat
 import tempfile
 import zipfile
 from pathlib import Path
@@ -68,9 +69,18 @@ def write_json(path: str | os.PathLike, obj: Any) -> None:
     atomic_write_text(path, json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
 
 
+def regular(path: str | os.PathLike) -> Path:
+    """`path`, if it is a regular file (after symlinks); a FIFO or a device (/dev/zero, /dev/stdin)
+    raises ValueError: reading one could block or never end."""
+    path = Path(path)
+    if path.exists() and not stat.S_ISREG(path.stat().st_mode):
+        raise ValueError(f"{path}: not a regular file (a folder, a FIFO, a device?)")
+    return path
+
+
 def read_text(path: str | os.PathLike) -> str:
     """A UTF-8 text file; bytes that are not UTF-8 raise ValueError naming the file and line."""
-    data = Path(path).read_bytes()
+    data = regular(path).read_bytes()
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -78,12 +88,21 @@ def read_text(path: str | os.PathLike) -> str:
         raise ValueError(f"{path}:{line}: not valid UTF-8 (byte {exc.start})") from None
 
 
+def parse_json(text: str | bytes, where: str, position: bool = False) -> Any:
+    """json.loads(text); broken JSON, or JSON nested past Python's recursion limit (100,000 `[`),
+    raises ValueError starting with `where` (a file, or file:line; `position`: then :line:column)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        at = f":{exc.lineno}:{exc.colno}" if position else ""
+        raise ValueError(f"{where}{at}: not valid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise ValueError(f"{where}: JSON nested too deeply to read") from None
+
+
 def read_json(path: str | os.PathLike) -> Any:
     """A JSON file; broken JSON raises ValueError naming the file, line and column."""
-    try:
-        return json.loads(read_text(path))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
+    return parse_json(read_text(path), str(path), position=True)
 
 
 def write_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> int:
@@ -99,7 +118,7 @@ def write_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> int:
 def iter_jsonl(path: str | os.PathLike) -> Iterator[dict]:
     """JSON Lines one record at a time (memory: one line); a bad line, or bytes that are not
     UTF-8, raise ValueError naming the file and line."""
-    with open(path, "rb") as fh:
+    with open(regular(path), "rb") as fh:
         for lineno, raw in enumerate(fh, start=1):
             try:
                 line = raw.decode("utf-8")
@@ -107,10 +126,7 @@ def iter_jsonl(path: str | os.PathLike) -> Iterator[dict]:
                 raise ValueError(f"{path}:{lineno}: not valid UTF-8 (byte {exc.start} of the line)") from None
             if not line.strip():
                 continue
-            try:
-                yield json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{lineno}: not valid JSON: {exc.msg}") from None
+            yield parse_json(line, f"{path}:{lineno}")
 
 
 def read_jsonl(path: str | os.PathLike) -> list[dict]:
@@ -155,6 +171,17 @@ def save_npz(path: str | os.PathLike, **arrays: np.ndarray) -> None:
         np.savez(fh, **arrays)
 
 
+def shown(value: Any, limit: int = 80) -> str:
+    """repr(value) for a message, cut short (reprlib): a message quoting a user's value never grows
+    with it (a 100 MB string, a list of a million items, an alias bomb's nesting)."""
+    import reprlib
+    r = reprlib.Repr()
+    r.maxstring = r.maxother = limit
+    r.maxlist = r.maxtuple = r.maxdict = r.maxset = 10
+    r.maxlevel = 3
+    return r.repr(value)
+
+
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -165,7 +192,7 @@ def sha256_bytes(data: bytes) -> str:
 
 def sha256_file(path: str | os.PathLike) -> str:
     h = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with open(regular(path), "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()

@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import math
 import types
 import typing
 from dataclasses import MISSING, field, fields
@@ -35,6 +36,7 @@ T = TypeVar("T")
 
 BOUNDS = ("minimum", "maximum", "exclusive_minimum", "min_length", "min_items", "pattern")
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]*$"  # a name that becomes part of a file path
+PATH_PATTERN = r"^[^{}]*$"  # a path a rule reads: Snakemake takes {...} in an input path for a wildcard
 
 
 class SettingsError(ValueError):
@@ -103,6 +105,8 @@ def coerce(value: Any, hint: Any, where: str) -> Any:
     if hint is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             _fail(where, f"expected a number, got {value!r}")
+        if isinstance(value, float) and not math.isfinite(value):  # YAML's .nan passes every bound check
+            _fail(where, f"expected a finite number, got {value!r}")
         return float(value) if isinstance(value, int) else value
     if hint is str:
         if not isinstance(value, str):

@@ -264,6 +264,19 @@ def test_the_scorer_is_byte_reproducible(tmp_path):
     np.testing.assert_array_equal(loaded.candidate_scores(groups[0].X), s.candidate_scores(groups[0].X))
 
 
+def test_scorer_weights_of_another_shape_or_holding_nan_are_refused_naming_the_file(tmp_path):
+    from minirag.content import ContentError
+    from minirag.io import save_npz
+    s = AnswerScorer(5, 2, hidden=0, seed=0)
+    arrays = dict(mean=s.mean, std=s.std, hidden=np.array([0]), **s.params)
+    save_npz(tmp_path / "short.npz", **{**arrays, "w": np.zeros(4, np.float32)})
+    with pytest.raises(ContentError, match="short.npz.*shapes"):
+        AnswerScorer.load(tmp_path / "short.npz")
+    save_npz(tmp_path / "nan.npz", **{**arrays, "u": np.array([0.0, np.nan], np.float32)})
+    with pytest.raises(ContentError, match="nan.npz.*NaN"):
+        AnswerScorer.load(tmp_path / "nan.npz")
+
+
 def test_pooling_sums_one_answers_probability_and_maps_to_the_option_offered(vocab):
     answers = pool(["vine", "Vine.", "vino"], np.array([0.3, 0.25, 0.4]), ["vine", "vine", "vino"])
     assert [(a.text, round(a.p, 2), a.best) for a in answers] == [("vine", 0.55, 0), ("vino", 0.4, 2)]

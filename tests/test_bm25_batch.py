@@ -4,7 +4,6 @@ Exactly: the same item indices and float64 scores bit for bit (np.array_equal), 
 against the exhaustive search of each query on its own (`search_batch(..., prune=False)`, and the original
 top-k rule in test_bm25_search.py's `reference`)."""
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

@@ -14,6 +14,9 @@ def built(tmp_path, monkeypatch):
     """A corpus folder with one run written by its retrieve job, and a prompt job that read it."""
     monkeypatch.chdir(tmp_path)
     lay = CorpusLayout.of("results", "c")
+    lay.root.mkdir(parents=True)
+    lay.questions.write_text('{"qid": "q1"}\n')  # the ids a run may name
+    lay.chunks.write_text('{"id": "a"}\n{"id": "b"}\n')
     write_run(lay.run("bm25"), {"q1": [("a", 2.0), ("b", 1.0)]}, "bm25")
     write_receipt(lay.receipt("retrieve", "bm25"), "retrieve", "bm25", {"depth": 10}, [], [lay.run("bm25")])
     (lay.root / "prompts").mkdir()

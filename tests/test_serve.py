@@ -356,7 +356,7 @@ def test_openai_reader_times_out(scripted):
     from minirag.answer.readers import make_reader
     url, requests = scripted
     t0 = time.monotonic()
-    with pytest.raises(ModelServerError, match=rf"{url}/chat/completions: no reply within timeout_s = 0.3 s"):
+    with pytest.raises(ModelServerError, match=rf"{url}/chat/completions: no complete reply within timeout_s = 0.3 s"):
         make_reader(remote_reader(url, timeout_s=0.3, retries=1, backoff_s=0.01)).generate(prompt())
     assert time.monotonic() - t0 < 2.5 and requests() == 2
 

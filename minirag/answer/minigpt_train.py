@@ -24,6 +24,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
+from .. import content
 from ..io import atomic_write_bytes, read_json, sha256_bytes, write_json
 from .minigpt import MiniGPT, MiniGPTConfig
 
@@ -164,6 +165,7 @@ def load_model(path: str | Path, config: MiniGPTConfig | None = None) -> MiniGPT
             params = {name: npz[name] for name in npz.files}
     except (ValueError, OSError, zipfile.BadZipFile) as exc:
         raise ValueError(f"{path}: not a readable .npz ({exc})") from None
+    content.weights(params, path)
     dtypes = {a.dtype for a in params.values()}
     try:
         return MiniGPT(saved, params, dtype=dtypes.pop() if len(dtypes) == 1 else np.float32)

@@ -18,6 +18,7 @@ from typing import Mapping, Sequence
 
 from ..rank.ranking import Ranking, Retriever
 from ..text.chunks import Chunk
+from ..text.query import query_text
 from .prompt import Prompt, build_prompt, selected
 from .readers import Answer, Reader
 from .selector import AnswerSelector
@@ -29,6 +30,7 @@ def rag_answer(query: str, retriever: Retriever, reader: Reader, chunks: Mapping
     """Answer `query` from the top k chunks; `chunks` maps ids to chunks (or lists them). Given an answer
     `selector`, its best `answers` answers over the top `selector.depth` chunks (`langs`: each document's
     language) lead the evidence. `prompt_options` go to build_prompt (template, evidence_lines, evidence_chars)."""
+    query = query_text(query)  # NFC, as the documents are; not text: QueryError
     by_id = chunks if isinstance(chunks, Mapping) else {c.id: c for c in chunks}
     ranked = retriever.search(query, k=max(k, selector.depth) if selector else k)
     top = [by_id[cid] for cid, _ in ranked]

@@ -212,6 +212,7 @@ class OpenAISettings:
     timeout_s: float = setting(60.0, exclusive_minimum=0)
     retries: int = setting(2, minimum=0)        # further tries after a refused connection, a timeout, a 429 or 5xx
     backoff_s: float = setting(0.5, minimum=0)  # the wait before retry i is backoff_s * 2**i
+    max_response_bytes: int = setting(8_000_000, minimum=1024)  # a longer reply is refused (read up to this)
 
 
 class OpenAIReader(Reader):
@@ -230,7 +231,7 @@ class OpenAIReader(Reader):
             if not key:
                 raise ValueError(f"api_key_env: the environment variable {settings.api_key_env} is not set")
         client = ChatClient(settings.base_url, settings.model, key, settings.timeout_s, settings.retries,
-                            settings.backoff_s)
+                            settings.backoff_s, settings.max_response_bytes)
         return cls(client, settings.temperature, settings.max_tokens)
 
     def generate(self, prompt: Prompt, max_new_tokens: int | None = None) -> Answer:
@@ -242,7 +243,8 @@ class OpenAIReader(Reader):
         cited = [int(n) for n in MARKER_RE.findall(text) if 1 <= int(n) <= len(prompt.citations)]
         citations = list(dict.fromkeys(prompt.citations[n - 1] for n in cited))
         abstained = not text or any(p in text.lower().replace("’", "'") for p in IDK_PHRASES)
-        origin = {"model": reply.get("model") or self.client.model, "endpoint": self.client.url}
+        model = reply.get("model") if isinstance(reply.get("model"), str) and reply.get("model") else None
+        origin = {"model": model or self.client.model, "endpoint": self.client.url}
         return Answer(text, [] if abstained else citations, abstained, 0.0 if abstained else 1.0,
                       (time.perf_counter() - t0) * 1000.0, origin)
 

@@ -135,15 +135,21 @@ class AnswerScorer:
 
     @classmethod
     def load(cls, path: str | Path) -> "AnswerScorer":
+        from .. import content
         from ..io import load_npz
         arrays = load_npz(path)
-        hidden = int(arrays.pop("hidden")[0])
-        mean, std = arrays.pop("mean"), arrays.pop("std")
-        scorer = cls(len(mean), len(arrays["u"]), hidden)
+        content.weights(arrays, path)  # numbers, every one finite
+        try:
+            hidden = int(arrays.pop("hidden")[0])
+            mean, std = arrays.pop("mean"), arrays.pop("std")
+            scorer = cls(len(mean), len(arrays["u"]), hidden)
+        except (KeyError, IndexError, TypeError) as exc:
+            raise content.ContentError(f"{path}: not an answer scorer's weights ({exc!r} missing or empty)") from None
+        shapes = {k: v.shape for k, v in scorer.params.items()}
+        if {k: v.shape for k, v in arrays.items()} != shapes or std.shape != mean.shape:
+            raise content.ContentError(f"{path}: answer scorer weights of shapes "
+                                       f"{ {k: v.shape for k, v in arrays.items()} }, expected {shapes}")
         scorer.mean, scorer.std, scorer.params = mean, std, arrays
-        for k, v in arrays.items():
-            if not np.all(np.isfinite(v)):
-                raise ValueError(f"{path}: answer scorer weights {k!r} are not all finite")
         return scorer
 
     def describe(self, names: tuple[str, ...]) -> dict:

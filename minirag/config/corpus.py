@@ -31,6 +31,7 @@ from ..index.embedders import EmbedderKind
 from ..rank.kinds import KINDS, RetrieverKind, kind_of
 from ..settings import (
     NAME_PATTERN,
+    PATH_PATTERN,
     SettingsError,
     check_bounds,
     setting,
@@ -57,11 +58,11 @@ class CorpusSettings:
     prompt: PromptSettings = PromptSettings()
     diagnose: DiagnoseSettings = DiagnoseSettings()
     note: str = ""                             # markdown shown at the top of the corpus's report section
-    assertions: str = ""                       # YAML file of assertions (workflow/assertions.*.yaml); "" = none
+    assertions: str = setting("", pattern=PATH_PATTERN)  # YAML file of assertions (workflow/assertions.*.yaml)
     strict: bool = False                       # true: a failing assertion fails the build
     serve: str = ""                            # the retriever `search` and `answer` use unasked; "" = the first fusion
     answer: tuple[str, ...] = ("*",)           # runs every reader answers; "*" = all but sweep points, [] = none
-    shards: int = setting(1, minimum=1)        # > 1: chunk, embed and BM25 run as one job per shard, then merge
+    shards: int = setting(1, minimum=1, maximum=10_000)        # > 1: chunk, embed and BM25 run as one job per shard, then merge
     train_cap: int = setting(0, minimum=0)     # > 0: tokenizer, bi-encoder and reader learn from at most this many documents
     train_seed: int = 0                        # which documents that sample holds (shards.training_sample)
 
@@ -266,7 +267,7 @@ def stage_settings(cc: dict, stage: str, name: str | None = None) -> dict:
     src = cc["source"]
     if stage == "curate":
         return {"format": src["format"], "fields": src["fields"], "default_lang": src["default_lang"],
-                "langs": src["langs"]}
+                "langs": src["langs"], "outside_links": src["outside_links"]}
     if stage == "questions":
         return {"format": src["format"], "split": src["split"], "questions_format": src["questions_format"],
                 "question_langs": src["question_langs"], "strict_qrels": src["strict_qrels"]}

@@ -2,6 +2,9 @@
 
 The command line (`search`, `answer`, `assert`) loads configs here, so a config the
 workflow would refuse is refused with the same message, naming the file and the key path.
+`python -m minirag.config.load FILE...` checks files before Snakemake is given them (`make
+check-config`): Snakemake reads a `--configfile` before the workflow's own checks run, and
+a folder or a missing file there ends in its traceback.
 
 What it leaves out: Snakemake's merging of several config files (the workflow merges a
 `--configfile` into workflow/config.yaml; here one file is one config).
@@ -13,6 +16,7 @@ from pathlib import Path
 
 import yaml
 
+from ..safe_yaml import read_yaml
 from .corpus import ConfigError, corpus_config
 from .schema import config_schema
 
@@ -29,9 +33,13 @@ def validate(config: dict, where: str) -> None:
 def load_config(path: str | Path) -> dict:
     path = Path(path)
     try:
-        config = yaml.safe_load(path.read_text(encoding="utf-8"))
+        config = read_yaml(path)
     except FileNotFoundError:
         raise ConfigError(f"{path}: config file not found") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: a folder, not a config file") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the config file ({exc.strerror})") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML: {exc}") from None
     if not isinstance(config, dict):
@@ -46,3 +54,26 @@ def load_corpus(path: str | Path, corpus: str) -> dict:
         return corpus_config(load_config(path), corpus)
     except ConfigError as exc:
         raise ConfigError(f"{path}: {exc}" if not str(exc).startswith(str(path)) else str(exc)) from None
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Check each config file given (exists, is a file, bounded YAML, schema, every corpus); one line each."""
+    import sys
+
+    from .corpus import corpus_names
+    paths = sys.argv[1:] if argv is None else argv
+    for path in paths:
+        try:
+            config = load_config(path)
+            names = corpus_names(config)
+            for name in names:
+                load_corpus(path, name)
+        except (ConfigError, ValueError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        print(f"{path}: a valid config ({', '.join(names)})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

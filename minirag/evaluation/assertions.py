@@ -44,6 +44,7 @@ from typing import Any, Mapping, Sequence
 import yaml
 
 from ..rank.ranking import Ranking
+from ..safe_yaml import read_yaml
 from .evaluate import METRIC_KEYS, mean
 
 KINDS = ("contains_doc", "excludes_doc", "min_distinct_docs", "max_per_doc", "metric")
@@ -166,7 +167,7 @@ def parse_entry(entry: Any, where: str, index: int, gate: bool = True) -> Assert
 def load_assertions(path: str | Path) -> list[Assertion]:
     """Parse and validate an assertions file; every error names the file and the entry."""
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        data = read_yaml(path)
     except yaml.YAMLError as exc:
         raise AssertionFileError(f"{path}: not valid YAML: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("assertions"), list):

@@ -13,6 +13,7 @@ from __future__ import annotations
 from operator import itemgetter
 from pathlib import Path
 
+from ..content import known_ids, run_rows
 from ..integrity import verified
 from ..io import atomic_write_text, read_text
 from ..rank.ranking import Ranking
@@ -38,10 +39,10 @@ def write_run(path: str | Path, run: dict[str, Ranking], name: str) -> None:
     atomic_write_text(path, format_run(run, name))
 
 
-def read_run(path: str | Path) -> dict[str, Ranking]:
-    """{qid: [(id, score), ...]} in rank order; every qid of the file, even with one line.
-    Unchecked: `load_run` is what stages use."""
-    run: dict[str, list[tuple[int, str, float]]] = {}
+def parse_run(path: str | Path) -> list[tuple[int, str, str, int, float, str]]:
+    """(line number, qid, id, rank, score, run name) of every line; a line that is not six fields
+    with an integer rank and a number score raises ValueError naming the file and line."""
+    rows = []
     text = read_text(path)
     if text and not text.endswith("\n"):
         raise ValueError(f"{path}: the last line has no newline: the file was cut short")
@@ -51,17 +52,36 @@ def read_run(path: str | Path) -> dict[str, Ranking]:
             continue
         if len(parts) != 6:
             raise ValueError(f"{path}:{lineno}: expected 6 fields 'qid Q0 id rank score run', got {len(parts)}")
-        qid, _, doc, rank, score, _ = parts
+        qid, _, doc, rank, score, name = parts
         try:
-            run.setdefault(qid, []).append((int(rank), doc, float(score)))
+            rows.append((lineno, qid, doc, int(rank), float(score), name))
         except ValueError:
             raise ValueError(f"{path}:{lineno}: rank must be an integer and score a number") from None
-    return {q: [(d, s) for _, d, s in sorted(rows)] for q, rows in run.items()}
+    return rows
+
+
+def read_run(path: str | Path, name: str | None = None, qids: set[str] | None = None,
+             chunk_ids: set[str] | None = None) -> dict[str, Ranking]:
+    """{qid: [(id, score), ...]} in rank order; every qid of the file, even with one line. The lines
+    are checked to be a run (content.run_rows): finite scores, ranks 1..n in score order, no pair
+    twice, and, when given, the run's name and the known qids and chunk ids. Not checked against a
+    receipt: `load_run` is what stages use."""
+    rows = parse_run(path)
+    run_rows(rows, path, name, qids, chunk_ids)
+    run: dict[str, Ranking] = {}
+    for _, qid, doc, _, score, _ in rows:
+        run.setdefault(qid, []).append((doc, score))
+    return run
 
 
 def load_run(path: str | Path) -> dict[str, Ranking]:
-    """A run file checked against its receipt (a truncated or edited run is refused), then parsed."""
-    return read_run(verified(path, "run"))
+    """A run file checked against its receipt (a truncated or edited run is refused), then read as
+    a run of its corpus: its name the file's, its qids and chunk ids those of questions.jsonl and
+    chunks.jsonl beside it."""
+    from ..layout import CorpusLayout
+    path = verified(path, "run")
+    layout = CorpusLayout.producer_of(path)[0]
+    return read_run(path, Path(path).stem, known_ids(layout.questions, "qid"), known_ids(layout.chunks, "id"))
 
 
 def write_qrels(path: str | Path, qrels: dict[str, dict[str, int]]) -> None:

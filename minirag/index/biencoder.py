@@ -32,6 +32,7 @@ from typing import Literal, Sequence
 
 import numpy as np
 
+from .. import content
 from ..integrity import verified
 from ..io import load_npz, read_json, save_npz, sha256_bytes, write_json
 from ..settings import setting, settings_from_dict
@@ -189,6 +190,7 @@ class MiniBiEncoder:
         absent = [name for name in PARAM_NAMES if name not in arrays]
         if absent:
             raise ValueError(f"{path}: no weights {', '.join(absent)}; re-run train_biencoder")
+        content.weights(arrays, path)
         model.params = {name: arrays[name] for name in PARAM_NAMES}
         if model.fingerprint() != meta["weights_sha256"]:
             raise ValueError(f"{path}: weights do not match the sha256 in {path.with_suffix('.json').name}")

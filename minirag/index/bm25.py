@@ -42,6 +42,7 @@ from typing import Literal
 
 import numpy as np
 
+from .. import content
 from ..integrity import verified
 from ..io import load_npz, read_json, save_npz, write_json
 from ..settings import setting, settings_from_dict
@@ -271,6 +272,7 @@ class BM25Index:
                 list(vocab.items()) != [(term, i) for i, term in enumerate(sorted(vocab))]:
             raise ValueError(f"{directory / 'vocab.json'}: not the {n_terms} terms of index.npz, numbered in "
                              "sorted term order; re-run bm25")
+        content.bm25_arrays(arrays, n_terms, directory / "index.npz")  # postings within bounds, weights finite
         analyzer = Analyzer(AnalyzerConfig.from_dict(meta["analyzer"]))
         index = cls(arrays, vocab, BM25Params.from_dict(meta["params"]), analyzer, meta["avgdl"])
         if index.n_items != meta["n_items"]:

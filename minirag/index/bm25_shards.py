@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import content
 from ..io import load_npz, read_json, save_npz, write_json
 from .bm25 import BM25Index, BM25Params, body_weights, title_weights
 from .bm25_postings import Postings
@@ -54,6 +55,7 @@ def load_postings(directory: str | Path) -> tuple[Postings, dict]:
     if len(items.get("rows", [])) != len(arrays["lengths"]):
         raise ValueError(f"{directory / 'items.json'}: {len(items.get('rows', []))} rows for "
                          f"{len(arrays['lengths'])} items of postings.npz; re-run bm25_shard")
+    content.bm25_postings(arrays, len(vocab), directory / "postings.npz")
     return Postings(vocab, *(arrays[k] for k in POSTINGS_ARRAYS)), items
 
 

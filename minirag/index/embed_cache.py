@@ -36,8 +36,9 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import content
 from ..integrity import IntegrityError, MissingArtifact, verified, write_receipt
-from ..io import atomic_path
+from ..io import atomic_path, load_npz
 
 KEEP_OLD = 1.0  # rows kept that this build did not use, as a share of the rows it has
 
@@ -62,8 +63,9 @@ class EmbedCache:
     def load(cls, path: Path, d: int, log=lambda msg: None) -> "EmbedCache":
         """The cache at `path`, checked against its receipt; empty when missing, damaged or of another width."""
         try:
-            with np.load(verified(path, "embedding cache"), allow_pickle=False) as z:
-                cache = cls(z["models"], z["model"], z["text_sha256"], z["vectors"])
+            arrays = load_npz(verified(path, "embedding cache"))
+            content.embed_cache(arrays, path)
+            cache = cls(arrays["models"], arrays["model"], arrays["text_sha256"], arrays["vectors"])
         except (IntegrityError, MissingArtifact, OSError, KeyError, ValueError, IndexError) as exc:
             if path.exists():
                 log(f"embed: cache not used ({exc})")

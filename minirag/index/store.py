@@ -25,6 +25,7 @@ from typing import Protocol
 import numpy as np
 
 from ..text.chunks import Chunk
+from ..text.query import nfc
 
 
 class Embedder(Protocol):
@@ -111,6 +112,6 @@ class FlatVectorStore:
         return out
 
     def search(self, query_text: str, k: int = 5) -> list[tuple[Chunk, float]]:
-        q = self.embedder.embed([query_text])  # (1, d)
+        q = self.embedder.embed([nfc(query_text)])  # (1, d); NFC, as the documents are
         (idx, sims), = self.search_vectors(q, k)
         return [(self.chunks[i], float(s)) for i, s in zip(idx, sims)]

@@ -17,6 +17,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
+from .. import content
 from ..integrity import file_sha256, note_sha256, verified
 from ..io import atomic_path, load_npy, read_json, sha256_file, sha256_text, write_json
 from ..text.chunks import Chunk, index_text
@@ -88,6 +89,7 @@ def load_aligned_vectors(npy_path: str | Path, chunks: list[Chunk], mmap: bool =
     if len(rows) != len(chunks) or vectors.shape[0] != len(chunks):
         raise AlignmentError(f"{npy_path}: {vectors.shape[0]} rows for {len(chunks)} chunks "
                              f"(first unmatched row {min(len(rows), len(chunks))})")
+    content.vectors(vectors, sidecar, npy_path)  # finite, float32, the recorded shape
     return vectors, sidecar
 
 

@@ -22,6 +22,7 @@ from ..index.store import FlatVectorStore
 from ..text.analyze import Analyzer
 from ..text.chunks import Chunk, index_text
 from ..text.expand import QueryExpander
+from ..text.query import nfc
 from .ranking import Ranking
 
 
@@ -30,7 +31,7 @@ class DenseRetriever:
         self.store = store
 
     def search(self, query: str, k: int = 5) -> Ranking:
-        return [(c.id, s) for c, s in self.store.search(query, k)]
+        return [(c.id, s) for c, s in self.store.search(query, k)]  # the store normalises the query
 
     def search_batch(self, queries: list[str], k: int) -> list[Ranking]:
         # One query at a time, as `search` (the CLI, the server) does: a batched embedding or
@@ -48,7 +49,7 @@ class IVFRetriever:
         self.computations = 0  # distance computations of every search so far (nlist + rows scanned)
 
     def search(self, query: str, k: int = 5) -> Ranking:
-        q = self.embedder.embed([query])[0]  # (d,)
+        q = self.embedder.embed([nfc(query)])[0]  # (d,)
         rows, scores, computed = self.index.search(q, k, self.nprobe)
         self.computations += computed
         return [(self.chunk_ids[i], float(s)) for i, s in zip(rows, scores)]
@@ -78,6 +79,7 @@ class BM25Retriever:
         return [self.index.search_concepts(self.expander.concepts(q), k) for q in queries]
 
     def search_batch(self, queries: list[str], k: int) -> list[Ranking]:
+        queries = [nfc(q) for q in queries]  # as the documents are
         if self.parents is None:
             return [[(self.chunk_ids[i], float(s)) for i, s in zip(idx, scores)]
                     for idx, scores in self._search(queries, k)]

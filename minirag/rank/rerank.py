@@ -158,6 +158,7 @@ def load_model(path) -> dict:
     """A trained reranker's {"w": (F,), "b": float}, both files checked against their job's receipt."""
     from pathlib import Path
 
+    from ..content import weights
     from ..integrity import load_json, verified
     from ..io import load_npz
     meta = load_json(Path(path).with_suffix(".json"), "reranker sidecar")
@@ -165,6 +166,7 @@ def load_model(path) -> dict:
         raise ValueError(f"{path}: trained on features {meta.get('features')}, these are {list(FEATURES)}; "
                          "re-run train_reranker")
     arrays = load_npz(verified(path, "reranker model"))
+    weights(arrays, path)
     return {"w": arrays["w"], "b": float(arrays["b"][0])}
 
 

@@ -27,17 +27,18 @@ from __future__ import annotations
 import logging
 import time
 from importlib import resources
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..built import QueryTooLong, UnknownName, UsageError, check_query
+from ..text.corpus import text_problem
 from .state import LiveCorpus
 
 MAX_BODY_BYTES = 64 * 1024
@@ -45,16 +46,33 @@ ENV_ARGS = "MINIRAG_SERVE_ARGS"  # [configfile, corpus, results, max_query_chars
 log = logging.getLogger("minirag.serve")
 
 
-class SearchRequest(BaseModel):
-    query: str = Field(description="the question or keywords")
-    retriever: str | None = Field(None, description="a retriever of the config (GET /retrievers); default: the served one")
+def no_lone_surrogate(value: str) -> str:
+    """A string JSON escapes can hold but UTF-8 cannot ("\\ud800"): refused here, or echoing it
+    back (a query, a model name) would fail when the answer is encoded."""
+    problem = text_problem(value)
+    if problem and "surrogate" in problem:
+        raise ValueError(f"holds {problem}, which is not text")
+    return value
+
+
+Text = Annotated[str, AfterValidator(no_lone_surrogate)]
+
+
+class StrictRequest(BaseModel):
+    """A request body read strictly: a bool is not an integer, a string is not a number or a bool."""
+    model_config = ConfigDict(strict=True)
+
+
+class SearchRequest(StrictRequest):
+    query: Text = Field(description="the question or keywords")
+    retriever: Text | None = Field(None, description="a retriever of the config (GET /retrievers); default: the served one")
     k: int = Field(5, ge=1, description="results to return, at most the run depth")
 
 
-class AnswerRequest(BaseModel):
-    query: str = Field(description="the question")
-    retriever: str | None = Field(None, description="a retriever of the config; default: the served one")
-    reader: str | None = Field(None, description="a reader of the config; default: its first")
+class AnswerRequest(StrictRequest):
+    query: Text = Field(description="the question")
+    retriever: Text | None = Field(None, description="a retriever of the config; default: the served one")
+    reader: Text | None = Field(None, description="a reader of the config; default: its first")
     k: int | None = Field(None, ge=1, description="chunks in the prompt; default: the config's prompt.k")
 
 
@@ -112,6 +130,8 @@ def create_app(live: LiveCorpus, max_query_chars: int = 2000) -> FastAPI:
     @app.exception_handler(RequestValidationError)
     async def on_invalid(request: Request, exc: RequestValidationError):
         errors = jsonable_encoder(exc.errors(), exclude={"input", "ctx", "url"})
+        if errors and errors[0].get("type") == "json_invalid":  # loc ["body", offset]: not a field
+            return invalid_json(request, exc.errors()[0])
         if request.url.path.startswith("/v1/"):
             first = errors[0] if errors else {"loc": [], "msg": "invalid request"}
             field = ".".join(str(x) for x in first["loc"][1:]) or None
@@ -210,6 +230,18 @@ class BodyLimit:
                 return {"type": "http.request", "body": body, "more_body": False}
             return await receive()  # after the body: a disconnect, as the server reports it
         return await self.app(scope, replay, send)
+
+
+def invalid_json(request: Request, error: dict) -> JSONResponse:
+    """FastAPI's json_invalid error (loc ["body", offset]) as a 422 whose message names the character
+    where the body breaks; no field (the /v1 shape's param is null)."""
+    at = error["loc"][1] if len(error["loc"]) > 1 else None
+    reason = (error.get("ctx") or {}).get("error", "")
+    message = f"the body is not valid JSON{f' at character {at}' if isinstance(at, int) else ''}" + \
+        (f": {reason}" if reason else "")
+    if request.url.path.startswith("/v1/"):
+        return error_response(request, 422, None, message, "invalid_json")
+    return JSONResponse({"detail": [{"loc": ["body"], "msg": message, "type": "json_invalid"}]}, status_code=422)
 
 
 def app_from_env() -> FastAPI:

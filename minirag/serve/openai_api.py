@@ -22,26 +22,42 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import FastAPI
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, ConfigDict, Field
 
-from .app import AnswerRequest, RequestFailed
+from .app import AnswerRequest, RequestFailed, StrictRequest, Text, no_lone_surrogate
 
 DEFAULT_MODEL = "minirag"
 
 
-class ChatMessage(BaseModel):
-    model_config = ConfigDict(extra="allow")
-    role: str
-    content: str | list[dict[str, Any]] | None = None
+def checked_content(content: Any) -> Any:
+    """A message's content: a string, null, or a list of parts whose text parts carry a string."""
+    if content is None or isinstance(content, str):
+        return no_lone_surrogate(content) if content else content
+    if not isinstance(content, list):
+        raise ValueError(f"expected a string or a list of parts, got {type(content).__name__}")
+    for i, part in enumerate(content):
+        if not isinstance(part, dict) or not isinstance(part.get("type", "text"), str):
+            raise ValueError(f"part {i}: expected an object with a string 'type'")
+        if part.get("type", "text") == "text":
+            if not isinstance(part.get("text"), str):
+                raise ValueError(f"part {i}: a text part's 'text' must be a string, got {type(part.get('text')).__name__}")
+            no_lone_surrogate(part["text"])
+    return content
 
 
-class ChatRequest(BaseModel):
-    model_config = ConfigDict(extra="allow")
-    model: str = DEFAULT_MODEL
+class ChatMessage(StrictRequest):
+    model_config = ConfigDict(extra="allow", strict=True)
+    role: Text
+    content: Annotated[Any, AfterValidator(checked_content)] = None
+
+
+class ChatRequest(StrictRequest):
+    model_config = ConfigDict(extra="allow", strict=True)
+    model: Text = DEFAULT_MODEL
     messages: list[ChatMessage] = Field(min_length=1)
     stream: bool = False
     temperature: float | None = None
@@ -50,7 +66,7 @@ class ChatRequest(BaseModel):
 
 def text_of(content: str | list[dict] | None) -> str:
     if isinstance(content, list):
-        return "".join(part.get("text", "") for part in content if part.get("type", "text") == "text")
+        return "".join(part["text"] for part in content if part.get("type", "text") == "text")
     return content or ""
 
 

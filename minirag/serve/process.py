@@ -1,4 +1,5 @@
-"""`minirag serve` as a child process on a free loopback port: for tests, benchmarks and scripts.
+"""`minirag serve` as a child process on a free loopback port: for tests, benchmarks and scripts;
+and `bind`, how the server takes its port before it loads anything.
 
     with ServerProcess(cwd=repo, corpus="kb") as server:
         urllib.request.urlopen(server.url + "/healthz")
@@ -12,6 +13,7 @@ What it leaves out: the server itself (app.py) and any client beyond the health 
 from __future__ import annotations
 
 import ctypes
+import errno
 import json
 import os
 import signal
@@ -31,6 +33,21 @@ def die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)
     except (OSError, AttributeError):
         pass
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening-ready socket bound to (host, port), as uvicorn binds one; a port in use or an
+    address this machine does not have is a UsageError naming it."""
+    from ..built import UsageError
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError as exc:
+        reason = "is in use (another server?)" if exc.errno == errno.EADDRINUSE else f"cannot be bound ({exc.strerror})"
+        raise UsageError("--port", f"{host}:{port} {reason}; choose another --port or --host") from None
+    return sock
 
 
 def free_port() -> int:

@@ -7,8 +7,8 @@
 gives `python -m minirag.stages.chunk --settings JSON --docs PATH --out PATH [--tokenizer PATH]
 [--receipt PATH]`: `settings` is parsed from JSON, `list[Path]` takes any number of paths, a
 parameter with a default is optional. The function returns the files it wrote; with
-`--receipt`, their sha256 and those of every path argument it read go into the job's
-receipt (integrity.py), written last.
+`--receipt`, their content is checked (content.py), then their sha256 and those of every
+path argument it read go into the job's receipt (integrity.py), written last.
 
 A known failure (bad input, a damaged artifact, a full disk) is one line on stderr and
 exit 1, never a traceback; `--debug` shows the traceback. A stage whose Snakemake dies
@@ -32,6 +32,7 @@ import typing
 from pathlib import Path
 from typing import Callable
 
+from ..content import check_outputs
 from ..integrity import write_receipt
 
 KNOWN_FAILURES = (ValueError, RuntimeError, OSError, KeyError)
@@ -123,11 +124,13 @@ def run_stage(fn: Callable, argv: list[str] | None = None) -> None:
     args = vars(parser_for(fn).parse_args(argv))
     debug, receipt = args.pop("debug"), args.pop("receipt")
     signal.signal(signal.SIGTERM, on_terminate)
+    signal.signal(signal.SIGINT, on_terminate)  # Ctrl-C: the same clean exit, no traceback in the log
     stop_with_parents()
     t0 = time.perf_counter()
     try:
         written = fn(**args)
         if receipt:
+            check_outputs(written)  # what the receipt will vouch for must be sound, not only unchanged
             stage, _, name = receipt.stem.partition(".")
             inputs = [p for n, many in path_params(fn).items() if not n.startswith("out")
                       for p in (args[n] if many else [args[n]]) if p is not None]

@@ -18,7 +18,7 @@ def curate(settings: dict, source: Path, glob: str, out: Path, shard: int = -1, 
     else:
         from ..text.corpus import curate_markdown
         docs = curate_markdown(source, glob, settings["fields"], settings["default_lang"], tuple(settings["langs"]),
-                               keep=keep)
+                               keep=keep, outside_links=settings.get("outside_links", "refuse"), warn=log)
     n = write_jsonl(out, docs)
     part = f" (shard {shard} of {shards})" if keep else ""
     log(f"curate: {n} documents from {source}{part} -> {out}")

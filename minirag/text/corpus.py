@@ -16,6 +16,7 @@ analysis of the text.
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -24,11 +25,14 @@ from typing import Literal
 
 import yaml
 
-from ..io import sha256_text
-from ..settings import setting
+from ..io import sha256_text, shown
+from ..safe_yaml import load_yaml
+from ..settings import PATH_PATTERN, setting
 
 QUESTION_LANGS = ("en", "es", "cross")
 CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x80-\x9f]")  # C0 but tab/newlines, DEL, C1
+SURROGATE_RE = re.compile(r"[\ud800-\udfff]")  # only a JSON escape makes one: it is not text, UTF-8 cannot hold it
+FRONT_MATTER_NODES, FRONT_MATTER_DEPTH = 10_000, 20  # what front matter may expand to (safe_yaml.py)
 
 
 @dataclass(frozen=True)
@@ -43,16 +47,17 @@ class FieldNames:
 class SourceSettings:
     """Where a corpus's documents and questions are, and how to read them (stages curate, questions)."""
     format: Literal["markdown", "beir"] = "markdown"
-    path: str = setting("kb/docs", min_length=1)   # markdown: the docs folder; beir: the folder holding corpus.jsonl
+    path: str = setting("kb/docs", min_length=1, pattern=PATH_PATTERN)  # markdown: the docs folder; beir: its folder
     glob: str = setting("**/*.md", min_length=1)   # markdown only: which files under path are documents
-    questions: str = setting("kb/eval/questions.jsonl", min_length=1)  # markdown only: questions (JSON Lines)
-    split: str = setting("test", min_length=1)     # beir only: qrels/<split>.tsv holds the judged queries
+    questions: str = setting("kb/eval/questions.jsonl", min_length=1, pattern=PATH_PATTERN)  # markdown: questions
+    split: str = setting("test", min_length=1, pattern=PATH_PATTERN)  # beir only: qrels/<split>.tsv: judged queries
     strict_qrels: bool = False                      # beir only: qrels naming absent queries or documents are an error, not a warning
-    train_split: str = ""                           # beir only: qrels used for training pairs ("" = none)
+    train_split: str = setting("", pattern=PATH_PATTERN)  # beir only: qrels used for training pairs ("" = none)
     fields: FieldNames = FieldNames()
     default_lang: str = ""                          # used when a document has no lang field ("" = the field is required)
     langs: tuple[str, ...] = ()                     # the languages documents may declare (empty: any)
     questions_format: Literal["minirag", "gold_docs"] = "minirag"  # gold_docs: {qid, query, gold_docs}, no answers
+    outside_links: Literal["refuse", "follow"] = "refuse"  # markdown: a symlink under path that leads out of it
     question_langs: tuple[str, ...] = setting(QUESTION_LANGS, min_items=1)  # allowed values of a question's lang
 
 
@@ -72,7 +77,8 @@ def split_front_matter(raw: str, where: str) -> tuple[dict, str, int]:
     for i in range(1, len(lines)):
         if lines[i].strip() == "---":
             try:
-                meta = yaml.safe_load("\n".join(lines[1:i])) or {}
+                text = "\n".join(lines[1:i])
+                meta = load_yaml(text, where, FRONT_MATTER_NODES, FRONT_MATTER_DEPTH, first_line=2) or {}
             except yaml.YAMLError as exc:
                 mark = getattr(exc, "problem_mark", None)
                 line = mark.line + 2 if mark is not None else 1
@@ -102,6 +108,27 @@ def first_control(text: str) -> tuple[int, int, str] | None:
     return line, m.start() - text.rfind("\n", 0, m.start()), m.group()
 
 
+def text_problem(text: str) -> str | None:
+    """Why `text` is not clean text (a control character but tab and line breaks, a lone surrogate
+    from a JSON escape such as \\ud800), or None."""
+    m = CONTROL_RE.search(text) or SURROGATE_RE.search(text)
+    if m is None:
+        return None
+    kind = "a lone surrogate" if SURROGATE_RE.match(m.group()) else "a control character"
+    return f"{kind} U+{ord(m.group()):04X} at character {m.start()}"
+
+
+def id_problem(value: str) -> str | None:
+    """Why `value` cannot be an id (a document's or a question's): ids are fields of TREC run and
+    qrels lines, which whitespace splits and control characters corrupt. None when it can."""
+    if not value:
+        return "an id cannot be empty"
+    if re.search(r"\s", value):
+        return f"{shown(value)} holds whitespace, which a TREC line cannot carry"
+    problem = text_problem(value)
+    return f"{shown(value)} holds {problem}" if problem else None
+
+
 def path_doc_id(path: Path, root: Path) -> str:
     """A markdown document's id: its path under the source folder, NFC-normalised."""
     return unicodedata.normalize("NFC", path.relative_to(root).as_posix())
@@ -109,9 +136,12 @@ def path_doc_id(path: Path, root: Path) -> str:
 
 def checked_doc_id(path: Path, root: Path) -> str:
     doc_id = path_doc_id(path, root)
-    if re.search(r"\s", doc_id) or CONTROL_RE.search(doc_id):
+    if id_problem(doc_id):
         raise CorpusError(f"{path}: the file name holds whitespace or a control character, which a doc id in "
                           "TREC run and qrels lines cannot carry; rename the file")
+    if "{" in doc_id or "}" in doc_id:
+        raise CorpusError(f"{path}: the file name holds {{ or }}, which Snakemake reads as a wildcard in an "
+                          "input path; rename the file")
     return doc_id
 
 
@@ -139,15 +169,18 @@ def read_markdown_doc(path: Path, root: Path, fields: dict, default_lang: str = 
         raise CorpusError(f"{where(fields['lang'])}: front matter has no '{fields['lang']}' string "
                           "(the language is required)")
     if langs and lang.strip() not in langs:
-        raise CorpusError(f"{where(fields['lang'])}: {fields['lang']} {lang!r} is not a language of this corpus "
+        raise CorpusError(f"{where(fields['lang'])}: {fields['lang']} {shown(lang)} is not a language of this corpus "
                           f"({', '.join(langs)}; source.langs)")
     tags = meta.get(fields["tags"], []) or []
     if isinstance(tags, str):
         tags = [tags]
     if not isinstance(tags, list) or not all(isinstance(t, str) and t.strip() for t in tags):
-        raise CorpusError(f"{where(fields['tags'])}: {fields['tags']} must be a list of strings, got {tags!r}")
+        raise CorpusError(f"{where(fields['tags'])}: {fields['tags']} must be a list of strings, got {shown(tags)}")
     if any(t != t.lower() for t in tags):
-        raise CorpusError(f"{where(fields['tags'])}: {fields['tags']} must be lowercase, got {tags!r}")
+        raise CorpusError(f"{where(fields['tags'])}: {fields['tags']} must be lowercase, got {shown(tags)}")
+    for key, value in ((fields["title"], title), (fields["lang"], lang), *((fields["tags"], t) for t in tags)):
+        if text_problem(value):  # a YAML escape ("\x07", "\ud800") puts in what the raw text check cannot see
+            raise CorpusError(f"{where(key)}: {key} holds {text_problem(value)}; remove it")
     body = body.strip("\n")
     if not body.strip():
         raise CorpusError(f"{path}:{body_line}: empty body")
@@ -155,18 +188,37 @@ def read_markdown_doc(path: Path, root: Path, fields: dict, default_lang: str = 
             "tags": [t.strip() for t in tags], "text": body, "sha256": sha256_text(body)}
 
 
-def source_paths(root: str | Path, glob: str) -> list[Path]:
-    """The markdown files of a source folder, in the order documents are curated."""
-    return sorted(p for p in Path(root).glob(glob) if p.is_file())
+def source_paths(root: str | Path, glob: str, outside_links: str = "refuse", warn=None) -> list[Path]:
+    """The markdown files of a source folder, in the order documents are curated.
+
+    A symlink is a document when it leads to a file inside the folder; one that leads out of it
+    (a file or a folder elsewhere) is refused unless `outside_links` is "follow", so a corpus
+    folder cannot quietly publish a file from elsewhere on the machine; a dangling one is
+    skipped and named through `warn`."""
+    root = Path(root)
+    real_root = root.resolve()
+    out = []
+    for p in sorted(root.glob(glob)):
+        if not p.exists():
+            if p.is_symlink() and warn is not None:
+                warn(f"warning: {p}: a dangling symlink (to {os.readlink(p)}); skipped")
+            continue
+        if not p.is_file():
+            continue
+        if outside_links != "follow" and not p.resolve().is_relative_to(real_root):
+            raise CorpusError(f"{p}: a symlink leading out of the documents folder (to {p.resolve()}); move the "
+                              "file into the folder, or set source.outside_links: follow")
+        out.append(p)
+    return out
 
 
 def curate_markdown(root: str | Path, glob: str, fields: dict, default_lang: str = "",
-                    langs: tuple[str, ...] = (), keep=None) -> list[dict]:
+                    langs: tuple[str, ...] = (), keep=None, outside_links: str = "refuse", warn=None) -> list[dict]:
     """Every document of the folder; with `keep`, only those whose id (path) it accepts (a shard)."""
     root = Path(root)
     if not root.is_dir():
         raise CorpusError(f"{root}: documents folder not found")
-    paths = source_paths(root, glob)
+    paths = source_paths(root, glob, outside_links, warn)
     if not paths:
         raise CorpusError(f"{root}: no documents match {glob!r}")
     if keep is not None:

@@ -17,12 +17,11 @@ What it leaves out: the documents (corpus.py) and BEIR's judged queries (beir.py
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from ..io import read_text
-from .corpus import QUESTION_LANGS, CorpusError, normalise
+from ..io import parse_json, read_text, shown
+from .corpus import QUESTION_LANGS, CorpusError, id_problem, normalise, text_problem
 
 QUESTION_FIELDS = ("qid", "query", "lang", "difficulty", "gold", "answer", "answerable")
 DIFFICULTIES = ("verbatim", "paraphrase")
@@ -42,18 +41,29 @@ class Where:
     def text(self, q: dict, field: str, empty_ok: bool = False) -> str:
         value = q.get(field)
         if not isinstance(value, str) or not (empty_ok or value.strip()):
-            self.fail(f"expected a non-empty string, got {value!r}", field)
+            self.fail(f"expected a non-empty string, got {shown(value)}", field)
+        problem = text_problem(value)
+        if problem:
+            self.fail(f"holds {problem}; remove it", field)
+        return value
+
+    def checked_qid(self, q: dict) -> str:
+        """The question id, under the rule doc ids follow (corpus.id_problem)."""
+        value = q.get("qid")
+        problem = id_problem(value) if isinstance(value, str) else f"expected a non-empty string, got {shown(value)}"
+        if problem:
+            self.fail(problem, "qid")
         return value
 
     def strings(self, q: dict, field: str) -> list[str]:
         value = q.get(field, [])
         if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
-            self.fail(f"expected a list of strings, got {value!r}", field)
+            self.fail(f"expected a list of strings, got {shown(value)}", field)
         return value
 
     def choice(self, value: Any, field: str, allowed: tuple[str, ...]) -> str:
         if value not in allowed:
-            self.fail(f"{value!r} is not one of {', '.join(allowed)}", field)
+            self.fail(f"{shown(value)} is not one of {', '.join(allowed)}", field)
         return value
 
 
@@ -63,16 +73,16 @@ def validate_question(q: Any, docs_by_id: dict[str, dict], w: Where, langs: tupl
     missing = [f for f in QUESTION_FIELDS if f not in q]
     if missing:
         w.fail(f"missing field(s): {', '.join(missing)}")
-    w.qid = w.text(q, "qid")
+    w.qid = w.checked_qid(q)
     query = w.text(q, "query")
     lang = w.choice(q["lang"], "lang", langs)
     difficulty = w.choice(q["difficulty"], "difficulty", DIFFICULTIES)
     tags = w.strings(q, "tags")
     if not isinstance(q["answerable"], bool):
-        w.fail(f"expected true or false, got {q['answerable']!r}", "answerable")
+        w.fail(f"expected true or false, got {shown(q['answerable'])}", "answerable")
     gold = q["gold"]
     if not isinstance(gold, list):
-        w.fail(f"expected a list of {{doc_id, evidence}}, got {gold!r}", "gold")
+        w.fail(f"expected a list of {{doc_id, evidence}}, got {shown(gold)}", "gold")
     if q["answerable"] and not gold:
         w.fail("an answerable question needs at least one gold entry", "gold")
     if not q["answerable"] and (gold or q["answer"] is not None):
@@ -80,11 +90,11 @@ def validate_question(q: Any, docs_by_id: dict[str, dict], w: Where, langs: tupl
     clean_gold = []
     for g in gold:
         if not isinstance(g, dict) or set(g) != {"doc_id", "evidence"}:
-            w.fail(f"each entry needs exactly doc_id and evidence, got {g!r}", "gold")
+            w.fail(f"each entry needs exactly doc_id and evidence, got {shown(g)}", "gold")
         doc_id, evidence = w.text(g, "doc_id"), normalise(w.text(g, "evidence"))
         doc = docs_by_id.get(doc_id)
         if doc is None:
-            w.fail(f"unknown doc id {doc_id!r}", "gold")
+            w.fail(f"unknown doc id {shown(doc_id)}", "gold")
         start = doc["text"].find(evidence)
         if start < 0:
             w.fail(f"evidence not found verbatim in {doc_id}: {evidence[:80]!r}", "gold")
@@ -93,7 +103,7 @@ def validate_question(q: Any, docs_by_id: dict[str, dict], w: Where, langs: tupl
     if q["answerable"]:
         answer = normalise(w.text(q, "answer"))
         if answer not in clean_gold[0]["evidence"]:
-            w.fail(f"{answer!r} is not in its evidence", "answer")
+            w.fail(f"{shown(answer)} is not in its evidence", "answer")
     return {"qid": w.qid, "query": normalise(query), "lang": lang, "difficulty": difficulty, "tags": list(tags),
             "answerable": q["answerable"], "answer": answer, "gold": clean_gold, **split_of(q, w)}
 
@@ -112,16 +122,16 @@ def gold_docs_question(q: Any, docs_by_id: dict[str, dict], w: Where, langs: tup
         w.fail(f"missing field(s): {', '.join(missing)}")
     if isinstance(q["qid"], int) and not isinstance(q["qid"], bool):
         q = {**q, "qid": str(q["qid"])}
-    w.qid = w.text(q, "qid")
+    w.qid = w.checked_qid(q)
     query = w.text(q, "query")
     lang = w.choice(q.get("lang", langs[0]), "lang", langs)
     gold_docs = w.strings(q, "gold_docs")
     for doc_id in gold_docs:
         if doc_id not in docs_by_id:
-            w.fail(f"unknown doc id {doc_id!r}", "gold_docs")
+            w.fail(f"unknown doc id {shown(doc_id)}", "gold_docs")
     difficulty = q.get("difficulty", "unlabelled")
     if not isinstance(difficulty, str):
-        w.fail(f"expected a string, got {difficulty!r}", "difficulty")
+        w.fail(f"expected a string, got {shown(difficulty)}", "difficulty")
     gold = [{"doc_id": d, "evidence": None, "char_start": None, "char_end": None} for d in gold_docs]
     return {"qid": w.qid, "query": normalise(query), "lang": lang, "difficulty": difficulty,
             "tags": list(w.strings(q, "tags")), "answerable": bool(gold), "answer": None, "gold": gold,
@@ -141,10 +151,7 @@ def load_questions(path: str | Path, docs: list[dict], questions_format: str = "
         if not line.strip():
             continue
         w = Where(str(path), lineno)
-        try:
-            q = json.loads(line)
-        except json.JSONDecodeError as exc:
-            w.fail(f"not valid JSON: {exc.msg}")
+        q = parse_json(line, f"{path}:{lineno}")
         rec = parse(q, docs_by_id, w, tuple(langs))
         if rec["qid"] in seen:
             w.fail(f"duplicate qid (first on line {seen[rec['qid']]})")
