@@ -41,14 +41,21 @@ def gold_docs(line: dict, needle: str = "questions.jsonl:1"):
     return check
 
 
-def beir(qrels: str, queries: list[dict], needle: str):
-    """A BEIR folder's judged queries (its corpus is the fixture's documents by id)."""
+def beir(qrels: str, queries: list[dict], needle: str, strict: bool = False, warned: bool = False):
+    """A BEIR folder's judged queries (its corpus is the fixture's documents by id): refused naming
+    `needle`, or with `warned` accepted with a warning naming it (a published collection may
+    judge queries it does not ship; `source.strict_qrels` makes that an error)."""
     def check(project: Path) -> tuple[bool, str]:
         folder = project / "scratch/beir"
         (folder / "qrels").mkdir(parents=True, exist_ok=True)
         (folder / "qrels/test.tsv").write_text("query-id\tcorpus-id\tscore\n" + qrels)
         (folder / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in queries))
-        return refused(questions_stage(project, "scratch/beir", {"format": "beir"}), needle)
+        proc = questions_stage(project, "scratch/beir", {"format": "beir", "strict_qrels": strict})
+        if warned:
+            said = next((ln for ln in proc.stderr.splitlines() if "warning" in ln), "")
+            return proc.returncode == 0 and needle in said and "Traceback" not in proc.stderr, \
+                said[:160] or f"exit {proc.returncode}, no warning"
+        return refused(proc, needle)
     return check
 
 
@@ -96,7 +103,9 @@ def cases() -> list[Case]:
         ("beir: query with a NUL", beir("b1\ten/index.md\t1\n", [{**q1, "text": "x\x00"}], "control character")),
         ("beir: query without text", beir("b1\ten/index.md\t1\n", [{"_id": "b1"}], "queries.jsonl:1")),
         ("beir: qrels score not a number", beir("b1\ten/index.md\thigh\n", [q1], "test.tsv:2")),
-        ("beir: judged query not in queries.jsonl", beir("b2\ten/index.md\t1\n", [q1], "'b2'")),
+        ("beir: judged query not in queries.jsonl", beir("b1\ten/index.md\t1\nb2\ten/index.md\t1\n", [q1],
+                                                          "1 of 2 judged queries", warned=True)),
+        ("beir: judged query not in queries.jsonl, strict", beir("b2\ten/index.md\t1\n", [q1], "'b2'", strict=True)),
     ]]
     return c
 
