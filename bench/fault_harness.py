@@ -240,7 +240,7 @@ def build_project(root: Path) -> Path:
     return project
 
 
-VARIES = ("logs/", "benchmarks/", "missing.log", "answers/", "eval/metrics.json", "eval/answers.csv",
+VARIES = ("logs/", "benchmarks/", "missing/", "answers/", "eval/metrics.json", "eval/answers.csv",
           )  # measured latencies, and what summarises them
 
 

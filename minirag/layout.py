@@ -22,7 +22,7 @@ names one artifact:
                   bm25/<index>/{postings.npz, vocab.json, items.json}}   (a corpus with shards: N > 1)
       figures/*.png   logs/<stage>[.<name>].log   benchmarks/<stage>[.<name>].tsv
       receipts/<stage>[.<name>].json   what each job read and wrote, by sha256 (integrity.py)
-      missing.log   artifacts the workflow found deleted, and so rebuilt
+      missing/<n>.txt  the n-th time the workflow found artifacts deleted, naming them (and so rebuilt them)
 
 `CorpusLayout.producer_of(path)` is the inverse: which job (stage, name) of which corpus
 wrote a file, so a loader finds the receipt to check it against.
@@ -195,10 +195,13 @@ class CorpusLayout:
     def benchmarks_dir(self) -> Path:
         return self.root / "benchmarks"
 
-    @property
-    def missing_log(self) -> Path:
-        """Where the workflow notes artifacts it found deleted (workflow/rules/common.smk)."""
-        return self.root / "missing.log"
+    def missing_note(self, n: int | str) -> Path:
+        """The n-th note of artifacts the workflow found deleted (workflow/rules/common.smk)."""
+        return self.root / "missing" / f"{n}.txt"
+
+    def missing_notes(self) -> list[int]:
+        """The numbers of the notes written so far, ascending."""
+        return sorted(int(p.stem) for p in (self.root / "missing").glob("*.txt") if p.stem.isdigit())
 
     def receipt(self, stage: str, name: str | None = None) -> Path:
         return self.root / "receipts" / (f"{stage}.{name}.json" if name else f"{stage}.json")

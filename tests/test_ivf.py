@@ -223,3 +223,12 @@ def test_search_refuses_an_index_built_from_other_vectors(built):
     assert proc.returncode != 0
     assert re.search(r"ivf/hashing\.nlist=4[^ ]*/meta\.json: the index was built from other vectors .*re-run ivf",
                      proc.stderr), proc.stderr
+
+
+@pytest.mark.workflow
+def test_a_served_snapshot_includes_the_ivf_lists(built):
+    """The server copies what its retrievers read before swapping a rebuild in: IVF's lists too."""
+    from minirag.serve.state import served_files
+    root = built / "results" / "mini"
+    served = set(served_files(root))
+    assert {p for p in (root / "ivf").rglob("*") if p.is_file()} <= served and (root / "ivf").is_dir()

@@ -387,3 +387,42 @@ def test_snakemake_html_report_holds_the_figures(built):
     snakemake(built, "--report", "results/report.html")
     html = (built / "results" / "report.html").read_text(encoding="utf-8")
     assert "sweep-rrf-mmr-lambda.png" in html and "data:image/png" in html and "mini.md" in html
+
+
+def files_under(folder) -> dict[str, int]:
+    return {str(p.relative_to(folder)): p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file()}
+
+
+def test_reading_the_workflow_writes_nothing_under_results(project):
+    """A dry run and --lint only read: no results folder appears on a fresh project."""
+    snakemake(project, "-n", "results/mini.md")
+    snakemake(project, "--lint", check=False)
+    assert not (project / "results").exists()
+
+
+def test_a_deleted_artifact_is_rebuilt_once_and_a_dry_run_writes_no_note_of_it(built):
+    target = built / "results/mini/eval/diagnosis.csv"
+    target.unlink()
+    before = files_under(built / "results")
+    jobs = planned_jobs(built)
+    assert jobs.get("diagnose") == 1 and jobs.get("note_missing") == 1 and jobs.get("report") == 1
+    assert files_under(built / "results") == before  # the dry run noted nothing
+    snakemake(built, "results/mini.md")
+    notes = sorted((built / "results/mini/missing").glob("*.txt"))
+    assert target.exists() and notes and "results/mini/eval/diagnosis.csv" in notes[-1].read_text()
+    assert planned_jobs(built) == {}  # the note it read stays its input: nothing to do afterwards
+
+
+def test_an_analyzers_word_lists_are_inputs_of_the_jobs_that_analyze_with_it(project):
+    """Editing a stopword or filler list reruns the index and the runs that read it (Snakemake
+    compares inputs' times): the dry run of a fresh project shows them as inputs."""
+    config = project / "mini.yaml"
+    config.write_text(config.read_text(encoding="utf-8").replace(
+        "    retrievers:\n",
+        "    bm25: {plain: {}, sw: {analyzer: {stopwords: [en], query_stopwords: [es]}}}\n    retrievers:\n"
+        "      bm25-sw: {type: bm25, index: sw}\n", 1), encoding="utf-8")
+    out = snakemake(project, "-n", "results/mini/runs/bm25-sw.trec").stdout
+    jobs = {m.group(1): m.group(2) for m in re.finditer(r"^rule (\w+):\n    input: ([^\n]*)", out, re.MULTILINE)}
+    lists = {str(project / "minirag/text/data/stopwords_en.txt"), str(project / "minirag/text/data/filler_es.txt")}
+    assert lists <= set(jobs["bm25"].split(", ")) and lists <= set(jobs["retrieve"].split(", "))
+    assert "stopwords_es" not in jobs["bm25"]

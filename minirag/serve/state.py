@@ -27,7 +27,7 @@ from ..built import BuiltCorpus
 from ..io import sha256_file
 
 SERVED = ("docs.jsonl", "chunks.jsonl", "units.jsonl", "tokenizer.json", "lexicon.json",
-          "encoders", "vectors", "bm25", "rerankers", "readers")  # what a snapshot reads
+          "encoders", "vectors", "bm25", "ivf", "rerankers", "readers")  # what a snapshot reads
 
 
 def served_files(root: Path) -> list[Path]:

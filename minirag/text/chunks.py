@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
 from ..integrity import iter_records
-from ..io import read_jsonl, sha256_text
+from ..io import sha256_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,11 +48,6 @@ class Chunk:
     def context(self) -> str:
         """Title › heading path, and a table header the chunk's rows lack (structure.py)."""
         return self.metadata.get("context", "")
-
-
-def read_chunks(path: str | Path) -> list[Chunk]:
-    """chunks.jsonl as Chunk objects, unchecked (load_chunks is what stages use)."""
-    return [Chunk.from_record(r) for r in read_jsonl(path)]
 
 
 def iter_chunks(path: str | Path, docs: str | Path | None = None) -> Iterator[Chunk]:

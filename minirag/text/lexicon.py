@@ -19,10 +19,8 @@ from __future__ import annotations
 import json
 import math
 import re
-import sys
 import unicodedata
 from collections import Counter, defaultdict
-from pathlib import Path
 
 from ..io import atomic_write_text
 from .analyze import fold_accents, load_stopwords
@@ -292,8 +290,3 @@ def save_lexicon(path, lexicon: dict[str, list[str]], forms: dict[str, list[str]
     text = json.dumps({"lexicon": lexicon, "forms": forms}, sort_keys=True, ensure_ascii=False, indent=1)
     atomic_write_text(path, text + "\n")  # a temp file beside `path`, then os.replace
 
-
-if __name__ == "__main__":  # python -m minirag.text.lexicon results/kb/docs.jsonl lexicon.json
-    docs = [json.loads(line) for line in Path(sys.argv[1]).read_text(encoding="utf-8").splitlines() if line]
-    save_lexicon(sys.argv[2], lexicon := extract_lexicon(docs), forms := extract_forms(docs))
-    print(f"{len(lexicon)} lexicon entries, {len(forms)} forms, {len(lemma_forms(forms))} lemmas")

@@ -2,6 +2,7 @@
 # (schema, then minirag's own checks with key paths) before any job is planned.
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -92,24 +93,28 @@ def config_path():
     )
 
 
-def rebuild_deleted_artifacts():
-    """Snakemake does not rebuild a deleted intermediate while the files made after it exist
-    (snakemake/snakemake#1978), and a touched intermediate does not count as changed. The
-    report depends on every artifact and on results/<corpus>/missing.log, a file no rule
-    writes: when a built corpus has an artifact missing, a line naming it is appended there,
-    which puts the report out of date, and Snakemake then plans the deleted file's job and
-    everything after it."""
+def deleted_artifacts(corpus):
+    """(the report's note input, the artifacts to name in it): Snakemake does not rebuild a
+    deleted intermediate while the files made after it exist (snakemake/snakemake#1978), and
+    a touched intermediate does not count as changed. So when a built corpus has an artifact
+    missing, the report also reads a note that does not exist yet, results/<corpus>/missing/
+    <n+1>.txt, which note_missing writes: the report is out of date, and Snakemake plans
+    the deleted file's job and everything after it. Otherwise the report reads the newest note
+    (none before the first deletion), so the inputs it was built from stay the same. Nothing is
+    written while the Snakefile is read (a dry run or --lint writes nothing)."""
+    layout = graph_of(corpus).layout
+    notes = layout.missing_notes()
     built = report_paths(RESULTS, REPORT)[0].exists()
-    for corpus in CORPORA:
-        graph = graph_of(corpus)
-        log = graph.layout.missing_log
-        missing = graph.missing() if built else []
-        if missing or not log.exists():
-            log.parent.mkdir(parents=True, exist_ok=True)
-            with open(log, "a", encoding="utf-8") as fh:
-                if missing:
-                    stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
-                    fh.write(f"{stamp} missing, to rebuild: {' '.join(missing)}\n")
+    missing = graph_of(corpus).missing() if built else []
+    if missing:
+        return [str(layout.missing_note((notes[-1] if notes else 0) + 1))], missing
+    return ([str(layout.missing_note(notes[-1]))] if notes else []), []
 
 
-rebuild_deleted_artifacts()
+DELETED = {corpus: deleted_artifacts(corpus) for corpus in CORPORA}
+# the notes to write, as <corpus>/missing/<n> (rule note_missing's only outputs)
+NEW_NOTES = [
+    os.path.relpath(DELETED[c][0][0], RESULTS)[: -len(".txt")]
+    for c in CORPORA
+    if DELETED[c][1]
+]
