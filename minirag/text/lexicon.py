@@ -24,7 +24,7 @@ import unicodedata
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from ..io import atomic_write_text
+from ..artifacts.io import atomic_write_text
 from .analyze import fold_accents, load_stopwords
 from .structure import LIST_ITEM_RE, SEPARATOR_RE, DocumentStructure
 
