@@ -22,7 +22,7 @@ retriever when the tree has an `ivf` kind; no bi-encoder, no reader) and runs
   and each stage's cost at --target (10^6) extrapolated along it from the largest size;
 - sizes on disk of the BM25 index and the vectors;
 - queries per second, one thread, median of --repeats (CPU seconds of this process), on the
-  corpus's test queries: minirag's BM25 index loaded as live.py loads it (receipt-checked)
+  corpus's test queries: minirag's BM25 index loaded as query/sources.py loads it (receipt-checked)
   beside bm25s (method lucene, same k1 and b; its numba backend when numba is installed, as the
   bench extra installs it, else numpy) indexing the same texts as the same token ids
   (minirag's analyzer and vocabulary), with the share of queries whose top 10 (positive
@@ -326,7 +326,7 @@ def timed(fn, repeats: int) -> tuple[float, object]:
 
 
 def bm25_race(results: Path, queries: list[str], repeats: int) -> dict:
-    """minirag's built index (load_bm25: receipt-checked, as live.py loads it) against bm25s
+    """minirag's built index (load_bm25: receipt-checked, as query/sources.py loads it) against bm25s
     indexing the same chunks' texts as the same token ids; queries analysed inside both timings."""
     import bm25s
 

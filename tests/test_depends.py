@@ -53,7 +53,7 @@ def test_an_unknown_module_is_an_error_naming_its_path(pkg):
 
 def test_the_bm25_stage_runs_the_settings_module_it_imports_indirectly_and_no_embedder():
     files = rels(module_closure(REPO / "minirag", ["stages.bm25"]), REPO / "minirag")
-    assert {"stages/bm25.py", "index/bm25/index.py", "text/analyze.py", "settings.py", "io.py"} <= set(files)
+    assert {"stages/bm25.py", "index/bm25/index.py", "text/analyze.py", "settings.py", "artifacts/io.py"} <= set(files)
     assert not {"index/hashing.py", "index/biencoder.py", "stages/embed.py", "stages/chunk.py"} & set(files)
 
 
