@@ -2,7 +2,7 @@
 # `python -m minirag.stages.<stage>`; README.md shows the graph and where each artifact lives.
 from snakemake.utils import min_version, validate
 
-from minirag.safe_yaml import YAMLBudgetError, check_loaded
+from minirag.artifacts.safe_yaml import YAMLBudgetError, check_loaded
 
 min_version("9.11")
 

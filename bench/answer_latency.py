@@ -22,8 +22,8 @@ import time
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from minirag.built import BuiltCorpus  # noqa: E402
-from minirag.io import read_jsonl  # noqa: E402
+from minirag.artifacts.io import read_jsonl  # noqa: E402
+from minirag.query.built_corpus import BuiltCorpus  # noqa: E402
 
 
 def percentile(values: list[float], p: float) -> float:

@@ -31,11 +31,11 @@ import json
 import random
 import re
 
-from minirag.beir import curate_beir, load_beir_questions
+from minirag.datasets.beir import curate_beir, load_beir_questions
 from minirag.evaluation.evaluate import mean
 from minirag.evaluation.metrics import retrieval_metrics
 from minirag.evaluation.significance import compare
-from minirag.index.bm25 import BM25Index, BM25Params
+from minirag.index.bm25.index import BM25Index, BM25Params
 from minirag.text.analyze import Analyzer, AnalyzerConfig
 from minirag.text.arabic import normalize_arabic
 

@@ -51,20 +51,20 @@ import pytrec_eval
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from minirag.beir import beir_train_pairs, curate_beir, read_qrels  # noqa: E402
+from minirag.artifacts.io import read_jsonl  # noqa: E402
+from minirag.datasets.beir import beir_train_pairs, curate_beir, read_qrels  # noqa: E402
 from minirag.evaluation.evaluate import build_qrels  # noqa: E402
 from minirag.evaluation.metrics import hit_at  # noqa: E402
 from minirag.index.biencoder import BiEncoderConfig, BiEncoderEmbedder  # noqa: E402
 from minirag.index.biencoder_train import train_biencoder  # noqa: E402
-from minirag.index.bm25 import BM25Index, BM25Params  # noqa: E402
+from minirag.index.bm25.index import BM25Index, BM25Params  # noqa: E402
 from minirag.index.hashing import HashingEmbedder  # noqa: E402
 from minirag.index.pairs import mine_pairs  # noqa: E402
 from minirag.index.store import top_k  # noqa: E402
-from minirag.io import read_jsonl  # noqa: E402
 from minirag.rank.fusion import reciprocal_rank_fusion  # noqa: E402
 from minirag.text.analyze import Analyzer, AnalyzerConfig  # noqa: E402
 from minirag.text.bpe import BPETokenizer  # noqa: E402
-from minirag.text.chunk import chunk_document  # noqa: E402
+from minirag.text.chunker import chunk_document  # noqa: E402
 from minirag.text.chunks import index_text  # noqa: E402
 from minirag.text.corpus import curate_markdown, load_questions  # noqa: E402
 

@@ -44,8 +44,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from minirag.index.bm25 import BM25Index, BM25Params  # noqa: E402
-from minirag.io import read_jsonl  # noqa: E402
+from minirag.artifacts.io import read_jsonl  # noqa: E402
+from minirag.index.bm25.index import BM25Index, BM25Params  # noqa: E402
 from minirag.text.analyze import Analyzer, AnalyzerConfig  # noqa: E402
 
 K = 100

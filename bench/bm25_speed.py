@@ -9,7 +9,7 @@ at most --queries) are answered, top --k, one thread, by:
 
 - exhaustive:  `search_batch(..., prune=False)`, every posting of every query term read;
 - minirag:     `search_batch(...)`, the retrieve stage's call: the batched search of
-               minirag/index/bm25_batch.py where it pays, else MaxScore or the exhaustive
+               minirag/index/bm25/batch.py where it pays, else MaxScore or the exhaustive
                search query by query (BM25Index._batch_pays);
 - bm25s-numpy, bm25s-numba: `BM25(backend=...).retrieve(..., n_threads=0, backend_selection=...)`;
 - single:      one query per call, as a live server asks: minirag's `search` and bm25s-numba's
@@ -52,7 +52,7 @@ sys.path.insert(0, str(ROOT))
 
 from topk_compare import positive_top, same_but_ties  # noqa: E402  (bench/, the script's folder)
 
-from minirag.index.bm25 import BM25Index, BM25Params  # noqa: E402
+from minirag.index.bm25.index import BM25Index, BM25Params  # noqa: E402
 from minirag.text.analyze import Analyzer, AnalyzerConfig  # noqa: E402
 
 ENGINES = ("exhaustive", "minirag", "bm25s-numpy", "bm25s-numba")

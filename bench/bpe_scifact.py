@@ -28,10 +28,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from minirag.io import read_jsonl, sha256_file  # noqa: E402
+from minirag.artifacts.io import read_jsonl, sha256_file  # noqa: E402
 from minirag.text import bpe  # noqa: E402
 from minirag.text.bpe import BPETokenizer, to_bytes  # noqa: E402
-from minirag.text.chunk import chunk_document  # noqa: E402
+from minirag.text.chunker import chunk_document  # noqa: E402
 
 
 def timed(fn, repeats: int):

@@ -123,10 +123,10 @@ def describe(x: np.ndarray, q: np.ndarray) -> dict:
 
 def real_sets(results: Path, nq: int) -> list[tuple[str, Path, np.ndarray]]:
     """(name, vectors .npy, query vectors) of the built corpora's real vectors and test questions."""
+    from minirag.artifacts.integrity import load_records
     from minirag.config.load import load_corpus
     from minirag.index.vectors import load_vectors
-    from minirag.integrity import load_records
-    from minirag.live import open_corpus
+    from minirag.query.sources import open_corpus
     repo = Path(__file__).resolve().parents[1]
     out = []
     for corpus, config, embedders in (("scifact", "config.scifact.yaml", ("minilm", "hashing")),

@@ -37,7 +37,7 @@ OUT_FLAGS = ("--out", "--out-dir", "--receipt", "--out-cache", "--manifest")
 # Runs the stage in this process with the integrity functions timed; prints CPU seconds as JSON.
 PROBE = r"""
 import json, resource, runpy, sys, time
-import minirag.integrity as integrity
+import minirag.artifacts.integrity as integrity
 spent = [0.0]
 def timed(fn):
     def inner(*a, **k):

@@ -19,10 +19,10 @@ import argparse
 import itertools
 import json
 
+from minirag.artifacts.io import read_jsonl
+from minirag.artifacts.layout import CorpusLayout
 from minirag.evaluation.evaluate import mean, per_query_metrics
-from minirag.index.bm25 import BM25Index, BM25Params
-from minirag.io import read_jsonl
-from minirag.layout import CorpusLayout
+from minirag.index.bm25.index import BM25Index, BM25Params
 from minirag.text.analyze import Analyzer, AnalyzerConfig
 from minirag.text.chunks import index_text, load_chunks
 

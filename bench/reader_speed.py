@@ -25,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from minirag.answer.minigpt_reader import (  # noqa: E402
+from minirag.answer.minigpt.reader import (  # noqa: E402
     MiniGPTReader,
     MiniGPTSettings,
     batches,
@@ -34,10 +34,10 @@ from minirag.answer.minigpt_reader import (  # noqa: E402
     train_on_tasks,
 )
 from minirag.answer.prompt import Prompt  # noqa: E402
-from minirag.answer.reading_tasks import load_tasks  # noqa: E402
+from minirag.answer.reading.tasks import load_tasks  # noqa: E402
+from minirag.artifacts.integrity import load_records  # noqa: E402
+from minirag.artifacts.layout import CorpusLayout  # noqa: E402
 from minirag.config.load import load_corpus  # noqa: E402
-from minirag.integrity import load_records  # noqa: E402
-from minirag.layout import CorpusLayout  # noqa: E402
 from minirag.settings import settings_from_dict  # noqa: E402
 
 TOKENS = 20

@@ -21,12 +21,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from minirag.artifacts.integrity import load_records  # noqa: E402
+from minirag.artifacts.layout import CorpusLayout  # noqa: E402
 from minirag.config.corpus import corpus_config  # noqa: E402
 from minirag.config.load import load_config  # noqa: E402
 from minirag.evaluation.trec import load_run  # noqa: E402
-from minirag.integrity import load_records  # noqa: E402
-from minirag.layout import CorpusLayout  # noqa: E402
-from minirag.live import Sources  # noqa: E402
+from minirag.query.sources import Sources  # noqa: E402
 from minirag.rank.kinds import kind_of  # noqa: E402
 from minirag.rank.rerank import rerank  # noqa: E402
 from minirag.text.chunks import load_chunks  # noqa: E402

@@ -22,7 +22,7 @@ retriever when the tree has an `ivf` kind; no bi-encoder, no reader) and runs
   and each stage's cost at --target (10^6) extrapolated along it from the largest size;
 - sizes on disk of the BM25 index and the vectors;
 - queries per second, one thread, median of --repeats (CPU seconds of this process), on the
-  corpus's test queries: minirag's BM25 index loaded as live.py loads it (receipt-checked)
+  corpus's test queries: minirag's BM25 index loaded as query/sources.py loads it (receipt-checked)
   beside bm25s (method lucene, same k1 and b; its numba backend when numba is installed, as the
   bench extra installs it, else numpy) indexing the same texts as the same token ids
   (minirag's analyzer and vocabulary), with the share of queries whose top 10 (positive
@@ -310,7 +310,7 @@ def count_lines(path: Path) -> int | None:
 
 def test_queries(src: Path, limit: int) -> list[str]:
     """The test queries of a BEIR folder (qrels order), at most `limit`."""
-    from minirag.beir import qrels_path, read_qrels, read_queries
+    from minirag.datasets.beir import qrels_path, read_qrels, read_queries
     texts = read_queries(src)
     return [texts[q] for q in read_qrels(qrels_path(src, "test")) if q in texts][:limit]
 
@@ -326,12 +326,12 @@ def timed(fn, repeats: int) -> tuple[float, object]:
 
 
 def bm25_race(results: Path, queries: list[str], repeats: int) -> dict:
-    """minirag's built index (load_bm25: receipt-checked, as live.py loads it) against bm25s
+    """minirag's built index (load_bm25: receipt-checked, as query/sources.py loads it) against bm25s
     indexing the same chunks' texts as the same token ids; queries analysed inside both timings."""
     import bm25s
 
-    from minirag.index.bm25 import load_bm25
-    from minirag.io import read_json
+    from minirag.artifacts.io import read_json
+    from minirag.index.bm25.index import load_bm25
     from minirag.text.chunks import Chunk, index_text
 
     folder = results / "bm25" / "plain"
@@ -383,11 +383,11 @@ def bm25_race(results: Path, queries: list[str], repeats: int) -> dict:
 
 def dense_flat(results: Path, queries: list[str], repeats: int) -> dict:
     """Exact cosine over the hashing vectors (receipt-checked), each query embedded then ranked."""
+    from minirag.artifacts.integrity import verified
+    from minirag.artifacts.io import load_npy, read_json
     from minirag.index.embedders import EMBEDDERS
     from minirag.index.store import FlatVectorStore
     from minirag.index.vectors import vectors_sidecar_path
-    from minirag.integrity import verified
-    from minirag.io import load_npy, read_json
 
     npy = results / "vectors" / "hashing.npy"
     t0 = time.perf_counter()
@@ -403,7 +403,7 @@ def dense_flat(results: Path, queries: list[str], repeats: int) -> dict:
 def ivf_live(config: Path, name: str, queries: list[str], repeats: int) -> dict:
     """The ivf retriever and its flat control as `search` opens them (live.open_retriever)."""
     from minirag.config.corpus import corpus_config
-    from minirag.live import open_corpus, open_retriever
+    from minirag.query.sources import open_corpus, open_retriever
     cc = corpus_config(yaml.safe_load(config.read_text(encoding="utf-8")), name)
     t0 = time.perf_counter()
     _, _, sources = open_corpus(ROOT / "results", name, cc)

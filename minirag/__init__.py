@@ -13,10 +13,13 @@ Names load on first use (PEP 562), so importing one stage's module never runs th
 others' code: the Snakemake rules list the modules a stage executes as its inputs, and an
 eager import here would make every stage depend on every module.
 
-Packages: text/ (curate, BPE, chunk, analyze), index/ (BM25, embedders, vectors, store),
-rank/ (channels, fusion, diversification, the kinds registry), answer/ (prompt, readers,
-the call site), evaluation/ (TREC files, metrics, diagnosis, assertions), report/,
-stages/ (one module per rule), config/ (settings per corpus, the schema).
+Packages, from the bottom layer up: artifacts/ (io, layout, content checks, receipts),
+text/ (curate, BPE, chunk, analyze), datasets/ (BEIR, synthetic, replicated), index/ (BM25,
+embedders, vectors, store, IVF), rank/ (retrievers, fusion, diversification, the kinds registry),
+evaluation/ (TREC files, metrics, diagnosis, assertions), answer/ (prompt, the answer selector,
+reading tasks, Mini-GPT, the readers), config/ (settings per corpus, the schema), history/,
+report/, pipeline/ (the build graph), query/ (a built corpus asked questions), stages/ (one
+module per rule), serve/ (HTTP) and cli.py (`python -m minirag`).
 """
 
 from importlib import import_module
@@ -24,9 +27,9 @@ from importlib import import_module
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "chunk_document": "text.chunk", "Chunk": "text.chunks", "BPETokenizer": "text.bpe",
+    "chunk_document": "text.chunker", "Chunk": "text.chunks", "BPETokenizer": "text.bpe",
     "HashingEmbedder": "index.hashing", "MiniBiEncoder": "index.biencoder", "FlatVectorStore": "index.store",
-    "BM25": "rank.channels", "DenseRetriever": "rank.channels", "HybridRetriever": "rank.fusion",
+    "BM25": "rank.retrievers", "DenseRetriever": "rank.retrievers", "HybridRetriever": "rank.fusion",
     "reciprocal_rank_fusion": "rank.fusion", "build_prompt": "answer.prompt", "ExtractiveReader": "answer.readers",
     "rag_answer": "answer.rag",
 }

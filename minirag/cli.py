@@ -24,8 +24,8 @@ import os
 import sys
 import time
 
-from .built import UsageError
 from .history.cli import add_commands as add_history_commands
+from .query.built_corpus import UsageError
 
 EXIT_USAGE, EXIT_FAILED = 2, 1
 
@@ -52,7 +52,7 @@ def port_number(text: str) -> int:
 
 
 def open_built(a):
-    from .built import BuiltCorpus
+    from .query.built_corpus import BuiltCorpus
     return BuiltCorpus.open(a.configfile, a.corpus, a.results)
 
 
@@ -86,11 +86,11 @@ def print_json(value) -> None:
 
 
 def cmd_assert(a) -> int:
+    from .artifacts.layout import CorpusLayout
+    from .artifacts.missing import require
     from .config.corpus import upstream
     from .config.load import load_corpus
     from .evaluation.assertions import format_markdown
-    from .integrity import require
-    from .layout import CorpusLayout
     from .stages.assertions import check_runs
     cc = load_corpus(a.configfile, a.corpus)
     if not cc["assertions"]:
@@ -106,8 +106,8 @@ def cmd_assert(a) -> int:
 
 
 def cmd_verify(a) -> int:
-    from .integrity import verify_corpus
-    from .layout import CorpusLayout
+    from .artifacts.integrity import verify_corpus
+    from .artifacts.layout import CorpusLayout
     root = CorpusLayout.of(a.results, a.corpus).root
     if not (root / "receipts").is_dir():
         raise UsageError(str(root), "no receipts: the corpus has not been built (snakemake -c1 results/report.md)")
@@ -207,6 +207,6 @@ def main(argv: list[str] | None = None) -> int:
         # Bad input or misaligned artifacts: one clear line naming the file, non-zero exit.
         if args.debug:
             raise
-        from .integrity import MissingArtifact
+        from .artifacts.missing import MissingArtifact
         log(f"error: {exc.args[0] if isinstance(exc, KeyError) and exc.args else exc}")
         return EXIT_USAGE if isinstance(exc, MissingArtifact) else EXIT_FAILED

@@ -1,7 +1,7 @@
 """Settings dataclasses: declare a setting once, with its default and bounds; read and check it.
 
 Every configurable value of minirag is a field of a frozen dataclass that lives beside the
-code that reads it (`ChunkSettings` in text/chunk.py, `BM25Params` in index/bm25.py, ...).
+code that reads it (`ChunkSettings` in text/chunker.py, `BM25Params` in index/bm25/index.py, ...).
 The field is the only home of its default; `setting()` adds the bounds that the JSON
 schema (config/schema.py) and `settings_from_dict` both read, so the two cannot disagree:
 

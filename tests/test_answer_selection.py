@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 from helpers import make_chunk
 
-from minirag.answer.analysis import analyze
-from minirag.answer.candidates import candidates_of, cell_line, shown_line
-from minirag.answer.features import FEATURES, INDEX, Featurizer, holds_phrase
-from minirag.answer.learner_questions import synthesize
-from minirag.answer.scorer import AnswerScorer, Group
-from minirag.answer.selector import AnswerSelector, pool
-from minirag.answer.terms import GrammarTerms, answer_key
-from minirag.answer.vocabulary import Vocabulary, deletions, edits1
+from minirag.answer.reading.learner_questions import synthesize
+from minirag.answer.select.analysis import analyze
+from minirag.answer.select.candidates import candidates_of, cell_line, shown_line
+from minirag.answer.select.features import FEATURES, INDEX, Featurizer, holds_phrase
+from minirag.answer.select.scorer import AnswerScorer, Group
+from minirag.answer.select.selector import AnswerSelector, pool
+from minirag.answer.select.terms import GrammarTerms, answer_key
+from minirag.answer.select.vocabulary import Vocabulary, deletions, edits1
 from minirag.evaluation.losses import loss_stage
 
 TABLE = """# Pretérito indefinido irregular
@@ -176,7 +176,7 @@ def test_block_features_equal_the_plain_per_candidate_computation(vocab, chunks,
         r = sel.read(question, list(order), langs)
         cands = [r.candidate(i) for i in range(len(r.X))]
         words = " ".join(answer_key(question).split())
-        from minirag.answer.terms import WORD_RE, fold
+        from minirag.answer.select.terms import WORD_RE, fold
         asked = " ".join(WORD_RE.findall(r.analysis.asked_text()))
         for i, c in enumerate(cands):
             want = reference_row(r.analysis, c, answer_key(c.text), set(r.analysis.words), asked)
@@ -265,8 +265,8 @@ def test_the_scorer_is_byte_reproducible(tmp_path):
 
 
 def test_scorer_weights_of_another_shape_or_holding_nan_are_refused_naming_the_file(tmp_path):
-    from minirag.content import ContentError
-    from minirag.io import save_npz
+    from minirag.artifacts.content import ContentError
+    from minirag.artifacts.io import save_npz
     s = AnswerScorer(5, 2, hidden=0, seed=0)
     arrays = dict(mean=s.mean, std=s.std, hidden=np.array([0]), **s.params)
     save_npz(tmp_path / "short.npz", **{**arrays, "w": np.zeros(4, np.float32)})
@@ -322,9 +322,9 @@ import hashlib, json, sys
 sys.path.insert(0, "tests")
 from test_answer_selection import CAPTIONS, COLUMNS, ENGLISH, LEXICON, TABLE
 from helpers import make_chunk
-from minirag.answer.selector import AnswerSelector
-from minirag.answer.terms import GrammarTerms
-from minirag.answer.vocabulary import Vocabulary
+from minirag.answer.select.selector import AnswerSelector
+from minirag.answer.select.terms import GrammarTerms
+from minirag.answer.select.vocabulary import Vocabulary
 terms = GrammarTerms.load(lexicon=LEXICON["lexicon"])
 chunks = [make_chunk(t, f"d{i}.md", 0, "T") for i, t in enumerate((TABLE, COLUMNS, ENGLISH, CAPTIONS))]
 vocab = Vocabulary.from_chunks(chunks, LEXICON, terms, {})

@@ -3,12 +3,8 @@ import re
 import pytest
 from helpers import make_chunk
 
-from minirag.evaluation.assertions import (
-    AssertionFileError,
-    check,
-    format_markdown,
-    load_assertions,
-)
+from minirag.evaluation.assertion_file import AssertionFileError, load_assertions
+from minirag.evaluation.assertions import check, format_markdown
 from minirag.evaluation.evaluate import per_query_metrics
 
 # Three documents; each question's gold is the whole of one document (no evidence span).

@@ -7,7 +7,7 @@ import zipfile
 
 import pytest
 
-from minirag.beir import (
+from minirag.datasets.beir import (
     beir_train_pairs,
     curate_beir,
     download_beir,

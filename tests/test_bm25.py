@@ -4,8 +4,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from minirag.index.bm25 import BM25Index, BM25Params
-from minirag.index.bm25_variants import lucene_norm_length
+from minirag.index.bm25.index import BM25Index, BM25Params
+from minirag.index.bm25.variants import lucene_norm_length
 from minirag.text.analyze import Analyzer, AnalyzerConfig
 
 FRUIT = ["apple banana", "apple cherry cherry", "date"]  # N = 3, |D| = 2, 3, 1, avgdl = 2

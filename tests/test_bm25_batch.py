@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_bm25_search import WORDS, assert_same, reference, zipf_corpus
 
-from minirag.index.bm25 import BM25Index, BM25Params
-from minirag.index.bm25_batch import BatchSearch
-from minirag.index.bm25_search import PrunedSearch
+from minirag.index.bm25.batch import BatchSearch
+from minirag.index.bm25.index import BM25Index, BM25Params
+from minirag.index.bm25.search import PrunedSearch
 from minirag.text.analyze import Analyzer
 
 

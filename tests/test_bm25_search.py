@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from minirag.index.bm25 import BM25Index, BM25Params
-from minirag.index.bm25_search import PrunedSearch
+from minirag.index.bm25.index import BM25Index, BM25Params
+from minirag.index.bm25.search import PrunedSearch
 from minirag.text.analyze import Analyzer
 
 

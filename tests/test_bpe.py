@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from minirag.text.bpe import PROGRESS_EVERY, BPETokenizer, to_bytes
+from minirag.text.bpe import BPETokenizer, to_bytes
+from minirag.text.bpe_merges import PROGRESS_EVERY
 
 SAMPLE = """# Métodos
 

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from minirag.text.bpe import BPETokenizer
-from minirag.text.chunk import chunk_document
+from minirag.text.chunker import chunk_document
 from minirag.text.chunks import Chunk, chunk_id
 from minirag.text.structure import DocumentStructure
 
@@ -250,7 +250,7 @@ def test_chunk_ids_are_stable_across_processes(tok, tmp_path):
     here = [c.id for c in chunk_document(doc_of(text), "tokens", tok, target_tokens=30, overlap=5)]
     code = ("import json, sys\n"
             "from minirag.text.bpe import BPETokenizer\n"
-            "from minirag.text.chunk import chunk_document\n"
+            "from minirag.text.chunker import chunk_document\n"
             "tok = BPETokenizer.load(sys.argv[1])\n"
             "doc = {'doc_id': 'docs/a.md', 'title': 'A title', 'text': sys.stdin.read()}\n"
             "chunks = chunk_document(doc, 'tokens', tok, target_tokens=30, overlap=5)\n"

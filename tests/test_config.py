@@ -118,8 +118,8 @@ def test_answer_names_the_runs_every_reader_answers_in_config_order():
 
 
 def test_a_corpus_that_answers_no_run_trains_no_reader():
-    from minirag.graph import CorpusGraph
-    from minirag.layout import CorpusLayout
+    from minirag.artifacts.layout import CorpusLayout
+    from minirag.pipeline.graph import CorpusGraph
     readers = {"extractive": {"type": "extractive"}, "minigpt": {"type": "minigpt"}}
     none = CorpusGraph(corpus_config(cfg(readers=readers, answer=[]), "c"), CorpusLayout.of("results", "c"))
     assert none.answer_jobs() == [] and none.trained_readers() == []

@@ -1,4 +1,4 @@
-"""Content checks (minirag/content.py): each artifact kind's function accepts what a stage writes
+"""Content checks (minirag/artifacts/content.py): each artifact kind's function accepts what a stage writes
 and refuses, naming the file and what is wrong, what no stage writes."""
 
 import json
@@ -6,8 +6,8 @@ import json
 import numpy as np
 import pytest
 
-from minirag import content
-from minirag.content import ContentError
+from minirag.artifacts import content
+from minirag.artifacts.content import ContentError
 
 
 def sidecar(n, d):

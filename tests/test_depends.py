@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from minirag.depends import module_closure
+from minirag.pipeline.depends import module_closure
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -53,13 +53,13 @@ def test_an_unknown_module_is_an_error_naming_its_path(pkg):
 
 def test_the_bm25_stage_runs_the_settings_module_it_imports_indirectly_and_no_embedder():
     files = rels(module_closure(REPO / "minirag", ["stages.bm25"]), REPO / "minirag")
-    assert {"stages/bm25.py", "index/bm25.py", "text/analyze.py", "settings.py", "io.py"} <= set(files)
+    assert {"stages/bm25.py", "index/bm25/index.py", "text/analyze.py", "settings.py", "artifacts/io.py"} <= set(files)
     assert not {"index/hashing.py", "index/biencoder.py", "stages/embed.py", "stages/chunk.py"} & set(files)
 
 
 def test_the_chunk_stage_does_not_run_curation_or_config_code():
     files = rels(module_closure(REPO / "minirag", ["stages.chunk"]), REPO / "minirag")
-    assert "text/chunk.py" in files and "text/bpe.py" in files
+    assert "text/chunker.py" in files and "text/bpe.py" in files
     assert not {"text/corpus.py", "config/corpus.py", "stages/curate.py", "report/markdown.py"} & set(files)
 
 
@@ -68,7 +68,7 @@ def test_a_cache_file_keeps_the_imports_and_an_edited_file_is_parsed_again(pkg, 
     want = module_closure(pkg, ["stages.run"])
     assert module_closure(pkg, ["stages.run"], cache=cache) == want and cache.exists()
     stored = cache.read_text()
-    import minirag.depends as depends
+    import minirag.pipeline.depends as depends
     depends._STORES.clear()  # as a new process would
     assert module_closure(pkg, ["stages.run"], cache=cache) == want and cache.read_text() == stored
     write(pkg, "index/unrelated.py", "# edited\n")

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from minirag.index.bm25 import BM25Index, BM25Params
-from minirag.rank.channels import BM25Retriever
+from minirag.index.bm25.index import BM25Index, BM25Params
+from minirag.rank.retrievers import BM25Retriever
 from minirag.text.analyze import Analyzer, AnalyzerConfig
 from minirag.text.expand import ExpansionSettings, QueryExpander
 

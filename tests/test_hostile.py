@@ -170,7 +170,7 @@ def test_a_query_holding_a_control_character_is_refused(docs_built, char):
     ("q1", "past \ud800 of go", r"queries\.jsonl: query 'q1': holds a lone surrogate U\+D800"),
 ])
 def test_beir_query_ids_and_texts_follow_the_same_rules(tmp_path, qid, text, message):
-    from minirag.beir import load_beir_questions
+    from minirag.datasets.beir import load_beir_questions
     from minirag.text.corpus import CorpusError
     (tmp_path / "qrels").mkdir()
     (tmp_path / "qrels" / "test.tsv").write_text(f"query-id\tcorpus-id\tscore\n{qid}\td1\t1\n")

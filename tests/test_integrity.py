@@ -4,9 +4,10 @@ import os
 
 import pytest
 
+from minirag.artifacts.integrity import IntegrityError, verified, verify_corpus, write_receipt
+from minirag.artifacts.layout import CorpusLayout
+from minirag.artifacts.missing import MissingArtifact
 from minirag.evaluation.trec import load_run, write_run
-from minirag.integrity import IntegrityError, MissingArtifact, verified, verify_corpus, write_receipt
-from minirag.layout import CorpusLayout
 
 
 @pytest.fixture

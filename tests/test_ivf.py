@@ -12,12 +12,12 @@ import pytest
 from conftest import MINI_CORPUS, copy_project, run, snakemake
 from helpers import make_chunk
 
+from minirag.artifacts.io import save_npy
+from minirag.artifacts.layout import IVF_FILES
 from minirag.index.hashing import HashingEmbedder
 from minirag.index.ivf import IVFIndex, IVFSettings, build_ivf, check_built_from
 from minirag.index.store import FlatVectorStore, inner_products, top_k
 from minirag.index.vectors import AlignmentError, save_vectors, vectors_sidecar_path
-from minirag.io import save_npy
-from minirag.layout import IVF_FILES
 
 
 def clustered(n: int, d: int = 32, clusters: int = 24, seed: int = 0) -> np.ndarray:

@@ -4,11 +4,11 @@ from dataclasses import dataclass
 
 import pytest
 
+from minirag.artifacts.layout import CorpusLayout
 from minirag.config.corpus import ConfigError, corpus_config
 from minirag.config.schema import config_schema
-from minirag.graph import CorpusGraph
-from minirag.layout import CorpusLayout
-from minirag.live import open_retriever
+from minirag.pipeline.graph import CorpusGraph
+from minirag.query.sources import open_retriever
 from minirag.rank.kinds import KINDS, RetrieverKind, kind_of
 from minirag.settings import setting
 

@@ -4,8 +4,8 @@ against full recomputation, save/load, and that the copy head learns to copy uns
 import numpy as np
 import pytest
 
-from minirag.answer.minigpt import MiniGPT, MiniGPTConfig, param_spec
-from minirag.answer.minigpt_train import Adam, clip_grad_norm, load_model, load_sidecar, npz_bytes, save_model, train
+from minirag.answer.minigpt.model import MiniGPT, MiniGPTConfig, param_spec
+from minirag.answer.minigpt.train import Adam, clip_grad_norm, load_model, load_sidecar, npz_bytes, save_model, train
 
 
 def batch(rng, cfg, B=2, T=9, n_src=5):

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from helpers import make_chunk
 
-from minirag.answer.minigpt import MiniGPT
-from minirag.answer.minigpt_reader import (
+from minirag.answer.minigpt.model import MiniGPT
+from minirag.answer.minigpt.reader import (
     MiniGPTReader,
     MiniGPTSettings,
     TaskEncoder,
@@ -16,7 +16,7 @@ from minirag.answer.minigpt_reader import (
     score_heldout,
 )
 from minirag.answer.prompt import IDK, build_prompt
-from minirag.answer.reading_tasks import ReadingTask
+from minirag.answer.reading.tasks import ReadingTask
 from minirag.text.bpe import BPETokenizer
 
 TEXT = ("question: What is the past participle of write?\nBase form: write; Past participle: written [#1]\n"

@@ -17,7 +17,7 @@ SEARCH = """\
 import sys
 from importlib import resources
 import minirag
-from minirag.index.bm25 import BM25Index, BM25Params
+from minirag.index.bm25.index import BM25Index, BM25Params
 from minirag.text.analyze import Analyzer, AnalyzerConfig
 assert minirag.__file__.startswith(sys.argv[1]), minirag.__file__
 docs = ["The past of eat is ate.", "El pretérito de venir: vine.", "What is the plural of mouse? mice"]

@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from minirag.answer.learner_questions import Synthesizer
-from minirag.answer.reading_contexts import LinePool, swap_value, table_cell_lines
-from minirag.answer.reading_tasks import (
+from minirag.answer.reading.contexts import LinePool, swap_value, table_cell_lines
+from minirag.answer.reading.learner_questions import Synthesizer
+from minirag.answer.reading.tasks import (
     IDK,
     KINDS,
     ReadingTask,
@@ -29,7 +29,7 @@ from minirag.answer.reading_tasks import (
     split_facts,
     task_id,
 )
-from minirag.answer.terms import GrammarTerms
+from minirag.answer.select.terms import GrammarTerms
 
 REPO = Path(__file__).resolve().parents[1]
 KB_DOCS = REPO / "results" / "kb" / "docs.jsonl"
@@ -232,7 +232,7 @@ def test_deterministic(tasks):
 def test_deterministic_across_processes(tmp_path):
     """String hashing differs between processes: no order may depend on it."""
     (tmp_path / "docs.json").write_text(json.dumps(DOCS), encoding="utf-8")
-    code = ("import json, sys; from minirag.answer.reading_tasks import make_tasks; "
+    code = ("import json, sys; from minirag.answer.reading.tasks import make_tasks; "
             "docs = json.load(open(sys.argv[1])); "
             "print(' '.join(t.qid for t in make_tasks(docs, n_train=80, n_eval=4, seed=3)))")
     outs = []

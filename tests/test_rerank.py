@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from minirag.integrity import IntegrityError, write_receipt
-from minirag.layout import CorpusLayout
+from minirag.artifacts.integrity import IntegrityError, write_receipt
+from minirag.artifacts.layout import CorpusLayout
 from minirag.rank import synth
 from minirag.rank.rerank import FEATURES, FeatureMaker, fit_logistic, load_model, rerank, save_model, sigmoid
 from minirag.rank.synth import BACK, HEADING, TEMPLATES, candidates, misspell, synthesize

@@ -3,11 +3,11 @@ from helpers import make_chunk
 
 from minirag.evaluation.evaluate import mean
 from minirag.evaluation.metrics import hit_at
-from minirag.index.bm25 import BM25Index, BM25Params
+from minirag.index.bm25.index import BM25Index, BM25Params
 from minirag.index.hashing import HashingEmbedder
 from minirag.index.store import FlatVectorStore
-from minirag.rank.channels import BM25Retriever, DenseRetriever
 from minirag.rank.fusion import HybridRetriever, reciprocal_rank_fusion
+from minirag.rank.retrievers import BM25Retriever, DenseRetriever
 from minirag.text.analyze import Analyzer
 
 

@@ -14,10 +14,10 @@ pytest.importorskip("tokenizers")
 from conftest import FIXTURE, copy_project, snakemake  # noqa: E402
 from test_bert import make_model  # noqa: E402
 
-from minirag.index.bm25 import BM25Index, BM25Params  # noqa: E402
-from minirag.index.bm25_postings import Postings  # noqa: E402
-from minirag.index.bm25_shards import merged_index  # noqa: E402
-from minirag.shards import in_shard, merge_by_document, shard_of  # noqa: E402
+from minirag.index.bm25.index import BM25Index, BM25Params  # noqa: E402
+from minirag.index.bm25.postings import Postings  # noqa: E402
+from minirag.index.bm25.shards import merged_index  # noqa: E402
+from minirag.pipeline.shards import in_shard, merge_by_document, shard_of  # noqa: E402
 from minirag.text.analyze import Analyzer, AnalyzerConfig  # noqa: E402
 
 pytestmark = pytest.mark.workflow
@@ -165,7 +165,7 @@ def test_editing_one_document_reruns_its_shard_and_the_merges_only(builds):
 
 
 def test_an_empty_shard_is_curated_chunked_indexed_and_embedded_as_nothing(builds, tmp_path):
-    from minirag.index.bm25_shards import load_postings
+    from minirag.index.bm25.shards import load_postings
     from minirag.stages.bm25_shard import bm25_shard
     from minirag.stages.chunk import chunk
     from minirag.stages.common import run_stage
@@ -195,7 +195,7 @@ def test_an_empty_shard_is_curated_chunked_indexed_and_embedded_as_nothing(build
 
 
 def test_the_training_sample_is_a_bottom_k_by_hash_of_each_id():
-    from minirag.shards import training_sample
+    from minirag.pipeline.shards import training_sample
     ids = [f"doc-{i}" for i in range(200)]
     sample = training_sample(ids, 20, seed=7)
     assert len(sample) == 20 and sample == sorted(sample)

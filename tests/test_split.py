@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from minirag.io import sha256_text
+from minirag.artifacts.io import sha256_text
 from minirag.text import split as split_module
 from minirag.text.split import assign_splits
 

@@ -12,10 +12,11 @@ import numpy as np
 import pytest
 from conftest import snakemake
 
-from minirag.beir import curate_beir, load_beir_questions, read_qrels
-from minirag.replicate_corpus import write_replicated
+from minirag.datasets.beir import curate_beir, load_beir_questions, read_qrels
+from minirag.datasets.replicate_corpus import write_replicated
+from minirag.datasets.synth_corpus import SynthSettings, write_synthetic
+from minirag.datasets.zipf import fit_zipf_exponent
 from minirag.settings import SettingsError, settings_from_dict
-from minirag.synth_corpus import SynthSettings, fit_zipf_exponent, write_synthetic
 
 # Letters-only stand-in words (aa, ab, ...): the tests do not need wordfreq's list.
 VOCAB = ["".join(p) for n in (2, 3, 4) for p in product(ascii_lowercase, repeat=n)][:20_000]
@@ -138,7 +139,7 @@ def test_a_replica_smaller_than_its_source_judges_only_the_passages_it_holds(tmp
 
 def test_the_vocabulary_is_wordfreqs_english_words_in_frequency_order():
     pytest.importorskip("wordfreq")
-    from minirag.synth_corpus import english_vocabulary
+    from minirag.datasets.synth_corpus import english_vocabulary
     words = english_vocabulary(2000)
     assert words[:3] == ["the", "to", "and"] and len(set(words)) == 2000
     assert all(re.fullmatch("[a-z]+", w) for w in words)

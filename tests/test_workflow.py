@@ -194,7 +194,7 @@ def test_vocab_size_change_reruns_tokenizer_and_downstream_not_curate(built):
 
 
 def test_editing_chunk_code_reruns_chunk_and_downstream(built):
-    jobs = planned_after_edit(built, "minirag/text/chunk.py", '"""', '"""Edited. ')
+    jobs = planned_after_edit(built, "minirag/text/chunker.py", '"""', '"""Edited. ')
     assert "chunk" in jobs and "evaluate" in jobs and "report" in jobs
     assert not UPSTREAM & set(jobs)
 
@@ -212,7 +212,7 @@ def test_editing_the_report_module_reruns_only_the_report(built):
 
 
 def test_editing_the_bm25_module_plans_no_embedding(built):
-    jobs = planned_after_edit(built, "minirag/index/bm25.py", '"""', '"""Edited. ')
+    jobs = planned_after_edit(built, "minirag/index/bm25/index.py", '"""', '"""Edited. ')
     assert jobs["bm25"] == 1 and "retrieve" in jobs
     assert not (UPSTREAM | {"chunk", "embed"}) & set(jobs)
 

@@ -9,7 +9,7 @@ prompt's evidence and the extractive reader answers with the best of them.
 
 Every intermediate value is returned, so a learner can print each one.
 
-What it leaves out: loading a built corpus (live.py) and choosing the retriever or reader.
+What it leaves out: loading a built corpus (query/sources.py) and choosing the retriever or reader.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from ..text.chunks import Chunk
 from ..text.query import query_text
 from .prompt import Prompt, build_prompt, selected
 from .readers import Answer, Reader
-from .selector import AnswerSelector
+from .select.selector import AnswerSelector
 
 
 def rag_answer(query: str, retriever: Retriever, reader: Reader, chunks: Mapping[str, Chunk] | Sequence[Chunk],

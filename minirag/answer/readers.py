@@ -32,7 +32,7 @@ gets the context and its instructions. Its reply is the answer: the `[#n]` marke
 are the citations, a reply saying "I don't know" is an abstention, and every answer
 records the model and the endpoint it came from.
 
-What it leaves out: generation (minigpt_reader.py: a small GPT the graph trains).
+What it leaves out: generation (minigpt/reader.py: a small GPT the graph trains).
 """
 
 from __future__ import annotations
@@ -46,9 +46,9 @@ from typing import Any, ClassVar, Mapping
 
 from ..settings import Kind, setting
 from .evidence import content_words, idf_weights, line_scores, words_of
-from .minigpt_reader import MiniGPTSettings
+from .minigpt.reader import MiniGPTSettings
 from .prompt import IDK, Prompt
-from .selection_settings import SelectorSettings
+from .select.settings import SelectorSettings
 
 CLAUSE_RE = re.compile(r"\s*(?:[,;:]|\s[–—-]\s|\(|\))\s*")
 
@@ -143,8 +143,8 @@ class ExtractiveReader(Reader):
     @classmethod
     def from_settings(cls, settings: SelectorSettings, model) -> "ExtractiveReader":
         """The threshold set, else the one calibrated on the dev questions (the weights' sidecar)."""
-        from ..integrity import verified
-        from ..io import read_json
+        from ..artifacts.integrity import verified
+        from ..artifacts.io import read_json
         if settings.threshold is not None:
             return cls(settings.threshold)
         return cls(read_json(verified(Path(model).with_suffix(".json"), "answer selector sidecar"))["threshold"])
@@ -175,7 +175,7 @@ class ExtractiveReader(Reader):
 
 
 class MiniGPTReaderKind(Reader):
-    """A small GPT the graph trains on reading tasks from the corpus (minigpt_reader.py)."""
+    """A small GPT the graph trains on reading tasks from the corpus (minigpt/reader.py)."""
     type, Settings, trained = "minigpt", MiniGPTSettings, True
     training_inputs = ("docs", "tokenizer")
 
@@ -189,7 +189,7 @@ class MiniGPTReaderKind(Reader):
 
     @classmethod
     def from_settings(cls, settings: MiniGPTSettings, model) -> "MiniGPTReaderKind":
-        from .minigpt_reader import MiniGPTReader
+        from .minigpt.reader import MiniGPTReader
         return cls(MiniGPTReader.load(model, settings))
 
     def generate(self, prompt: Prompt, max_new_tokens: int | None = None) -> Answer:

@@ -2,7 +2,7 @@
 
     selector, report = train_selector(docs, chunks, lexicon, terms, questions, SelectorSettings())
 
-1. Questions: `settings.questions` learner-phrased ones synthesized from the corpus (learner_questions.py)
+1. Questions: `settings.questions` learner-phrased ones synthesized from the corpus (reading/learner_questions.py)
    and the corpus's dev questions (never its test ones), each dev question counting `dev_weight` times.
 2. Candidates: each question's top `depth` chunks by a BM25 over the chunks (the "grammar" analyzer: query
    filler dropped, Spanish stems, accents folded), the candidates of those chunks and their features.
@@ -27,16 +27,16 @@ from typing import Callable
 import numpy as np
 
 from ..evaluation.answers import contains
-from ..index.bm25 import BM25Index, BM25Params
+from ..index.bm25.index import BM25Index, BM25Params
 from ..text.analyze import Analyzer, AnalyzerConfig
 from ..text.chunks import Chunk, index_text
-from .features import FEATURES
-from .learner_questions import LearnerQuestion, synthesize
-from .scorer import AnswerScorer, Group
-from .selection_settings import SelectorSettings
-from .selector import NULL_FEATURES, AnswerSelector, pool
-from .terms import GrammarTerms, answer_key
-from .vocabulary import Vocabulary
+from .reading.learner_questions import LearnerQuestion, synthesize
+from .select.features import FEATURES
+from .select.scorer import AnswerScorer, Group
+from .select.selector import NULL_FEATURES, AnswerSelector, pool
+from .select.settings import SelectorSettings
+from .select.terms import GrammarTerms, answer_key
+from .select.vocabulary import Vocabulary
 
 THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(19))
 

@@ -7,8 +7,8 @@ Each writes the weights to `out` (.npz), a sidecar beside it (.json: settings, w
 held-out scores, the loss curve) and what it learned from (.tasks.jsonl: the Mini-GPT's reading tasks, the
 selector's learner questions). A reader kind names its function and its inputs (readers.py).
 
-What it leaves out: the models (minigpt*.py, scorer.py) and the data they learn from (reading_tasks.py,
-learner_questions.py).
+What it leaves out: the models (minigpt*.py, scorer.py) and the data they learn from (reading/tasks.py,
+reading/learner_questions.py).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from ..integrity import load_json, load_records
-from ..io import sha256_bytes, sha256_text, write_json, write_jsonl
+from ..artifacts.integrity import load_json, load_records
+from ..artifacts.io import sha256_bytes, sha256_text, write_json, write_jsonl
 from ..settings import settings_from_dict
 
 LOSS_WINDOW = 50  # steps per point of the Mini-GPT sidecar's loss curve
@@ -29,9 +29,9 @@ def train_minigpt(settings: dict, name: str, files: dict[str, Path], out: Path, 
     """Synthesize reading tasks from the documents, train the reader on the training ones, answer
     the held-out ones, and save weights, tasks and a sidecar holding the scores."""
     from ..text.bpe import load_tokenizer
-    from .minigpt_reader import MiniGPTSettings, TaskEncoder, heldout_outcomes, score_heldout, train_on_tasks
-    from .minigpt_train import save_model
-    from .reading_tasks import make_tasks, save_tasks
+    from .minigpt.reader import MiniGPTSettings, TaskEncoder, heldout_outcomes, score_heldout, train_on_tasks
+    from .minigpt.train import save_model
+    from .reading.tasks import make_tasks, save_tasks
     s = settings_from_dict(MiniGPTSettings, {k: v for k, v in settings.items() if k != "type"}, f"readers.{name}")
     documents = load_records(files["docs"], "documents")
     tok = load_tokenizer(files["tokenizer"])
@@ -68,8 +68,8 @@ def train_minigpt(settings: dict, name: str, files: dict[str, Path], out: Path, 
 def train_extractive(settings: dict, name: str, files: dict[str, Path], out: Path, log: Callable[[str], None]) -> None:
     """Train the answer selector (train_selector.py) and save its weights, sidecar and learner questions."""
     from ..text.chunks import load_chunks
-    from .selection_settings import SelectorSettings
-    from .terms import GrammarTerms
+    from .select.settings import SelectorSettings
+    from .select.terms import GrammarTerms
     from .train_selector import train_selector
     s = settings_from_dict(SelectorSettings, {k: v for k, v in settings.items() if k != "type"}, f"readers.{name}")
     lexicon = load_json(files["lexicon"], "lexicon")

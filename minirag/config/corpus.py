@@ -2,7 +2,7 @@
 
 `workflow/config.yaml` names one or more corpora; each says where its documents and
 questions are and how every stage treats them. `corpus_config` builds every section from
-its settings dataclass (text/corpus.py, text/bpe.py, text/chunk.py, index/*, rank/kinds.py,
+its settings dataclass (text/corpus.py, text/bpe.py, text/chunker.py, index/*, rank/kinds.py,
 answer/*, evaluation/diagnose.py: the only homes of the defaults), checks types, bounds,
 cross-field rules and every name a setting refers to, with the key path in the message,
 and returns plain builtins. `stage_settings` hands each stage exactly the values it
@@ -23,10 +23,10 @@ from typing import Any, Mapping
 
 from ..answer.prompt import PromptSettings
 from ..answer.readers import Reader, reader_kind
-from ..answer.selection_settings import CandidateSettings
-from ..beir import refuse_training_on
+from ..answer.select.settings import CandidateSettings
+from ..datasets.beir import refuse_training_on
 from ..evaluation.diagnose import DiagnoseSettings
-from ..index.bm25 import BM25Settings
+from ..index.bm25.index import BM25Settings
 from ..index.embedders import EmbedderKind
 from ..rank.kinds import KINDS, RetrieverKind, kind_of
 from ..settings import (
@@ -39,8 +39,9 @@ from ..settings import (
     settings_to_dict,
 )
 from ..text.bpe import TokenizerSettings
-from ..text.chunk import ChunkSettings
+from ..text.chunker import ChunkSettings
 from ..text.corpus import SourceSettings
+from .sweeps import expand_sweeps
 
 
 class ConfigError(ValueError):
@@ -154,32 +155,6 @@ def check_name(name: Any, where: str) -> None:
     if not isinstance(name, str):
         raise SettingsError(f"{where}: name {name!r} must be a string")
     check_bounds(name, {"pattern": NAME_PATTERN}, f"{where}.{name}")
-
-
-def expand_sweeps(retrievers: Mapping[str, Any], where: str) -> dict[str, dict]:
-    out: dict[str, dict] = {}
-    for name, spec in retrievers.items():
-        key = f"{where}.{name}"
-        kind = RetrieverKind.from_spec(spec, key)
-        out[name] = kind.spec()
-        sweep = spec.get("sweep") or {}
-        if not isinstance(sweep, Mapping):
-            raise SettingsError(f"{key}.sweep: expected a mapping of parameter -> list of values")
-        for param, values in sweep.items():
-            if param not in kind.sweepable:
-                raise SettingsError(f"{key}.sweep.{param}: not a sweepable parameter of {kind.type!r} "
-                                    f"(sweepable: {', '.join(kind.sweepable) or 'none'})")
-            if not isinstance(values, list) or not values:
-                raise SettingsError(f"{key}.sweep.{param}: expected a non-empty list of values")
-            for value in values:
-                point = RetrieverKind.from_spec({**out[name], param: value}, f"{key}.sweep.{param}")
-                out[sweep_name(name, param, value)] = {**point.spec(), "sweep_of": name, "sweep_param": param}
-    return out
-
-
-def sweep_name(name: str, param: str, value: Any) -> str:
-    """The retriever a sweep point becomes, e.g. `rrf@k=20`: its own run, its own evaluation."""
-    return f"{name}@{param}={value}"
 
 
 def check_references(cc: dict, where: str) -> None:

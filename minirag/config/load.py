@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from ..safe_yaml import read_yaml
+from ..artifacts.safe_yaml import read_yaml
 from .corpus import ConfigError, corpus_config
 from .schema import config_schema
 

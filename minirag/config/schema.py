@@ -22,11 +22,11 @@ import typing
 from typing import Any, Literal
 
 from ..answer.readers import READERS
-from ..index.bm25 import BM25Settings
+from ..datasets.synth_corpus import SynthSettings
+from ..index.bm25.index import BM25Settings
 from ..index.embedders import EMBEDDERS
 from ..rank.kinds import KINDS
 from ..settings import NAME_PATTERN, config_key, type_hints
-from ..synth_corpus import SynthSettings
 from .corpus import CorpusSettings
 
 BOUND_KEYWORDS = {"minimum": "minimum", "maximum": "maximum", "exclusive_minimum": "exclusiveMinimum",

@@ -31,7 +31,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..io import atomic_write_text
+from ..artifacts.io import atomic_write_text
 from ..rank.diversify import Vectors, vectors_for
 from ..rank.ranking import Ranking
 from ..settings import setting

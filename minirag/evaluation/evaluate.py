@@ -26,7 +26,7 @@ import statistics
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from ..io import atomic_write_text, write_json
+from ..artifacts.io import atomic_write_text, write_json
 from ..text.chunks import Chunk
 from . import answers as scoring
 from .losses import COLUMNS as LOSS_COLUMNS

@@ -13,9 +13,10 @@ from __future__ import annotations
 from operator import itemgetter
 from pathlib import Path
 
-from ..content import known_ids, run_rows
-from ..integrity import verified
-from ..io import atomic_write_text, read_text
+from ..artifacts.content import known_ids, run_rows
+from ..artifacts.integrity import verified
+from ..artifacts.io import atomic_write_text
+from ..artifacts.trec_lines import parse_run
 from ..rank.ranking import Ranking
 
 
@@ -39,27 +40,6 @@ def write_run(path: str | Path, run: dict[str, Ranking], name: str) -> None:
     atomic_write_text(path, format_run(run, name))
 
 
-def parse_run(path: str | Path) -> list[tuple[int, str, str, int, float, str]]:
-    """(line number, qid, id, rank, score, run name) of every line; a line that is not six fields
-    with an integer rank and a number score raises ValueError naming the file and line."""
-    rows = []
-    text = read_text(path)
-    if text and not text.endswith("\n"):
-        raise ValueError(f"{path}: the last line has no newline: the file was cut short")
-    for lineno, line in enumerate(text.split("\n"), start=1):
-        parts = line.split()
-        if not parts:
-            continue
-        if len(parts) != 6:
-            raise ValueError(f"{path}:{lineno}: expected 6 fields 'qid Q0 id rank score run', got {len(parts)}")
-        qid, _, doc, rank, score, name = parts
-        try:
-            rows.append((lineno, qid, doc, int(rank), float(score), name))
-        except ValueError:
-            raise ValueError(f"{path}:{lineno}: rank must be an integer and score a number") from None
-    return rows
-
-
 def read_run(path: str | Path, name: str | None = None, qids: set[str] | None = None,
              chunk_ids: set[str] | None = None) -> dict[str, Ranking]:
     """{qid: [(id, score), ...]} in rank order; every qid of the file, even with one line. The lines
@@ -78,7 +58,7 @@ def load_run(path: str | Path) -> dict[str, Ranking]:
     """A run file checked against its receipt (a truncated or edited run is refused), then read as
     a run of its corpus: its name the file's, its qids and chunk ids those of questions.jsonl and
     chunks.jsonl beside it."""
-    from ..layout import CorpusLayout
+    from ..artifacts.layout import CorpusLayout
     path = verified(path, "run")
     layout = CorpusLayout.producer_of(path)[0]
     return read_run(path, Path(path).stem, known_ids(layout.questions, "qid"), known_ids(layout.chunks, "id"))

@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..io import atomic_write_bytes, sha256_bytes
+from ..artifacts.io import atomic_write_bytes, sha256_bytes
 
 FOLDER = "history"
 

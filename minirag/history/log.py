@@ -23,7 +23,7 @@ import json
 import os
 from pathlib import Path
 
-from ..io import sha256_bytes
+from ..artifacts.io import sha256_bytes
 from .blobs import HistoryError, encode
 
 NAME = "history.jsonl"

@@ -24,9 +24,9 @@ import subprocess
 import time
 from pathlib import Path
 
-from ..integrity import load_json
-from ..io import read_json, sha256_bytes
-from ..layout import CorpusLayout
+from ..artifacts.integrity import load_json
+from ..artifacts.io import read_json, sha256_bytes
+from ..artifacts.layout import CorpusLayout
 from .blobs import encode
 from .log import append
 from .snapshot import snapshot

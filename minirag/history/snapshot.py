@@ -18,10 +18,10 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+from ..artifacts.integrity import iter_records, load_records, verified
+from ..artifacts.layout import CorpusLayout
 from ..evaluation.evaluate import METRIC_KEYS
 from ..evaluation.trec import load_run
-from ..integrity import iter_records, load_records, verified
-from ..layout import CorpusLayout
 from . import blobs
 
 

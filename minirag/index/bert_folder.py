@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..integrity import file_sha256
+from ..artifacts.integrity import file_sha256
 
 POOLING = ("cls_token", "max_tokens", "mean_tokens")  # the supported modes, in sentence-transformers' concat order
 MODULES = ["Transformer", "Pooling", "Normalize"]

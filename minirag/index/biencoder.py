@@ -32,9 +32,9 @@ from typing import Literal, Sequence
 
 import numpy as np
 
-from .. import content
-from ..integrity import verified
-from ..io import load_npz, read_json, save_npz, sha256_bytes, write_json
+from ..artifacts import content
+from ..artifacts.integrity import verified
+from ..artifacts.io import load_npz, read_json, save_npz, sha256_bytes, write_json
 from ..settings import setting, settings_from_dict
 
 

@@ -36,9 +36,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import content
-from ..integrity import IntegrityError, MissingArtifact, verified, write_receipt
-from ..io import atomic_path, load_npz
+from ..artifacts import content
+from ..artifacts.integrity import IntegrityError, verified, write_receipt
+from ..artifacts.io import atomic_path, load_npz
+from ..artifacts.missing import MissingArtifact
 
 KEEP_OLD = 1.0  # rows kept that this build did not use, as a share of the rows it has
 

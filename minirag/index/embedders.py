@@ -26,8 +26,8 @@ from typing import Any, Callable, ClassVar, Iterable, Mapping
 
 import numpy as np
 
-from ..integrity import file_sha256
-from ..layout import CorpusLayout
+from ..artifacts.integrity import file_sha256
+from ..artifacts.layout import CorpusLayout
 from ..settings import PATH_PATTERN, Kind, SettingsError, setting
 from .biencoder import BiEncoderConfig
 from .hashing import HashingEmbedder, HashingSettings

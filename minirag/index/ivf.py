@@ -47,10 +47,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from .. import content
-from ..integrity import file_sha256, verified
-from ..io import atomic_path, load_npy, read_json, save_npy, write_json
-from ..layout import IVF_FILES
+from ..artifacts import content
+from ..artifacts.integrity import file_sha256, verified
+from ..artifacts.io import atomic_path, load_npy, read_json, save_npy, write_json
+from ..artifacts.layout import IVF_FILES
 from ..settings import setting
 from .store import inner_products, top_k
 from .vectors import AlignmentError
@@ -174,7 +174,7 @@ class IVFIndex:
 
     @classmethod
     def open(cls, directory: str | Path, mmap: bool = True) -> "IVFIndex":
-        """The index in `directory`, its files unchecked (live.py checks them against their receipt)."""
+        """The index in `directory`, its files unchecked (query/sources.py checks them against their receipt)."""
         directory = Path(directory)
         meta = read_json(directory / "meta.json")
         if meta.get("format") != FORMAT:

@@ -25,7 +25,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..io import dumps_json, sha256_text
+from ..artifacts.io import dumps_json, sha256_text
 
 SOURCES = ("title", "ict", "crops", "table_rows")
 ICT_PER_CHUNK = 8         # default number of sentences drawn (without replacement) per chunk

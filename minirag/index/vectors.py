@@ -17,9 +17,9 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from .. import content
-from ..integrity import file_sha256, note_sha256, verified
-from ..io import atomic_path, load_npy, read_json, sha256_file, sha256_text, write_json
+from ..artifacts import content
+from ..artifacts.integrity import file_sha256, note_sha256, verified
+from ..artifacts.io import atomic_path, load_npy, read_json, sha256_file, sha256_text, write_json
 from ..text.chunks import Chunk, index_text
 
 

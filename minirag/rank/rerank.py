@@ -148,7 +148,7 @@ def save_model(path, w: np.ndarray, b: float, sidecar: dict) -> None:
     """Weights as .npz, and beside it (.json) the feature names and how the model was trained."""
     from pathlib import Path
 
-    from ..io import save_npz, write_json
+    from ..artifacts.io import save_npz, write_json
     save_npz(path, w=w.astype(np.float64), b=np.array([b]))
     write_json(Path(path).with_suffix(".json"), {"features": list(FEATURES), "weights": dict(zip(FEATURES, w.tolist())),
                                                  "bias": b, **sidecar})
@@ -158,9 +158,9 @@ def load_model(path) -> dict:
     """A trained reranker's {"w": (F,), "b": float}, both files checked against their job's receipt."""
     from pathlib import Path
 
-    from ..content import weights
-    from ..integrity import load_json, verified
-    from ..io import load_npz
+    from ..artifacts.content import weights
+    from ..artifacts.integrity import load_json, verified
+    from ..artifacts.io import load_npz
     meta = load_json(Path(path).with_suffix(".json"), "reranker sidecar")
     if meta.get("features") != list(FEATURES):
         raise ValueError(f"{path}: trained on features {meta.get('features')}, these are {list(FEATURES)}; "

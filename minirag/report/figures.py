@@ -12,7 +12,7 @@ import io
 from pathlib import Path
 from typing import Sequence
 
-from ..io import atomic_write_bytes
+from ..artifacts.io import atomic_write_bytes
 
 
 def _pyplot():

@@ -14,7 +14,7 @@ import platform
 from importlib import metadata
 from pathlib import Path
 
-from ..integrity import file_sha256
+from ..artifacts.integrity import file_sha256
 
 PACKAGES = ("numpy", "pandas", "snakemake", "pyyaml", "matplotlib", "pystemmer")
 

@@ -1,7 +1,7 @@
 """Render the report's tables (tables.py) as markdown: one template per section.
 
 Each section is a template of prose with named slots, filled from the facts and tables
-`CorpusTables` computed; `md_table` renders any DataFrame (floats to 3 decimals, missing
+`CorpusTables` computed; `md_table` (cells.py) renders any DataFrame (floats to 3 decimals, missing
 values as –, lists joined). A section with nothing to show renders as nothing.
 
 What it leaves out: computing anything (tables.py), figures (figures.py, drawn by their
@@ -12,14 +12,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
-
-from ..answer.minigpt_reader import score_heldout, support_sweep
-from ..answer.readers import Reader
-from .answering import render_losses, render_selector
+from .answering import render_losses
+from .cells import md_table
 from .paired import note as delta_note
 from .pretrained import coverage_notes, pretrained_notes
 from .tables import MIN_TAG_QUESTIONS, CorpusTables
+from .trained import render_encoders, render_reading
 
 HEADER = """# minirag report
 
@@ -121,15 +119,6 @@ From `{file}`, checked on the runs by `python -m minirag assert` ({strict}). Eve
 {table}
 {failed}"""
 
-ENCODER = """### Encoder `{name}`
-
-MiniBiEncoder trained on {pairs:,} pairs ({sources}); loss {first:.3f} → {last:.3f} over {epochs} epochs. Source: `encoders/{name}.json`.
-
-{controls}![training loss]({figure})
-"""
-CONTROL = ("- `{trained}` {verdict} the untrained control `{control}` on chunk hit@5: {hit5:.3f} vs {c_hit5:.3f} "
-           "({delta}: paired bootstrap interval, randomization p); nDCG@10 {ndcg:.3f} vs {c_ndcg:.3f}.\n")
-
 ANSWERS = """### Answers
 
 Each reader over the evidence lines of the top {k} chunks of each run (test split): contains the gold answer, exact match and token F1 against it, cites a relevant chunk (answerable questions); faithful: every content word of the answer is in a chunk it cites (answers given); abstains exactly when it should (all questions); and contains the answer on the questions where a relevant chunk reached the prompt, what retrieval allowed. Per question: `eval/answers.csv`.
@@ -137,46 +126,12 @@ Each reader over the evidence lines of the top {k} chunks of each run (test spli
 {table}
 {note}{unanswerable}"""
 
-READING = """
-#### Reader `{name}`: held-out reading tasks
-
-{params:,} parameters trained for {steps:,} steps ({seconds:.0f} s) on {tasks:,} reading tasks the graph synthesized from the corpus's tables and sentences (`readers/{name}.tasks.jsonl`). Scored on tasks from rows and documents held out of training (`readers/{name}.json`). "reader" is what the pipeline uses: the model's answer, refused ("I don't know") when the line it cites holds less than {min_support:.0%} of the question's content words; "model alone" is the model's own answer.
-
-{table}
-
-The support check's trade-off (`min_support` is an answering setting: changing it re-answers, it does not retrain):
-
-{sweep}
-
-![training loss]({figure})
-"""
-
 STAGE_TIMES = """### Stage wall times
 
 From each job's Snakemake benchmark file (last run); {total:.1f} s in all.
 
 {table}
 """
-
-
-def cell(value) -> str:
-    if value is None or (isinstance(value, float) and pd.isna(value)):
-        return "–"
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    if isinstance(value, list):
-        shown = ", ".join(map(str, value[:8]))
-        return shown + (" …" if len(value) > 8 else "")
-    return str(value).replace("|", "\\|")
-
-
-def md_table(df: pd.DataFrame, code: tuple[str, ...] = ()) -> str:
-    """A markdown table; values of the columns in `code` are shown as `code`."""
-    lines = ["| " + " | ".join(map(str, df.columns)) + " |", "|" + "|".join("---" for _ in df.columns) + "|"]
-    for row in df.itertuples(index=False):
-        cells = [f"`{v}`" if col in code else cell(v) for col, v in zip(df.columns, row)]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
 
 
 def render_corpus(t: CorpusTables, results: str | Path, jobs: list) -> str:
@@ -224,16 +179,7 @@ def render_corpus(t: CorpusTables, results: str | Path, jobs: list) -> str:
         strict = "strict: a failure fails the build" if cc["strict"] else "recorded; the build does not fail"
         out.append(ASSERTIONS.format(passed=a["passed"], total=a["total"], file=cc["assertions"], strict=strict,
                                      table=md_table(a["runs"], ("Run",)), failed=failed))
-    for enc in t.encoders():
-        controls = "".join(CONTROL.format(trained=r["trained"], control=r["control"],
-                                          verdict="beats" if r["hit@5"] > r["control hit@5"] else "does not beat",
-                                          hit5=r["hit@5"], c_hit5=r["control hit@5"],
-                                          delta=r["Δ hit@5"], ndcg=r["ndcg@10"],
-                                          c_ndcg=r["control ndcg@10"]) for _, r in enc["controls"].iterrows())
-        out.append(ENCODER.format(name=enc["name"], pairs=enc["pairs"], first=enc["losses"][0], last=enc["losses"][-1],
-                                  epochs=len(enc["losses"]), controls=controls + "\n" if controls else "",
-                                  sources=", ".join(f"{s} {n:,}" for s, n in enc["by_source"].items()),
-                                  figure=t.layout.figure(f"loss-{enc['name']}").relative_to(results).as_posix()))
+    out += render_encoders(t, results)
     answers = t.answers()
     if len(answers):
         run = t.answer_run()
@@ -247,33 +193,6 @@ def render_corpus(t: CorpusTables, results: str | Path, jobs: list) -> str:
     if len(times):
         out.append(STAGE_TIMES.format(total=times["seconds"].sum(), table=md_table(times)))
     return "\n".join(out)
-
-
-def render_reading(t: CorpusTables, results) -> str:
-    """Each trained reader's account: the answer selector's training, the Mini-GPT's held-out reading tasks
-    and its loss curve."""
-    out = []
-    for name, meta in t.trained_readers().items():
-        if t.cc["readers"][name]["type"] == "extractive":
-            out.append(render_selector(name, meta))
-            continue
-        # the support threshold is an answering setting, applied here to the recorded outcomes
-        _, settings = Reader.settings_of(t.cc["readers"][name], f"readers.{name}")
-        h, alone = score_heldout(meta["heldout_outcomes"], settings.min_support), meta["heldout_model_alone"]
-        rows = [("true context: answer and citation right", "true", "answer_and_cite", "≥ 0.8"),
-                ("true context: answer right", "true", "answer", ""),
-                ("swapped answer: follows the context (faithfulness)", "swapped", "follows_context", "≥ 0.9"),
-                ("no evidence: abstains", "absent", "abstained", "≥ 0.9")]
-        table = pd.DataFrame([{"held-out task": label, "n": h[kind]["n"], "reader": h[kind][key],
-                               "model alone": alone[kind][key], "target": target}
-                              for label, kind, key, target in rows])
-        tr = meta["training"]
-        figure = t.layout.figure(f"loss-{name}").relative_to(results).as_posix()
-        out.append(READING.format(name=name, params=tr["parameters"], steps=tr["steps"], seconds=tr["seconds"],
-                                  min_support=settings.min_support,
-                                  sweep=md_table(pd.DataFrame(support_sweep(meta["heldout_outcomes"]))),
-                                  tasks=tr["tasks"], table=md_table(table), figure=figure))
-    return "".join(out)
 
 
 def render_diagnosis(t: CorpusTables) -> str:

@@ -20,7 +20,8 @@ from typing import Sequence
 
 import pandas as pd
 
-from ..evaluation.assertions import in_slice, load_assertions
+from ..evaluation.assertion_file import load_assertions
+from ..evaluation.assertions import in_slice
 from ..evaluation.significance import Comparison, SignificanceSettings, compare, with_holm
 from ..rank.kinds import kind_of
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..artifacts.integrity import load_json
 from ..index.coverage import shares
 from ..index.embedders import PretrainedSettings
-from ..integrity import load_json
 from ..rank.kinds import kind_of
 from ..settings import setting
 

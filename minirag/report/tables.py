@@ -16,11 +16,12 @@ from functools import cached_property
 
 import pandas as pd
 
+from ..artifacts.integrity import iter_records, load_json, load_records, verified
+from ..artifacts.layout import CorpusLayout
 from ..config.corpus import answered, base_retrievers, main_retrievers, sweep_groups
 from ..index.embedders import embedder_kind
-from ..integrity import iter_records, load_json, load_records, verified
-from ..layout import CorpusLayout
 from ..rank.kinds import kind_of
+from .misses import gold_misses
 from .paired import PairedScores, holm_cells
 
 METRICS = ["hit@1", "hit@3", "hit@5", "mrr", "recall@5", "ndcg@10"]
@@ -205,32 +206,7 @@ class CorpusTables:
     def misses(self, run: str) -> pd.DataFrame:
         """The answerable test questions whose gold chunk `run` leaves out of its top k, each with
         where it ranked, the channel that ranked it best, and what that says the miss is."""
-        diag = self.csv("diagnosis.csv").set_index("qid")
-        k = self.cc["diagnose"]["k"]
-        depth = self.cc["depth"]
-        channels = base_retrievers(self.cc)
-        rows = []
-        for q in self.test_questions:
-            if not q["answerable"] or q["qid"] not in diag.index:
-                continue
-            d = diag.loc[q["qid"]]
-            rank = d[f"{run}_chunk"]
-            if pd.notna(rank) and rank <= k:
-                continue
-            ranks = {c: d[f"{c}_chunk"] for c in channels if pd.notna(d[f"{c}_chunk"])}
-            best = min(ranks, key=ranks.get) if ranks else None
-            if best is None:
-                why = f"no channel ranks a gold chunk in its top {depth}"
-            elif ranks[best] <= k:
-                why = f"a channel has it in its top {k}; the fusion loses it"
-            elif pd.notna(rank) and rank <= 20:
-                why = "ranked just below the cut"
-            else:
-                why = "every channel ranks it low"
-            rows.append({"question": q["qid"], "lang": q["lang"], "difficulty": q["difficulty"],
-                         "query": q["query"], "rank": "–" if pd.isna(rank) else int(rank),
-                         "best channel": f"`{best}` {int(ranks[best])}" if best else "–", "why": why})
-        return pd.DataFrame(rows)
+        return gold_misses(self, run)
 
     def assertions(self) -> dict:
         gate = [r for r in self.results if r["gate"]]

@@ -27,61 +27,23 @@ from __future__ import annotations
 import logging
 import time
 from importlib import resources
-from typing import Annotated, Any
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ..built import QueryTooLong, UnknownName, UsageError, check_query
-from ..text.corpus import text_problem
+from ..query.built_corpus import QueryTooLong, UnknownName, UsageError, check_query
+from .models import AnswerRequest, RequestFailed, SearchRequest
+from .openai_api import add_routes
 from .state import LiveCorpus
 
 MAX_BODY_BYTES = 64 * 1024
 ENV_ARGS = "MINIRAG_SERVE_ARGS"  # [configfile, corpus, results, max_query_chars] for worker processes
 log = logging.getLogger("minirag.serve")
-
-
-def no_lone_surrogate(value: str) -> str:
-    """A string JSON escapes can hold but UTF-8 cannot ("\\ud800"): refused here, or echoing it
-    back (a query, a model name) would fail when the answer is encoded."""
-    problem = text_problem(value)
-    if problem and "surrogate" in problem:
-        raise ValueError(f"holds {problem}, which is not text")
-    return value
-
-
-Text = Annotated[str, AfterValidator(no_lone_surrogate)]
-
-
-class StrictRequest(BaseModel):
-    """A request body read strictly: a bool is not an integer, a string is not a number or a bool."""
-    model_config = ConfigDict(strict=True)
-
-
-class SearchRequest(StrictRequest):
-    query: Text = Field(description="the question or keywords")
-    retriever: Text | None = Field(None, description="a retriever of the config (GET /retrievers); default: the served one")
-    k: int = Field(5, ge=1, description="results to return, at most the run depth")
-
-
-class AnswerRequest(StrictRequest):
-    query: Text = Field(description="the question")
-    retriever: Text | None = Field(None, description="a retriever of the config; default: the served one")
-    reader: Text | None = Field(None, description="a reader of the config; default: its first")
-    k: int | None = Field(None, ge=1, description="chunks in the prompt; default: the config's prompt.k")
-
-
-class RequestFailed(Exception):
-    """An error answer: HTTP `status`, the request field `field` and the reason."""
-
-    def __init__(self, status: int, field: str, reason: str, kind: str, extra: dict | None = None):
-        super().__init__(reason)
-        self.status, self.field, self.reason, self.kind, self.extra = status, field, reason, kind, extra or {}
 
 
 def failure_of(exc: UsageError) -> RequestFailed:
@@ -102,16 +64,18 @@ def error_response(request: Request, status: int, field: str | None, reason: str
     return JSONResponse({"detail": [{"loc": loc, "msg": reason, "type": kind}], **(extra or {})}, status_code=status)
 
 
+def run(fn, *args):
+    """`fn(*args)`, a usage error (an unknown name, a query too long) raised as the error answer it is."""
+    try:
+        return fn(*args)
+    except UsageError as exc:
+        raise failure_of(exc) from None
+
+
 def create_app(live: LiveCorpus, max_query_chars: int = 2000) -> FastAPI:
     app = FastAPI(title="minirag", version="1", description="Search and answer over a built minirag corpus, "
                   "with citations; OpenAI-compatible at /v1.")
     app.state.live = live
-
-    def run(fn, *args):
-        try:
-            return fn(*args)
-        except UsageError as exc:
-            raise failure_of(exc) from None
 
     async def answer(req: AnswerRequest) -> dict:
         """Answer `req` from the current snapshot (a remote reader's call in a thread)."""
@@ -123,33 +87,7 @@ def create_app(live: LiveCorpus, max_query_chars: int = 2000) -> FastAPI:
 
     app.state.answer = answer  # the /v1 routes answer through the same path
 
-    @app.exception_handler(RequestFailed)
-    async def on_failed(request: Request, exc: RequestFailed):
-        return error_response(request, exc.status, exc.field, exc.reason, exc.kind, exc.extra)
-
-    @app.exception_handler(RequestValidationError)
-    async def on_invalid(request: Request, exc: RequestValidationError):
-        errors = jsonable_encoder(exc.errors(), exclude={"input", "ctx", "url"})
-        if errors and errors[0].get("type") == "json_invalid":  # loc ["body", offset]: not a field
-            return invalid_json(request, exc.errors()[0])
-        if request.url.path.startswith("/v1/"):
-            first = errors[0] if errors else {"loc": [], "msg": "invalid request"}
-            field = ".".join(str(x) for x in first["loc"][1:]) or None
-            return error_response(request, 422, field, first["msg"], "invalid_value")
-        return JSONResponse({"detail": [{k: e[k] for k in ("loc", "msg", "type") if k in e} for e in errors]},
-                            status_code=422)
-
-    @app.exception_handler(StarletteHTTPException)
-    async def on_http(request: Request, exc: StarletteHTTPException):
-        return error_response(request, exc.status_code, None, str(exc.detail), "http_error")
-
-    @app.exception_handler(Exception)
-    async def on_crash(request: Request, exc: Exception):
-        # The traceback goes to the server's log, never to the client.
-        log.exception("unhandled error on %s %s", request.method, request.url.path)
-        name = type(exc).__name__
-        return error_response(request, 500, None, f"internal error ({name}); the server log has the details",
-                              "internal_error")
+    add_error_handlers(app)
 
     @app.post("/search", summary="Rank chunks with a retriever (as its run file ranks them)")
     async def search(req: SearchRequest) -> JSONResponse:
@@ -186,10 +124,40 @@ def create_app(live: LiveCorpus, max_query_chars: int = 2000) -> FastAPI:
     async def page() -> HTMLResponse:
         return HTMLResponse(PAGE)
 
-    from .openai_api import add_routes
     add_routes(app)
     app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
     return app
+
+
+def add_error_handlers(app: FastAPI) -> None:
+    """Every error as JSON in the shape its route family uses, never with a traceback."""
+    @app.exception_handler(RequestFailed)
+    async def on_failed(request: Request, exc: RequestFailed):
+        return error_response(request, exc.status, exc.field, exc.reason, exc.kind, exc.extra)
+
+    @app.exception_handler(RequestValidationError)
+    async def on_invalid(request: Request, exc: RequestValidationError):
+        errors = jsonable_encoder(exc.errors(), exclude={"input", "ctx", "url"})
+        if errors and errors[0].get("type") == "json_invalid":  # loc ["body", offset]: not a field
+            return invalid_json(request, exc.errors()[0])
+        if request.url.path.startswith("/v1/"):
+            first = errors[0] if errors else {"loc": [], "msg": "invalid request"}
+            field = ".".join(str(x) for x in first["loc"][1:]) or None
+            return error_response(request, 422, field, first["msg"], "invalid_value")
+        return JSONResponse({"detail": [{k: e[k] for k in ("loc", "msg", "type") if k in e} for e in errors]},
+                            status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def on_http(request: Request, exc: StarletteHTTPException):
+        return error_response(request, exc.status_code, None, str(exc.detail), "http_error")
+
+    @app.exception_handler(Exception)
+    async def on_crash(request: Request, exc: Exception):
+        # The traceback goes to the server's log, never to the client.
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        name = type(exc).__name__
+        return error_response(request, 500, None, f"internal error ({name}); the server log has the details",
+                              "internal_error")
 
 
 class BodyLimit:

@@ -28,7 +28,7 @@ from fastapi import FastAPI
 from fastapi.responses import StreamingResponse
 from pydantic import AfterValidator, ConfigDict, Field
 
-from .app import AnswerRequest, RequestFailed, StrictRequest, Text, no_lone_surrogate
+from .models import AnswerRequest, RequestFailed, StrictRequest, Text, no_lone_surrogate
 
 DEFAULT_MODEL = "minirag"
 

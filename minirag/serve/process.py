@@ -38,7 +38,7 @@ def die_with_parent() -> None:
 def bind(host: str, port: int) -> socket.socket:
     """A listening-ready socket bound to (host, port), as uvicorn binds one; a port in use or an
     address this machine does not have is a UsageError naming it."""
-    from ..built import UsageError
+    from ..query.built_corpus import UsageError
     try:
         family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
         sock = socket.socket(family, socket.SOCK_STREAM)

@@ -23,8 +23,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..built import BuiltCorpus
-from ..io import sha256_file
+from ..artifacts.io import sha256_file
+from ..query.built_corpus import BuiltCorpus
 
 SERVED = ("docs.jsonl", "chunks.jsonl", "units.jsonl", "tokenizer.json", "lexicon.json",
           "encoders", "vectors", "bm25", "ivf", "rerankers", "readers")  # what a snapshot reads
@@ -40,8 +40,8 @@ def served_files(root: Path) -> list[Path]:
 
 def manifest_path(configfile: str | Path, results: str | Path) -> Path:
     """The manifest the config's report writes (results/manifest.json for the default config)."""
+    from ..artifacts.layout import report_name, report_paths
     from ..config.load import load_config
-    from ..layout import report_name, report_paths
     return report_paths(results, load_config(configfile).get("report") or report_name([configfile]))[1]
 
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..evaluation.assertions import check, format_markdown, load_assertions
+from ..artifacts.integrity import load_records
+from ..artifacts.io import atomic_write_text, write_json
+from ..evaluation.assertion_file import load_assertions
+from ..evaluation.assertions import check, format_markdown
 from ..evaluation.evaluate import per_query_metrics
 from ..evaluation.trec import load_run
-from ..integrity import load_records
-from ..io import atomic_write_text, write_json
 from ..text.chunks import load_chunks
 from .common import log, run_stage
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..index.bm25 import BM25Index, BM25Settings
-from ..index.bm25_postings import Postings
-from ..io import sha256_text, write_json
-from ..layout import BM25_FILES
+from ..artifacts.io import sha256_text, write_json
+from ..artifacts.layout import BM25_FILES
+from ..index.bm25.index import BM25Index, BM25Settings
+from ..index.bm25.postings import Postings
 from ..settings import settings_from_dict
 from ..text.analyze import Analyzer
 from ..text.chunks import Chunk, index_text, iter_chunks

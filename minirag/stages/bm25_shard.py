@@ -1,15 +1,15 @@
 """bm25_shard: a shard's chunks.jsonl -> shards/<i>/bm25/<name>/{postings.npz, vocab.json, items.json}.
 
 A shard's postings only: the scores need the whole collection's statistics, which
-merge_bm25 takes when it merges the shards (index/bm25_shards.py).
+merge_bm25 takes when it merges the shards (index/bm25/shards.py).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ..index.bm25 import BM25Settings
-from ..index.bm25_shards import save_postings
+from ..index.bm25.index import BM25Settings
+from ..index.bm25.shards import save_postings
 from ..settings import settings_from_dict
 from .bm25 import count_postings
 from .common import log, run_stage

@@ -1,7 +1,7 @@
 """candidates: questions + a run -> candidates/<retriever>.jsonl, each question's answer candidates scored.
 
-Every cell and piece of prose of the run's top `depth` chunks is a candidate (answer/candidates.py); the
-answer selector trained by train_reader (answer/selector.py) scores them. Per question the file holds what
+Every cell and piece of prose of the run's top `depth` chunks is a candidate (answer/select/candidates.py); the
+answer selector trained by train_reader (answer/select/selector.py) scores them. Per question the file holds what
 the question was read as asking, how many candidates there were, the probability that none answers, the
 best answers (each with the candidate it is cited from and that candidate's features) and the key of every
 candidate's answer, so the evaluation can say whether the right answer was among them.
@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..answer.selector import load_selector
+from ..answer.select.selector import load_selector
+from ..artifacts.integrity import load_records
+from ..artifacts.io import write_jsonl
 from ..evaluation.trec import load_run
-from ..integrity import load_records
-from ..io import write_jsonl
 from ..text.chunks import load_chunks
 from .common import log, run_stage
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..integrity import iter_records
-from ..io import write_jsonl
-from ..text.chunk import document_chunker
+from ..artifacts.integrity import iter_records
+from ..artifacts.io import write_jsonl
+from ..text.chunker import document_chunker
 from ..text.chunks import check_slice
 from .common import log, run_stage
 

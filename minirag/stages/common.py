@@ -32,8 +32,8 @@ import typing
 from pathlib import Path
 from typing import Callable
 
-from ..content import check_outputs
-from ..integrity import write_receipt
+from ..artifacts.content import check_outputs
+from ..artifacts.integrity import write_receipt
 
 KNOWN_FAILURES = (ValueError, RuntimeError, OSError, KeyError)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..io import write_jsonl
-from ..shards import shard_of
+from ..artifacts.io import write_jsonl
+from ..pipeline.shards import shard_of
 from .common import log, run_stage
 
 
@@ -13,7 +13,7 @@ def curate(settings: dict, source: Path, glob: str, out: Path, shard: int = -1, 
     """Read and check every document of the source (with --shard, only that shard's); write one record per document."""
     keep = (lambda doc_id: shard_of(doc_id, int(shards)) == int(shard)) if int(shard) >= 0 else None
     if settings["format"] == "beir":
-        from ..beir import iter_beir_documents
+        from ..datasets.beir import iter_beir_documents
         docs = iter_beir_documents(source, default_lang=settings["default_lang"] or "en", warn=log, keep=keep)
     else:
         from ..text.corpus import curate_markdown

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..artifacts.integrity import load_records
+from ..artifacts.layout import DIAGNOSIS_FILES
 from ..evaluation.diagnose import (
     always_on_top,
     channel_ranks,
@@ -13,8 +15,6 @@ from ..evaluation.diagnose import (
 )
 from ..evaluation.trec import load_run
 from ..index.vectors import load_vectors_by_id
-from ..integrity import load_records
-from ..layout import DIAGNOSIS_FILES
 from ..text.chunks import load_chunks
 from .common import log, run_stage
 

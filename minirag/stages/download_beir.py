@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..beir import download_beir as fetch
+from ..datasets.beir import download_beir as fetch
 from .common import log, run_stage
 
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from ..artifacts.integrity import file_sha256, iter_records
+from ..artifacts.io import load_npy
+from ..artifacts.layout import CorpusLayout
 from ..index.embed_cache import EmbedCache, embed_reusing, model_key
 from ..index.embedders import EmbedderKind, given_files
 from ..index.vectors import vector_rows, vectors_sidecar_path, vectors_writer
-from ..integrity import file_sha256, iter_records
-from ..io import load_npy
-from ..layout import CorpusLayout
 from ..text.chunks import index_text, iter_chunks, load_chunks
 from .common import log, run_stage
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..artifacts.integrity import load_records
+from ..artifacts.layout import EVAL_FILES
 from ..evaluation.evaluate import evaluate as score
 from ..evaluation.evaluate import write_evaluation
 from ..evaluation.trec import load_run
-from ..integrity import load_records
-from ..layout import EVAL_FILES
 from ..text.chunks import load_chunks
 from .common import log, run_stage
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from ..answer.prompt import Prompt
 from ..answer.readers import make_reader
-from ..integrity import load_records
-from ..io import write_jsonl
+from ..artifacts.integrity import load_records
+from ..artifacts.io import write_jsonl
 from .common import log, run_stage
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from ..artifacts.integrity import file_sha256, load_json, verified
 from ..index.ivf import IVFSettings, build_ivf
 from ..index.vectors import AlignmentError, vectors_sidecar_path
-from ..integrity import file_sha256, load_json, verified
 from ..settings import settings_from_dict
 from .common import log, run_stage
 

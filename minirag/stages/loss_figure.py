@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..integrity import load_json
+from ..artifacts.integrity import load_json
 from ..report.figures import plot_loss
 from .common import run_stage
 

@@ -2,7 +2,7 @@
 
 The bm25 stage of a sharded corpus (its receipt is `bm25.<name>`): the shards' postings
 merged and scored with the whole collection's N, df and average length, which gives the
-index `bm25` builds from chunks.jsonl at once, byte for byte (index/bm25_shards.py).
+index `bm25` builds from chunks.jsonl at once, byte for byte (index/bm25/shards.py).
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..index.bm25 import BM25Settings
-from ..index.bm25_shards import load_postings, merged_index
-from ..integrity import verified
-from ..io import write_json
-from ..layout import BM25_FILES
+from ..artifacts.integrity import verified
+from ..artifacts.io import write_json
+from ..artifacts.layout import BM25_FILES
+from ..index.bm25.index import BM25Settings
+from ..index.bm25.shards import load_postings, merged_index
 from ..settings import settings_from_dict
 from ..text.analyze import Analyzer
 from .bm25 import item_rows

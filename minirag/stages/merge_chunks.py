@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..integrity import iter_records
-from ..io import write_jsonl
-from ..shards import merge_by_document
+from ..artifacts.integrity import iter_records
+from ..artifacts.io import write_jsonl
+from ..pipeline.shards import merge_by_document
 from ..text.chunks import DocumentTexts, check_slice, iter_chunks
 from .common import log, run_stage
 

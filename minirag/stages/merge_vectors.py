@@ -14,10 +14,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ..artifacts.integrity import file_sha256, load_json, verified
+from ..artifacts.io import load_npy
 from ..index.coverage import added
 from ..index.vectors import AlignmentError, vector_rows, vectors_sidecar_path, vectors_writer
-from ..integrity import file_sha256, load_json, verified
-from ..io import load_npy
 from ..text.chunks import iter_chunks
 from .common import log, run_stage
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..answer.prompt import build_prompt, selected
+from ..artifacts.integrity import load_records
+from ..artifacts.io import write_jsonl
 from ..evaluation.trec import load_run
-from ..integrity import load_records
-from ..io import write_jsonl
 from ..text.chunks import load_chunks
 from .common import log, run_stage
 

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..integrity import iter_records, load_records
-from ..io import write_jsonl
+from ..artifacts.integrity import iter_records, load_records
+from ..artifacts.io import write_jsonl
 from .common import log, run_stage
 
 
 def questions(settings: dict, source: Path, docs: Path, out: Path) -> list[Path]:
     """Validate the questions (markdown corpus) or take a BEIR split's judged queries."""
     if settings["format"] == "beir":
-        from ..beir import load_beir_questions
+        from ..datasets.beir import load_beir_questions
         # ids and language are all a judged query is checked against: a large corpus's texts stay on disk
         documents = [{"doc_id": d["doc_id"], "lang": d["lang"]} for d in iter_records(docs, "documents")]
         qs = load_beir_questions(source, settings["split"], documents, lang=documents[0]["lang"] if documents else "en",

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..graph import CorpusGraph
+from ..artifacts.io import atomic_write_text, write_json
+from ..artifacts.layout import CorpusLayout
 from ..history.log import path_of as history_path
 from ..history.record import record_build
-from ..io import atomic_write_text, write_json
-from ..layout import CorpusLayout
+from ..pipeline.graph import CorpusGraph
 from ..report.manifest import manifest as build_manifest
 from ..report.markdown import HEADER, render_corpus
 from ..report.tables import CorpusTables

@@ -5,10 +5,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from ..artifacts.integrity import load_records
 from ..evaluation.trec import load_run, write_run
 from ..index.embedders import given_files
-from ..integrity import load_records
-from ..live import Sources
+from ..query.sources import Sources
 from ..rank.kinds import RetrieverKind
 from ..text.chunks import load_chunks
 from .common import log, run_stage

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..replicate_corpus import write_replicated
+from ..datasets.replicate_corpus import write_replicated
+from ..datasets.synth_corpus import SynthSettings, write_synthetic
 from ..settings import settings_from_dict
-from ..synth_corpus import SynthSettings, write_synthetic
 from .common import run_stage
 
 

@@ -7,10 +7,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from ..artifacts.integrity import file_sha256, load_records
 from ..index.biencoder_train import train_biencoder as train
 from ..index.embedders import BiEncoderSettings
 from ..index.pairs import mine_pairs, pairs_sha256
-from ..integrity import file_sha256, load_records
 from ..settings import settings_from_dict
 from ..text.bpe import load_tokenizer
 from ..text.chunks import check_slices, load_chunks
@@ -30,7 +30,7 @@ def train_biencoder(settings: dict, docs: Path, chunks: Path, tokenizer: Path, o
     records = [c.to_record() for c in kept]
     pairs = mine_pairs(records, cfg.sources, cfg.seed, cfg.ict_per_chunk, cfg.crops_per_chunk)
     if s.train_qrels:
-        from ..beir import beir_train_pairs
+        from ..datasets.beir import beir_train_pairs
         # repeated: a few thousand labelled pairs among tens of thousands of mined ones
         pairs += cfg.qrels_repeat * beir_train_pairs(beir, train_split, eval_split)
     by_source = dict(sorted(Counter(source for source, _, _ in pairs).items()))

@@ -7,16 +7,16 @@ from pathlib import Path
 
 import numpy as np
 
-from ..beir import beir_train_queries
+from ..artifacts.integrity import load_records
+from ..artifacts.io import sha256_text
+from ..datasets.beir import beir_train_queries
 from ..evaluation.evaluate import build_qrels
 from ..evaluation.trec import load_run
-from ..index.bm25 import BM25Settings
-from ..integrity import load_records
-from ..io import sha256_text
-from ..live import Sources
-from ..rank.channels import BM25Retriever
+from ..index.bm25.index import BM25Settings
+from ..query.sources import Sources
 from ..rank.kinds import RetrieverKind
 from ..rank.rerank import FEATURES, FeatureMaker, fit_logistic, save_model
+from ..rank.retrievers import BM25Retriever
 from ..rank.synth import synthesize
 from ..text.chunks import load_chunks
 from .common import log, run_stage

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..integrity import iter_records
-from ..io import write_jsonl
-from ..shards import training_sample
+from ..artifacts.integrity import iter_records
+from ..artifacts.io import write_jsonl
+from ..pipeline.shards import training_sample
 from .common import log, run_stage
 
 

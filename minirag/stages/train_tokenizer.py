@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..integrity import load_records
+from ..artifacts.integrity import load_records
 from ..text.bpe import BPETokenizer
 from .common import log, run_stage
 

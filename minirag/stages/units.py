@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..integrity import load_records
-from ..io import write_jsonl
+from ..artifacts.integrity import load_records
+from ..artifacts.io import write_jsonl
 from ..text.chunks import check_slices, load_chunks
 from ..text.units import chunk_units
 from .common import log, run_stage

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
-from ..integrity import iter_records
-from ..io import sha256_text
+from ..artifacts.integrity import iter_records
+from ..artifacts.io import sha256_text
 
 
 @dataclass(frozen=True, slots=True)

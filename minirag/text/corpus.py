@@ -25,8 +25,8 @@ from typing import Literal
 
 import yaml
 
-from ..io import sha256_text, shown
-from ..safe_yaml import load_yaml
+from ..artifacts.io import sha256_text, shown
+from ..artifacts.safe_yaml import load_yaml
 from ..settings import PATH_PATTERN, setting
 
 QUESTION_LANGS = ("en", "es", "cross")

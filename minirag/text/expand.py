@@ -14,7 +14,7 @@ its translation's words. A retriever scores a concept by its best alternative in
 weighted (max, not sum), so a chunk that holds a word *and* its translation does not count
 the concept twice: the structured query of Pirkola (SIGIR 1998), in its weighted form.
 
-What it leaves out: mining the lexicon (lexicon.py), scoring (index/bm25.py
+What it leaves out: mining the lexicon (lexicon.py), scoring (index/bm25/index.py
 `search_concepts`), and words of indexes cut into character n-grams, whose terms are not
 words (a config check refuses expansion on them).
 """
@@ -48,7 +48,7 @@ class ExpansionSettings:
 
 def load_lexicon(path: str | Path) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     """(lexicon, forms) from a lexicon stage's file (lexicon.py `save_lexicon`); ValueError naming it if not."""
-    from ..io import read_json
+    from ..artifacts.io import read_json
     data = read_json(path)
     if not isinstance(data, dict) or not all(isinstance(data.get(k), dict) for k in ("lexicon", "forms")):
         raise ValueError(f"{path}: not a lexicon ({{\"lexicon\": {{...}}, \"forms\": {{...}}}}); re-run lexicon")
@@ -84,7 +84,7 @@ class QueryExpander:
     @classmethod
     def from_file(cls, path: str | Path, analyzer: Analyzer, settings: ExpansionSettings) -> "QueryExpander":
         """From a lexicon stage's file, checked against its receipt."""
-        from ..integrity import verified
+        from ..artifacts.integrity import verified
         lexicon, forms = load_lexicon(verified(path, "lexicon"))
         return cls(analyzer, lexicon, forms, settings)
 

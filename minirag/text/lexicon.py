@@ -22,7 +22,7 @@ import re
 import unicodedata
 from collections import Counter, defaultdict
 
-from ..io import atomic_write_text
+from ..artifacts.io import atomic_write_text
 from .analyze import fold_accents, load_stopwords
 from .structure import LIST_ITEM_RE, SEPARATOR_RE, DocumentStructure
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..io import parse_json, read_text, shown
+from ..artifacts.io import parse_json, read_text, shown
 from .corpus import QUESTION_LANGS, CorpusError, id_problem, normalise, text_problem
 
 QUESTION_FIELDS = ("qid", "query", "lang", "difficulty", "gold", "answer", "answerable")

@@ -19,7 +19,7 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
-from ..io import atomic_write_text, read_text, sha256_text
+from ..artifacts.io import atomic_write_text, read_text, sha256_text
 
 
 def assign_splits(questions: list[dict], dev_share: float = 1 / 3) -> list[dict]:

@@ -9,13 +9,13 @@ verbs / | Base form | Past simple | Past participle | / | begin | began | begun 
 retriever over units ranks a chunk by its best unit and returns chunks, so prompts keep
 whole chunks.
 
-What it leaves out: scoring (rank/channels.py ranks chunks by their best unit) and units
+What it leaves out: scoring (rank/retrievers.py ranks chunks by their best unit) and units
 that cross chunk boundaries (a unit belongs to each chunk that holds all of it).
 """
 
 from __future__ import annotations
 
-from ..io import sha256_text
+from ..artifacts.io import sha256_text
 from .chunks import Chunk
 from .structure import DocumentStructure
 

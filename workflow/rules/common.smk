@@ -14,10 +14,10 @@ from minirag.config.corpus import (
     params_json,
     stage_settings,
 )
-from minirag.beir import BEIR_DATASETS
-from minirag.depends import module_closure
-from minirag.graph import CorpusGraph
-from minirag.layout import CorpusLayout, report_name, report_paths
+from minirag.datasets.beir import BEIR_DATASETS
+from minirag.pipeline.depends import module_closure
+from minirag.pipeline.graph import CorpusGraph
+from minirag.artifacts.layout import CorpusLayout, report_name, report_paths
 
 
 # Stages run with the interpreter that runs Snakemake, on PATH or not (a venv need not be active);

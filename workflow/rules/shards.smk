@@ -1,6 +1,6 @@
 # A corpus with shards: N > 1 is curated, chunked, embedded and BM25-indexed one job per
 # shard; the merges write chunks.jsonl, vectors/ and bm25/ with the receipts of chunk, embed
-# and bm25, exactly as an unsharded build does (minirag/shards.py, index/bm25_shards.py).
+# and bm25, exactly as an unsharded build does (minirag/pipeline/shards.py, index/bm25/shards.py).
 
 
 rule curate_shard:

@@ -2,9 +2,9 @@
 # `source: {format: beir, path: ...}` reads:
 #   snakemake -c1 data/synth/100000/corpus.jsonl           10^5 synthetic passages
 #   snakemake -c1 data/synth/scifact/100000/corpus.jsonl   SciFact replicated to 10^5 passages
-# Settings: the config's optional `synth:` section (minirag/synth_corpus.py, SynthSettings);
+# Settings: the config's optional `synth:` section (minirag/datasets/synth_corpus.py, SynthSettings);
 # a replica copies synth.sources.<dataset>, else data/beir/<dataset> (the download rule's).
-from minirag.replicate_corpus import (
+from minirag.datasets.replicate_corpus import (
     REPLICA_SETTINGS,
     replica_inputs,
     replica_source,

@@ -19,7 +19,7 @@ registers itself) and its test: channels.py (dense, ivf, bm25), fusions.py (rrf,
 reorders.py (cap, mmr, rerank); base.py holds `RetrieverKind` and `kind_of`.
 
 What it leaves out: the formulas (fusion.py, diversify.py, rerank.py), loading artifacts
-(live.py hands a kind its `sources`), and the config's sweep expansion (config/corpus.py).
+(query/sources.py hands a kind its `sources`), and the config's sweep expansion (config/corpus.py).
 """
 from __future__ import annotations
 

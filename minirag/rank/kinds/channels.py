@@ -112,5 +112,5 @@ class BM25(RetrieverKind):
 
 
 def cc_bm25(cc, index: str):
-    from ...index.bm25 import BM25Settings
+    from ...index.bm25.index import BM25Settings
     return settings_from_dict(BM25Settings, cc["bm25"][index], f"bm25.{index}")

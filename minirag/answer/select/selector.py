@@ -1,0 +1,174 @@
+"""Answer selection: from a question and its ranked chunks to the answers the candidates support, best first.
+
+    selector = AnswerSelector(vocab, scorer, depth=20)
+    picked = selector.select(query, chunks, langs)      # chunks in rank order
+    picked.answers[0] -> Answer("vine", p=0.91, best=<the cell it comes from>)
+
+The steps, each a module: analysis.py reads the question, candidates.py lists every cell and piece of
+prose of the top `depth` chunks, features.py describes each candidate, scorer.py gives each a
+probability (and "none of them" one). Candidates giving the same answer pool their probability — the
+same form in two tables is one answer, cited from the candidate the scorer likes best. The selector
+abstains when "none" is likelier than the best answer or the best answer's probability is under the
+threshold (calibrated on the dev questions at training time).
+
+What it leaves out: retrieval (the chunks come ranked) and writing the answer (readers.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ...text.chunks import Chunk
+from .analysis import QuestionAnalysis, analyze
+from .candidates import Candidate, candidates_of, shown_line
+from .features import FEATURES, INDEX, ChunkBlock, Featurizer
+from .scorer import AnswerScorer
+from .terms import GrammarTerms, answer_key
+from .vocabulary import Vocabulary
+
+NULL_FEATURES = ("bias", "best_key_lemma", "best_column_lemma", "best_concepts_met", "best_option", "lemma_found",
+                 "concepts_asked", "other_language", "asks_rule", "asks_meaning", "asks_choice", "no_candidates")
+
+
+def null_features(a: QuestionAnalysis, X: np.ndarray) -> np.ndarray:
+    """z of the "none of them" option: how well the best candidates fit, and what the question is."""
+    best = X.max(axis=0) if len(X) else np.zeros(len(FEATURES))
+    return np.array([1.0, best[INDEX["key_lemma"]], best[INDEX["column_lemma"]], best[INDEX["asked_concepts_met"]],
+                     best[INDEX["option_exact"]], max(a.lemmas.values(), default=0.0), bool(a.concepts),
+                     a.target_lang == "other", a.asks == "rule", a.asks == "meaning", a.asks == "choice", not len(X)])
+
+
+@dataclass(frozen=True)
+class Answer:
+    text: str
+    p: float
+    best: int  # index of the candidate it is cited from
+
+
+@dataclass
+class Read:
+    """A question read against its ranked chunks: the analysis, each chunk's candidates with its rank,
+    their features (m, F) and the "none of them" features (G,)."""
+    analysis: QuestionAnalysis
+    blocks: list[tuple[ChunkBlock, int]]
+    X: np.ndarray
+    z: np.ndarray
+
+    @property
+    def keys(self) -> list[str]:
+        """Each candidate's answer key, in feature-row order."""
+        return [t for b, _ in self.blocks for t in b.texts]
+
+    @property
+    def texts(self) -> list[str]:
+        return [c.text for b, _ in self.blocks for c in b.candidates]
+
+    def candidate(self, i: int) -> Candidate:
+        """The i-th candidate (feature row i) with its chunk's rank."""
+        for b, rank in self.blocks:
+            if i < b.n:
+                return replace(b.candidates[i], n=rank)
+            i -= b.n
+        raise IndexError(i)
+
+
+@dataclass
+class Selection:
+    read: Read
+    p: np.ndarray                 # (m,) probabilities
+    p_none: float
+    answers: list[Answer]         # pooled by answer, best first
+
+    @property
+    def analysis(self) -> QuestionAnalysis:
+        return self.read.analysis
+
+    def answer_records(self, keep: int) -> list[dict]:
+        """The `keep` best answers, each with the candidate it is cited from, the line that shows it and
+        that candidate's features."""
+        answers = []
+        for a in self.answers[:keep]:
+            c = self.read.candidate(a.best)
+            features = {name: round(float(v), 4) for name, v in zip(FEATURES, self.read.X[a.best]) if v}
+            answers.append({"text": a.text, "p": round(a.p, 4), **c.to_record(), "evidence": shown_line(c),
+                            "features": features})
+        return answers
+
+    def to_record(self, qid: str, keep: int) -> dict:
+        """What the candidates artifact holds of a question: the analysis, the `keep` best answers, and
+        every candidate answer's key."""
+        answers, keys = self.answer_records(keep), self.read.keys
+        return {"qid": qid, "query": self.analysis.query, "analysis": self.analysis.to_record(),
+                "depth": len(self.read.blocks), "candidates": len(keys), "p_none": round(self.p_none, 4),
+                "answers": answers, "keys": sorted(set(keys) - {""})}
+
+
+def pool(texts: list[str], p: np.ndarray, keys: list[str], analysis: QuestionAnalysis | None = None
+         ) -> list[Answer]:
+    """Answers by `keys` (the candidates' folded texts), probabilities summed, best first (ties: first
+    seen), each shown as the text of its likeliest candidate. Given the question's analysis, a candidate
+    that names one of the options the question offers ("an" of "a hour or an hour?") gives that option."""
+    options = {}
+    if analysis is not None and analysis.options:
+        for k in set(keys):
+            if (option := analysis.option_of(k)):
+                options[k] = option
+    keys = [answer_key(options[k]) if k in options else k for k in keys]
+    if not keys:
+        return []
+    distinct, of = np.unique(np.array(keys, dtype=object), return_inverse=True)  # (K,), (m,)
+    total = np.bincount(of, weights=p, minlength=len(distinct))                  # (K,)
+    order_in = np.lexsort((-p, of))  # by key, likeliest candidate first (ties: the first seen)
+    first = np.ones(len(order_in), dtype=bool)
+    first[1:] = of[order_in[1:]] != of[order_in[:-1]]
+    best = np.empty(len(distinct), dtype=np.int64)
+    best[of[order_in[first]]] = order_in[first]                                 # (K,) each key's likeliest
+    shown = {answer_key(o): o for o in options.values()}
+    ranked = sorted(range(len(distinct)), key=lambda j: (-total[j], best[j]))
+    return [Answer(shown.get(distinct[j], texts[best[j]]), float(total[j]), int(best[j])) for j in ranked]
+
+
+class AnswerSelector:
+    def __init__(self, vocab: Vocabulary, scorer: AnswerScorer | None, depth: int = 20):
+        self.vocab, self.scorer, self.depth = vocab, scorer, depth
+        self.featurizer = Featurizer(vocab.terms, vocab.language)
+        self._blocks: dict[tuple[str, str], ChunkBlock] = {}
+
+    def blocks(self, chunks: list[Chunk], langs: dict[str, str]) -> list[tuple[ChunkBlock, int]]:
+        """(the candidates of a chunk, its rank) for the top `depth` chunks (each chunk read once per selector)."""
+        out = []
+        for n, chunk in enumerate(chunks[: self.depth], start=1):
+            key = (chunk.id, chunk.text)
+            if key not in self._blocks:
+                self._blocks[key] = self.featurizer.block(candidates_of(chunk, 1, langs.get(chunk.doc_id, "")))
+            out.append((self._blocks[key], n))
+        return out
+
+    def prepare(self, chunks: list[Chunk], langs: dict[str, str]) -> None:
+        """Read every chunk's candidates now (a server does, so no question waits for it)."""
+        for i in range(0, len(chunks), self.depth):
+            self.blocks(chunks[i:i + self.depth], langs)
+
+    def read(self, query: str, chunks: list[Chunk], langs: dict[str, str]) -> Read:
+        a = analyze(query, self.vocab)
+        blocks = self.blocks(chunks, langs)
+        X = self.featurizer.matrix(a, blocks)
+        return Read(a, blocks, X, null_features(a, X))
+
+    def select(self, query: str, chunks: list[Chunk], langs: dict[str, str]) -> Selection:
+        if self.scorer is None:
+            raise ValueError("an answer selector needs a trained scorer")
+        r = self.read(query, chunks, langs)
+        p, p_none = self.scorer.probabilities(r.X, r.z) if len(r.X) else (np.zeros(0), 1.0)
+        return Selection(r, p, p_none, pool(r.texts, p, r.keys, r.analysis))
+
+
+def load_selector(model, chunks: list[Chunk], langs: dict[str, str], lexicon, terms, depth: int) -> AnswerSelector:
+    """The selector of trained weights (checked against their receipt), over the corpus's chunks (and
+    their documents' languages), lexicon.json and terms file."""
+    from ...artifacts.integrity import load_json, verified
+    lex = load_json(lexicon, "lexicon")
+    vocab = Vocabulary.from_chunks(chunks, lex, GrammarTerms.load(terms, lex.get("lexicon", {})), langs)
+    return AnswerSelector(vocab, AnswerScorer.load(verified(model, "answer selector weights")), depth)

@@ -1,0 +1,33 @@
+"""The answer selector's settings: what the candidates stage reads, and what the selector is trained with.
+
+Kept apart from the selector's code so that the config checks, which read every kind's settings,
+do not import (and so do not depend on) the selector itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ...settings import setting
+
+
+@dataclass(frozen=True)
+class CandidateSettings:
+    depth: int = setting(20, minimum=1)   # the top chunks of a run whose cells and clauses are candidates
+    keep: int = setting(10, minimum=1)    # answers recorded per question in candidates/<retriever>.jsonl
+    terms: str = ""                       # the grammatical-terms file; "" = minirag/answer/data/grammar_terms.tsv
+
+
+@dataclass(frozen=True)
+class SelectorSettings:
+    ANSWER_TIME: ClassVar[tuple[str, ...]] = ("threshold",)  # changing them re-answers, never retrains
+    threshold: float | None = setting(None, minimum=0, maximum=1)  # abstain under this probability; null: calibrated on dev
+    questions: int = setting(1500, minimum=0)     # learner questions synthesized from the corpus to train on
+    depth: int = setting(10, minimum=1)            # chunks a training question's candidates are read from
+    hidden: int = setting(0, minimum=0)            # 0: logistic regression; > 0: an MLP of this width
+    steps: int = setting(300, minimum=1)           # full-batch Adam steps
+    lr: float = setting(0.05, exclusive_minimum=0)
+    l2: float = setting(0.001, minimum=0)
+    dev_weight: float = setting(20.0, minimum=0)   # a dev question counts as this many synthesized ones
+    seed: int = 0

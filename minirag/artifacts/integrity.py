@@ -1,0 +1,172 @@
+"""Receipts: what each job read and wrote, by sha256, and the check every artifact loader makes.
+
+Every stage job writes, after its outputs, one receipt `results/<corpus>/receipts/<stage>[.<name>].json`:
+
+    {"stage": "retrieve", "name": "bm25", "settings": {...},
+     "inputs":  {"results/kb/chunks.jsonl": "<sha256>", ...},
+     "outputs": {"runs/bm25.trec": {"sha256": "...", "bytes": 81234, "lines": 12200}}}
+
+Outputs are named relative to the corpus's results folder, so a receipt still vouches for
+its files when the folder is moved or read through another path.
+
+`verified(path)` is what each artifact kind's loader calls before it parses a file: the
+file must exist, be a regular file, its producer's receipt must list it, and its bytes must
+hash to what the receipt recorded. A file cut short, bit-flipped, edited or replaced since
+its job wrote it is refused with one line naming the file, the receipt and the command that
+rebuilds it; it is never used. Receipts are Snakemake outputs of their rules, so deleting one
+reruns its job, and the report depends on every receipt. `verify_corpus` checks a whole
+results folder: every receipt's outputs, hash and content (content.py), and every recorded
+input against its producer's receipt.
+
+What it leaves out: files the user supplies (documents, questions, configs: their hashes
+are recorded as inputs, not checked), and authenticity: a receipt rewritten to match a
+forged file passes the hash check (these are checksums against damage and staleness, not
+signatures); only the content checks stand between a forgery and its use, and a forgery
+with well-formed, finite content passes them too.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import Iterator
+
+from .content import check_file
+from .io import iter_jsonl, read_json, read_jsonl, sha256_file, write_json
+from .layout import CorpusLayout
+from .missing import require
+
+
+class IntegrityError(RuntimeError):
+    """An artifact that does not match its receipt; the message says how to rebuild it."""
+
+
+def rebuild_hint(path: Path) -> str:
+    return f"rebuild it: rm -f '{path}' && snakemake -c1 '{path}' (with the --configfile it was built with)"
+
+
+_CACHE: dict[tuple[str, int, int], str] = {}
+
+
+def file_sha256(path: str | Path) -> str:
+    """sha256 of a file, computed once per process for the same path, size and mtime."""
+    st = os.stat(path)
+    key = (str(path), st.st_size, st.st_mtime_ns)
+    if key not in _CACHE:
+        _CACHE[key] = sha256_file(path)
+    return _CACHE[key]
+
+
+def note_sha256(path: str | Path, sha256: str) -> None:
+    """Remember the sha256 of a file this process just wrote (and hashed as it wrote it)."""
+    st = os.stat(path)
+    _CACHE[(str(path), st.st_size, st.st_mtime_ns)] = sha256
+
+
+def describe(path: Path) -> dict:
+    data = {"sha256": file_sha256(path), "bytes": path.stat().st_size}
+    if path.suffix in (".jsonl", ".trec", ".csv", ".txt", ".md"):
+        with open(path, "rb") as fh:
+            data["lines"] = sum(block.count(b"\n") for block in iter(lambda: fh.read(1 << 20), b""))
+    return data
+
+
+def files_under(path: Path) -> list[Path]:
+    if path.is_dir():
+        return sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
+    return [path] if path.is_file() else []
+
+
+def write_receipt(receipt: str | Path, stage: str, name: str | None, settings, inputs: list[Path],
+                  outputs: list[Path]) -> None:
+    """Record the sha256 of every input file (folders: each file inside) and every output."""
+    root = Path(receipt).parent.parent
+    write_json(receipt, {
+        "stage": stage, "name": name, "settings": settings,
+        "inputs": {os.path.normpath(p): file_sha256(p) for given in inputs for p in files_under(Path(given))},
+        "outputs": {Path(os.path.relpath(p, root)).as_posix(): describe(Path(p)) for p in outputs},
+    })
+
+
+def receipt_of(path: Path) -> tuple[Path, str]:
+    """(the receipt that vouches for `path`, the name it lists `path` under)."""
+    layout, stage, name = CorpusLayout.producer_of(path)
+    return layout.receipt(stage, name), Path(os.path.relpath(path, layout.root)).as_posix()
+
+
+def read_receipt(receipt: Path, path: Path) -> dict:
+    if not receipt.exists():
+        raise IntegrityError(f"{path}: its receipt {receipt} is missing, so nothing vouches for it; "
+                             + rebuild_hint(path))
+    data = read_json(receipt)
+    if not isinstance(data, dict) or not isinstance(data.get("outputs"), dict):
+        raise IntegrityError(f"{receipt}: not a receipt (no 'outputs'); {rebuild_hint(path)}")
+    return data
+
+
+def verified(path: str | Path, what: str = "") -> Path:
+    """`path`, after checking it is the file its job wrote; raises otherwise."""
+    path = Path(path)
+    require(path, what or path.name)
+    receipt, key = receipt_of(path)
+    recorded = read_receipt(receipt, path)["outputs"].get(key)
+    if recorded is None:
+        raise IntegrityError(f"{path}: not among the outputs its receipt {receipt} lists; {rebuild_hint(path)}")
+    st = path.stat()
+    if not stat.S_ISREG(st.st_mode):  # a FIFO or a device (/dev/zero) would never end: never read
+        raise IntegrityError(f"{path}: not a regular file (a FIFO, a device?); " + rebuild_hint(path))
+    if st.st_size != recorded.get("bytes") or file_sha256(path) != recorded["sha256"]:
+        raise IntegrityError(f"{path}: changed since its job wrote it ({st.st_size} bytes now, "
+                             f"{recorded.get('bytes')} then; sha256 differs from {receipt}); " + rebuild_hint(path))
+    return path
+
+
+def verify_corpus(root: str | Path) -> list[str]:
+    """Every problem of a corpus's results: outputs that differ from their receipts, and inputs
+    a receipt recorded that are no longer what their own producer wrote. [] when all hold."""
+    root = Path(root)
+    problems = []
+    written: dict[str, str] = {}
+    receipts = sorted((root / "receipts").glob("*.json"))
+    for receipt in receipts:
+        for out, rec in read_json(receipt).get("outputs", {}).items():
+            p = root / out
+            written[os.path.realpath(p)] = rec["sha256"]
+            if not p.exists():
+                problems.append(f"{p}: missing (listed by {receipt})")
+            elif not stat.S_ISREG(p.stat().st_mode):
+                problems.append(f"{p}: not a regular file (a FIFO, a device?)")
+            elif p.stat().st_size != rec.get("bytes") or file_sha256(p) != rec["sha256"]:
+                problems.append(f"{p}: differs from what {receipt} recorded")
+            else:
+                problems += content_problems(p)
+    for receipt in receipts:
+        for inp, sha in read_json(receipt).get("inputs", {}).items():
+            if written.get(os.path.realpath(inp), sha) != sha:
+                problems.append(f"{receipt}: read {inp} before it was last rewritten (stale: rerun its job)")
+    return problems
+
+
+def content_problems(path: Path) -> list[str]:
+    """[] when the file's content is what its kind promises (content.py), else the one problem."""
+    try:
+        check_file(path)
+    except (ValueError, OSError, KeyError, TypeError) as exc:
+        return [str(exc)]
+    return []
+
+
+def load_records(path: str | Path, what: str = "") -> list[dict]:
+    """A JSON Lines artifact (docs, questions, prompts, answers), checked against its receipt."""
+    return read_jsonl(verified(path, what))
+
+
+def iter_records(path: str | Path, what: str = "") -> Iterator[dict]:
+    """`load_records` one record at a time; the receipt is checked before the first."""
+    return iter_jsonl(verified(path, what))
+
+
+def load_json(path: str | Path, what: str = "") -> object:
+    """A JSON artifact (metrics, assertion results, sidecars), checked against its receipt."""
+    return read_json(verified(path, what))

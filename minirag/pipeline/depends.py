@@ -1,0 +1,140 @@
+"""Which minirag source files a stage executes, so its rule can list them as inputs.
+
+Snakemake does not follow Python imports, so each rule names its stage's module
+(`stages.chunk`) and the workflow lists the files it needs: that module and, transitively,
+every minirag module it imports, wherever the import stands (lazy imports inside functions
+count too), at any depth (`from ..index.bm25 import BM25Index`, `from . import x`,
+`from minirag.text import chunk`). Importing `a.b.c` runs `a/__init__.py` and
+`a/b/__init__.py` first, so the packages' `__init__.py` files belong to the stage as well.
+
+    module_closure("minirag", ["stages.chunk"])
+    -> [minirag/__init__.py, minirag/artifacts/io.py, minirag/settings.py, minirag/stages/__init__.py,
+        minirag/stages/chunk.py, minirag/stages/common.py, minirag/text/__init__.py, ...]
+
+What it leaves out: dynamic imports (importlib: minirag's own `__init__` loads its
+exports lazily, and those are not executed by a stage that does not use them) and
+third-party packages (the manifest records their versions).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from ..artifacts.io import atomic_write_text
+
+
+def module_file(package_dir: Path, module: str) -> Path | None:
+    """The file of a dotted module name below the package ("" is the package itself)."""
+    key = (str(package_dir), module)
+    if key not in _FILES:  # asked ~5,000 times while the Snakefile is read; two stats each
+        base = package_dir.joinpath(*module.split(".")) if module else package_dir
+        _FILES[key] = next((p for p in (base.with_suffix(".py"), base / "__init__.py") if p.is_file()), None)
+    return _FILES[key]
+
+
+_FILES: dict[tuple[str, str], Path | None] = {}
+
+
+def resolve(current: str, is_package: bool, node: ast.ImportFrom, top: str) -> list[str]:
+    """Dotted names (relative to the package root) that an `from ... import ...` may load."""
+    if node.level == 0:
+        if not node.module or not (node.module == top or node.module.startswith(top + ".")):
+            return []
+        base = node.module[len(top) + 1:]
+    else:
+        parts = current.split(".") if current else []
+        # a module's own package is its parent; a package's __init__ is its own package
+        package = parts if is_package else parts[:-1]
+        up = node.level - 1
+        if up > len(package):
+            return []
+        package = package[:len(package) - up] if up else package
+        base = ".".join(package + ([node.module] if node.module else []))
+    # `from pkg import name` may import the submodule pkg.name
+    return [base] + [f"{base}.{alias.name}" if base else alias.name for alias in node.names]
+
+
+def statements(body: list) -> Iterator[ast.stmt]:
+    """Every statement, nested ones included (an import is a statement, never inside an
+    expression: walking statements alone finds them all, in a tenth of ast.walk's time)."""
+    for node in body:
+        yield node
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            inner = getattr(node, field, None)
+            if isinstance(inner, list):
+                yield from statements(inner)
+
+
+# file -> [sha256 of its bytes, module, top, the names it may import]: the Snakefile asks for ~30
+# stages' closures, which share most of their files, so each file is parsed once per process, and
+# with `cache` once until its bytes change (a JSON file; parsing every module is ~0.2 s of each
+# snakemake call, reading and hashing them all ~5 ms).
+_STORES: dict[str, dict[str, list]] = {}
+
+
+def store_of(cache: Path | None) -> dict[str, list]:
+    key = str(cache)
+    if key not in _STORES:
+        try:
+            _STORES[key] = json.loads(cache.read_text(encoding="utf-8")) if cache else {}
+        except (OSError, ValueError):  # none yet, or unreadable: parse again
+            _STORES[key] = {}
+    return _STORES[key]
+
+
+def imports_of(package_dir: Path, module: str, top: str, store: dict | None = None) -> set[str]:
+    path = module_file(package_dir, module)
+    if path is None:  # a folder without __init__.py (a namespace package) runs nothing
+        return set()
+    store = _STORES.setdefault("None", {}) if store is None else store
+    source = path.read_bytes()
+    stamp = [hashlib.sha256(source).hexdigest(), module, top]
+    found = store.get(str(path))
+    if not isinstance(found, list) or found[:3] != stamp:
+        tree = ast.parse(source, filename=str(path))
+        names: set[str] = set()
+        for node in statements(tree.body):
+            if isinstance(node, ast.ImportFrom):
+                names.update(resolve(module, path.name == "__init__.py", node, top))
+            elif isinstance(node, ast.Import):
+                names.update(a.name[len(top) + 1:] for a in node.names if a.name.startswith(top + "."))
+        store[str(path)] = found = stamp + [sorted(names)]
+    return {m for m in found[3] if module_file(package_dir, m) is not None}
+
+
+def with_packages(module: str) -> list[str]:
+    """The module and every package above it: importing a.b.c runs a and a.b first."""
+    parts = module.split(".") if module else []
+    return [""] + [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
+
+
+def module_closure(package_dir: str | Path, modules: Iterable[str], cache: str | Path | None = None) -> list[str]:
+    """The named modules and all they import from the package, as sorted file paths; `cache`: a
+    JSON file that keeps each file's imports (by content hash) for the next process."""
+    package_dir = Path(package_dir)
+    top = package_dir.name
+    store = store_of(Path(cache) if cache else None)
+    before = json.dumps(store, sort_keys=True) if cache else ""
+    seen: set[str] = set()
+    todo = []
+    for name in modules:
+        if module_file(package_dir, name) is None:
+            raise FileNotFoundError(f"{package_dir / name.replace('.', '/')}.py: no such {top} module")
+        todo.append(name)
+    while todo:
+        name = todo.pop()
+        for m in with_packages(name):
+            if m in seen:
+                continue
+            seen.add(m)
+            todo.extend(imports_of(package_dir, m, top, store) - seen)
+    if cache and json.dumps(store, sort_keys=True) != before:
+        try:
+            atomic_write_text(cache, json.dumps(store, sort_keys=True))
+        except OSError:  # a read-only checkout: parse again next time
+            pass
+    return sorted(str(module_file(package_dir, m)) for m in seen if module_file(package_dir, m) is not None)

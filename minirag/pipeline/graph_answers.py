@@ -1,0 +1,95 @@
+"""The graph's inputs for answering: the answer selector's candidates, the prompts, the readers.
+
+`AnswerInputs` is the part of `CorpusGraph` (graph.py) that the answer rules ask: which runs are
+answered and by which readers, what a trained reader learns from (its kind's `training_inputs`), which
+reader is the corpus's answer selector and which terms file it reads, what a candidates, prompt and
+generate job reads besides its run.
+
+What it leaves out: the rules (workflow/rules/answer.smk) and what the stages do (stages/candidates.py,
+prompt.py, generate.py, train_reader.py).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..answer.readers import reader_kind
+from ..config.corpus import answered
+from .graph_scale import flags, paths
+
+
+class AnswerInputs:
+    cc: dict
+    layout: object
+
+    def answer_jobs(self) -> list[tuple[str, str]]:
+        """(reader, retriever) of every answer file: each reader on each answered run. BEIR and
+        gold_docs questions judge documents, not answers: no reader runs there."""
+        return [(reader, r) for reader in self.cc["readers"] for r in answered(self.cc)]
+
+    def answers(self) -> list[str]:
+        return paths(*(self.layout.answers(reader, r) for reader, r in self.answer_jobs()))
+
+    def trained_readers(self) -> list[str]:
+        if not answered(self.cc):
+            return []
+        return [r for r in self.cc["readers"] if reader_kind(self.cc, r).trained]
+
+    def all_candidates(self) -> list[str]:
+        return paths(*(self.layout.candidates(r) for r in self.selected_runs()))
+
+    def selected_runs(self) -> list[str]:
+        """The runs whose candidates the selector scores: every answered run, when there is a selector."""
+        return answered(self.cc) if self.selector() else []
+
+    def generate(self, name: str) -> dict:
+        """A generate job's inputs beyond its prompts: the trained reader's weights."""
+        reader = name.split(".", 1)[0]
+        if reader not in self.trained_readers():
+            return {}
+        return {"model": paths(*self.layout.reader_files(reader)[:2])}
+
+    def generate_args(self, name: str) -> str:
+        model = self.generate(name).get("model")
+        return flags(model=model[0] if model else None)
+
+    def loss_sidecar(self, name: str) -> str:
+        """The sidecar whose loss curve figures/loss-<name>.png draws: a trained encoder's or reader's."""
+        if name in self.cc["readers"]:
+            return str(self.layout.reader_model(name).with_suffix(".json"))
+        return str(self.layout.encoder_sidecar(name))
+
+    def train_reader(self, name: str) -> dict:
+        """What a trained reader learns from besides the documents, by its kind's `training_inputs`."""
+        available = {"tokenizer": self.layout.tokenizer, "chunks": self.layout.chunks, "lexicon": self.layout.lexicon,
+                     "terms": self.terms_file(), "questions": self.layout.questions}
+        return {k: str(available[k]) for k in reader_kind(self.cc, name).training_inputs if k != "docs"}
+
+    def train_reader_args(self, name: str) -> str:
+        return flags(**self.train_reader(name))
+
+    def selector(self) -> str | None:
+        """The reader whose trained answer selector scores every answered run's candidates: the
+        corpus's first `extractive` reader (None: no candidates, prompts as the seed builds them)."""
+        return next((r for r in self.trained_readers() if self.cc["readers"][r]["type"] == "extractive"), None)
+
+    def terms_file(self) -> str:
+        """The grammatical-terms file the selector reads (candidates.terms, else the one minirag ships)."""
+        from ..answer.select.terms import DEFAULT_TERMS
+        given = self.cc["candidates"]["terms"]
+        if given:
+            return given
+        return os.path.relpath(DEFAULT_TERMS) if DEFAULT_TERMS.is_relative_to(Path.cwd()) else str(DEFAULT_TERMS)
+
+    def candidates(self, name: str) -> dict:
+        """A candidates job's inputs beyond the run and the chunks: the lexicon, the terms, the selector's weights."""
+        return {"lexicon": str(self.layout.lexicon), "terms": self.terms_file(),
+                "model": str(self.layout.reader_model(self.selector()))}
+
+    def prompt(self, name: str) -> dict:
+        """The run's scored candidates, when the corpus has an answer selector."""
+        return {"candidates": str(self.layout.candidates(name))} if self.selector() else {}
+
+    def prompt_args(self, name: str) -> str:
+        return flags(**self.prompt(name))

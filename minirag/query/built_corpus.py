@@ -1,0 +1,215 @@
+"""A built corpus opened for questions: what the CLI's `search`/`answer --json` print and the
+HTTP service returns, from one place, so the two cannot disagree.
+
+`BuiltCorpus.open(configfile, corpus, results)` reads the config and the chunks; `search` and
+`answer` open the retriever and reader they are asked for (checked against their receipts
+and the chunks' content hashes, sources.py) and return plain JSON-ready dicts:
+
+    search -> {"query", "retriever", "results": [{"rank", "chunk_id", "score", "doc_id", "section", "text"}]}
+    answer -> {"query", "retriever", "reader", "answer", "abstained", "citations": [{"n", "chunk_id",
+               "doc_id", "section", "text"}], "evidence": [{"n", "text"}], "retrieved": [rows as in search],
+               "latency_ms", "prompt"}
+
+A request that cannot be served as asked raises `UsageError` naming the field (`query`,
+`retriever`, `reader`, `k`); an unknown retriever or reader is an `UnknownName`, listing the
+known ones. `load_all()` opens every retriever and reader at once: a server answers from one
+set of artifacts loaded together, never from one opened later beside a rebuilt one.
+
+What it leaves out: HTTP (serve/), argument parsing (cli.py) and building anything.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import cached_property
+from pathlib import Path
+
+from ..text.chunks import Chunk
+
+
+class UsageError(ValueError):
+    """A request that cannot be served as asked; `field` names the request field it is about."""
+
+    def __init__(self, field: str, reason: str):
+        super().__init__(f"{field}: {reason}")
+        self.field, self.reason = field, reason
+
+
+class UnknownName(UsageError):
+    """A retriever or reader the config does not have."""
+
+
+class QueryTooLong(UsageError):
+    """A query over the length a server accepts."""
+
+
+def check_query(query: str, max_chars: int | None = None) -> str:
+    """The query in NFC (text/query.py), or UsageError: not text, empty, or over `max_chars`."""
+    from ..text.query import QueryError, query_text
+    try:
+        query = query_text(query)
+    except QueryError as exc:
+        raise UsageError("query", str(exc)) from None
+    if not query.strip():
+        raise UsageError("query", "the query is empty: ask a question, e.g. \"past tense of eat\"")
+    if max_chars is not None and len(query) > max_chars:
+        raise QueryTooLong("query", f"{len(query)} characters, at most {max_chars}")
+    return query
+
+
+class BuiltCorpus:
+    """The artifacts of one built corpus, with its retrievers and readers opened on demand."""
+
+    def __init__(self, corpus: str, cc: dict, results: str | Path):
+        from .sources import open_corpus
+        self.corpus, self.cc, self.results = corpus, cc, Path(results)
+        self.layout, chunks, self.sources = open_corpus(results, corpus, cc)
+        self.by_id: dict[str, Chunk] = {c.id: c for c in chunks}
+        self._retrievers: dict = {}
+        self._readers: dict = {}
+
+    @classmethod
+    def open(cls, configfile: str | Path, corpus: str, results: str | Path) -> "BuiltCorpus":
+        from ..config.load import load_corpus
+        return cls(corpus, load_corpus(configfile, corpus), results)
+
+    # ------------------------------------------------------------ names
+    @cached_property
+    def default_retriever(self) -> str:
+        """The config's `serve` retriever, else its first fusion, else its first retriever."""
+        from ..config.corpus import family, main_retrievers
+        if self.cc["serve"]:
+            return self.cc["serve"]
+        main = main_retrievers(self.cc)
+        return next((r for r in main if family(self.cc, r) == "fusion"), main[0])
+
+    @property
+    def default_reader(self) -> str:
+        return next(iter(self.cc["readers"]))
+
+    @property
+    def depth(self) -> int:
+        return self.cc["depth"]
+
+    def retriever_names(self) -> list[str]:
+        return list(self.cc["retrievers"])
+
+    def reader_names(self) -> list[str]:
+        return list(self.cc["readers"])
+
+    def describe_retrievers(self) -> list[dict]:
+        from ..config.corpus import family
+        from ..rank.kinds import kind_of
+        return [{"name": r, "family": family(self.cc, r), "description": kind_of(self.cc, r).describe(self.cc),
+                 "default": r == self.default_retriever} for r in self.cc["retrievers"]]
+
+    def describe_readers(self) -> list[dict]:
+        return [{"name": r, "type": spec["type"], "default": r == self.default_reader}
+                for r, spec in self.cc["readers"].items()]
+
+    # ------------------------------------------------------------ opening
+    def retriever(self, name: str | None = None):
+        from .sources import open_retriever
+        name = self.default_retriever if name is None else name  # "" is a name, and no retriever's
+        if name not in self.cc["retrievers"]:
+            raise UnknownName("retriever", f"no retriever named {name!r} (have: {', '.join(self.cc['retrievers'])})")
+        if name not in self._retrievers:
+            self._retrievers[name] = open_retriever(self.sources, self.cc, name)
+        return name, self._retrievers[name]
+
+    def reader(self, name: str | None = None):
+        """The reader `name` (default: the config's first), a trained one from its checked weights."""
+        from ..answer.readers import make_reader, reader_kind
+        from ..artifacts.missing import require
+        name = self.default_reader if name is None else name
+        if name not in self.cc["readers"]:
+            raise UnknownName("reader", f"no reader named {name!r} (have: {', '.join(self.cc['readers'])})")
+        if name not in self._readers:
+            model = None
+            if reader_kind(self.cc, name).trained:
+                model = require(self.layout.reader_model(name), f"weights of reader {name!r}")
+            self._readers[name] = make_reader(self.cc["readers"][name], model)
+        return name, self._readers[name]
+
+    @cached_property
+    def langs(self) -> dict[str, str]:
+        """Each document's language (docs.jsonl), which the answer selector reads its candidates in."""
+        from ..artifacts.integrity import load_records
+        return {d["doc_id"]: d.get("lang", "") for d in load_records(self.layout.docs, "documents")}
+
+    @cached_property
+    def selector(self):
+        """The corpus's answer selector (its first extractive reader's weights over the chunks, lexicon and
+        terms file), or None when it has none: answers then read the prompt's evidence lines alone."""
+        from ..answer.select.selector import load_selector
+        from ..artifacts.missing import require
+        from ..pipeline.graph import CorpusGraph
+        graph = CorpusGraph(self.cc, self.layout)
+        name = graph.selector()
+        if name is None:
+            return None
+        model = require(self.layout.reader_model(name), f"weights of reader {name!r}")
+        return load_selector(model, list(self.by_id.values()), self.langs, self.layout.lexicon, graph.terms_file(),
+                             self.cc["candidates"]["depth"])
+
+    def is_remote(self, reader: str | None = None) -> bool:
+        """Whether the reader (default: the first) answers by calling another server."""
+        from ..answer.readers import reader_kind
+        name = reader or self.default_reader
+        return name in self.cc["readers"] and reader_kind(self.cc, name).remote
+
+    def load_all(self) -> "BuiltCorpus":
+        """Open every retriever and local reader now, so all of them stand on the artifacts read together."""
+        for name in self.cc["retrievers"]:
+            # One search makes every lazy read (a reranker's lexicon, MMR's vectors) happen now.
+            self.retriever(name)[1].search("warm up", k=1)
+        self.sources.read_all_chunks()
+        for name in self.cc["readers"]:
+            if not self.is_remote(name):
+                self.reader(name)
+        if self.selector is not None:  # every chunk's candidates read now, not on a first question
+            self.selector.prepare(list(self.by_id.values()), self.langs)
+        return self
+
+    # ------------------------------------------------------------ asking
+    def check_k(self, k: int | None) -> None:
+        if k is not None and not (1 <= k <= self.depth):
+            raise UsageError("k", f"between 1 and the run depth, {self.depth} (corpora.{self.corpus}.depth), got {k}")
+
+    def row(self, rank: int, chunk_id: str, score: float) -> dict:
+        c = self.by_id[chunk_id]
+        return {"rank": rank, "chunk_id": chunk_id, "score": round(score, 6), "doc_id": c.doc_id,
+                "section": c.section, "text": c.text}
+
+    def search(self, query: str, retriever: str | None = None, k: int = 5) -> dict:
+        query = check_query(query)
+        self.check_k(k)
+        name, r = self.retriever(retriever)
+        ranked = r.search(query, k=k)
+        return {"query": query, "retriever": name,
+                "results": [self.row(i, cid, score) for i, (cid, score) in enumerate(ranked, 1)]}
+
+    def answer(self, query: str, retriever: str | None = None, reader: str | None = None,
+               k: int | None = None) -> dict:
+        from ..answer.rag import rag_answer
+        query = check_query(query)
+        self.check_k(k)
+        t0 = time.perf_counter()
+        name, r = self.retriever(retriever)
+        reader_name, rd = self.reader(reader)
+        p = self.cc["prompt"]
+        ranked, prompt, answer = rag_answer(query, r, rd, self.by_id, k=k or p["k"], selector=self.selector,
+                                            langs=self.langs if self.selector else {}, answers=p["answers"],
+                                            template=p["template"], evidence_lines=p["evidence_lines"],
+                                            evidence_chars=p["evidence_chars"])
+        total_ms = (time.perf_counter() - t0) * 1000
+        cited = []
+        for cid in answer.citations:
+            n = prompt.citations.index(cid) + 1
+            c = self.by_id[cid]
+            cited.append({"n": n, "chunk_id": cid, "doc_id": c.doc_id, "section": c.section, "text": c.text})
+        return {"query": query, "retriever": name, "reader": reader_name, "answer": answer.text,
+                "abstained": answer.abstained, "citations": cited,
+                "evidence": [{"n": ln["n"], "text": ln["text"]} for ln in prompt.evidence],
+                "retrieved": [self.row(i, cid, score) for i, (cid, score) in enumerate(ranked, 1)],
+                **answer.origin, "latency_ms": round(total_ms, 3), "prompt": prompt.text}

@@ -1,0 +1,81 @@
+"""The report's account of what the graph trained: each encoder's loss and controls, each reader's training.
+
+What it leaves out: the answers the readers gave (markdown.py's Answers section) and the answer
+selector's own account (answering.py).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..answer.minigpt.reader import score_heldout, support_sweep
+from ..answer.readers import Reader
+from .answering import render_selector
+from .cells import md_table
+from .tables import CorpusTables
+
+ENCODER = """### Encoder `{name}`
+
+MiniBiEncoder trained on {pairs:,} pairs ({sources}); loss {first:.3f} → {last:.3f} over {epochs} epochs. Source: `encoders/{name}.json`.
+
+{controls}![training loss]({figure})
+"""
+CONTROL = ("- `{trained}` {verdict} the untrained control `{control}` on chunk hit@5: {hit5:.3f} vs {c_hit5:.3f} "
+           "({delta}: paired bootstrap interval, randomization p); nDCG@10 {ndcg:.3f} vs {c_ndcg:.3f}.\n")
+
+READING = """
+#### Reader `{name}`: held-out reading tasks
+
+{params:,} parameters trained for {steps:,} steps ({seconds:.0f} s) on {tasks:,} reading tasks the graph synthesized from the corpus's tables and sentences (`readers/{name}.tasks.jsonl`). Scored on tasks from rows and documents held out of training (`readers/{name}.json`). "reader" is what the pipeline uses: the model's answer, refused ("I don't know") when the line it cites holds less than {min_support:.0%} of the question's content words; "model alone" is the model's own answer.
+
+{table}
+
+The support check's trade-off (`min_support` is an answering setting: changing it re-answers, it does not retrain):
+
+{sweep}
+
+![training loss]({figure})
+"""
+
+
+def render_encoders(t: CorpusTables, results) -> list[str]:
+    """Each trained encoder: its pairs, its loss curve, and how it did against its untrained controls."""
+    out = []
+    for enc in t.encoders():
+        controls = "".join(CONTROL.format(trained=r["trained"], control=r["control"],
+                                          verdict="beats" if r["hit@5"] > r["control hit@5"] else "does not beat",
+                                          hit5=r["hit@5"], c_hit5=r["control hit@5"],
+                                          delta=r["Δ hit@5"], ndcg=r["ndcg@10"],
+                                          c_ndcg=r["control ndcg@10"]) for _, r in enc["controls"].iterrows())
+        out.append(ENCODER.format(name=enc["name"], pairs=enc["pairs"], first=enc["losses"][0], last=enc["losses"][-1],
+                                  epochs=len(enc["losses"]), controls=controls + "\n" if controls else "",
+                                  sources=", ".join(f"{s} {n:,}" for s, n in enc["by_source"].items()),
+                                  figure=t.layout.figure(f"loss-{enc['name']}").relative_to(results).as_posix()))
+    return out
+
+
+def render_reading(t: CorpusTables, results) -> str:
+    """Each trained reader's account: the answer selector's training, the Mini-GPT's held-out reading tasks
+    and its loss curve."""
+    out = []
+    for name, meta in t.trained_readers().items():
+        if t.cc["readers"][name]["type"] == "extractive":
+            out.append(render_selector(name, meta))
+            continue
+        # the support threshold is an answering setting, applied here to the recorded outcomes
+        _, settings = Reader.settings_of(t.cc["readers"][name], f"readers.{name}")
+        h, alone = score_heldout(meta["heldout_outcomes"], settings.min_support), meta["heldout_model_alone"]
+        rows = [("true context: answer and citation right", "true", "answer_and_cite", "≥ 0.8"),
+                ("true context: answer right", "true", "answer", ""),
+                ("swapped answer: follows the context (faithfulness)", "swapped", "follows_context", "≥ 0.9"),
+                ("no evidence: abstains", "absent", "abstained", "≥ 0.9")]
+        table = pd.DataFrame([{"held-out task": label, "n": h[kind]["n"], "reader": h[kind][key],
+                               "model alone": alone[kind][key], "target": target}
+                              for label, kind, key, target in rows])
+        tr = meta["training"]
+        figure = t.layout.figure(f"loss-{name}").relative_to(results).as_posix()
+        out.append(READING.format(name=name, params=tr["parameters"], steps=tr["steps"], seconds=tr["seconds"],
+                                  min_support=settings.min_support,
+                                  sweep=md_table(pd.DataFrame(support_sweep(meta["heldout_outcomes"]))),
+                                  tasks=tr["tasks"], table=md_table(table), figure=figure))
+    return "".join(out)
