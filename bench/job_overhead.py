@@ -9,7 +9,7 @@ default this repository), points its outputs at a temporary folder
 
     interpreter   `python -c pass`
     imports       `python -c "import minirag.stages.<stage>"`, less the interpreter
-    integrity     inside integrity.verified, write_receipt and file_sha256 (receipt checks, hashing)
+    integrity     inside integrity.verified, write_receipt and sha256_file (receipt checks, hashing)
     work          the rest of the job
 
 CPU seconds (user + system) of the job's process, medians over the repeats; wall seconds
@@ -38,6 +38,7 @@ OUT_FLAGS = ("--out", "--out-dir", "--receipt", "--out-cache", "--manifest")
 PROBE = r"""
 import json, resource, runpy, sys, time
 import minirag.artifacts.integrity as integrity
+import minirag.artifacts.io as io
 spent = [0.0]
 def timed(fn):
     def inner(*a, **k):
@@ -51,8 +52,9 @@ def timed(fn):
                 spent[0] += time.process_time() - t0
     return inner
 depth = [0]
-for name in ("verified", "write_receipt", "file_sha256"):
+for name in ("verified", "write_receipt", "sha256_file"):
     setattr(integrity, name, timed(getattr(integrity, name)))
+io.sha256_file = integrity.sha256_file  # what the stages import (before they are imported)
 import minirag.stages.common as common
 common.write_receipt = integrity.write_receipt
 stage, argv = sys.argv[1], sys.argv[2:]

@@ -46,26 +46,8 @@ def rebuild_hint(path: Path) -> str:
     return f"rebuild it: rm -f '{path}' && snakemake -c1 '{path}' (with the --configfile it was built with)"
 
 
-_CACHE: dict[tuple[str, int, int], str] = {}
-
-
-def file_sha256(path: str | Path) -> str:
-    """sha256 of a file, computed once per process for the same path, size and mtime."""
-    st = os.stat(path)
-    key = (str(path), st.st_size, st.st_mtime_ns)
-    if key not in _CACHE:
-        _CACHE[key] = sha256_file(path)
-    return _CACHE[key]
-
-
-def note_sha256(path: str | Path, sha256: str) -> None:
-    """Remember the sha256 of a file this process just wrote (and hashed as it wrote it)."""
-    st = os.stat(path)
-    _CACHE[(str(path), st.st_size, st.st_mtime_ns)] = sha256
-
-
 def describe(path: Path) -> dict:
-    data = {"sha256": file_sha256(path), "bytes": path.stat().st_size}
+    data = {"sha256": sha256_file(path), "bytes": path.stat().st_size}
     if path.suffix in (".jsonl", ".trec", ".csv", ".txt", ".md"):
         with open(path, "rb") as fh:
             data["lines"] = sum(block.count(b"\n") for block in iter(lambda: fh.read(1 << 20), b""))
@@ -84,7 +66,7 @@ def write_receipt(receipt: str | Path, stage: str, name: str | None, settings, i
     root = Path(receipt).parent.parent
     write_json(receipt, {
         "stage": stage, "name": name, "settings": settings,
-        "inputs": {os.path.normpath(p): file_sha256(p) for given in inputs for p in files_under(Path(given))},
+        "inputs": {os.path.normpath(p): sha256_file(p) for given in inputs for p in files_under(Path(given))},
         "outputs": {Path(os.path.relpath(p, root)).as_posix(): describe(Path(p)) for p in outputs},
     })
 
@@ -116,7 +98,7 @@ def verified(path: str | Path, what: str = "") -> Path:
     st = path.stat()
     if not stat.S_ISREG(st.st_mode):  # a FIFO or a device (/dev/zero) would never end: never read
         raise IntegrityError(f"{path}: not a regular file (a FIFO, a device?); " + rebuild_hint(path))
-    if st.st_size != recorded.get("bytes") or file_sha256(path) != recorded["sha256"]:
+    if st.st_size != recorded.get("bytes") or sha256_file(path) != recorded["sha256"]:
         raise IntegrityError(f"{path}: changed since its job wrote it ({st.st_size} bytes now, "
                              f"{recorded.get('bytes')} then; sha256 differs from {receipt}); " + rebuild_hint(path))
     return path
@@ -137,7 +119,7 @@ def verify_corpus(root: str | Path) -> list[str]:
                 problems.append(f"{p}: missing (listed by {receipt})")
             elif not stat.S_ISREG(p.stat().st_mode):
                 problems.append(f"{p}: not a regular file (a FIFO, a device?)")
-            elif p.stat().st_size != rec.get("bytes") or file_sha256(p) != rec["sha256"]:
+            elif p.stat().st_size != rec.get("bytes") or sha256_file(p) != rec["sha256"]:
                 problems.append(f"{p}: differs from what {receipt} recorded")
             else:
                 problems += content_problems(p)

@@ -115,18 +115,23 @@ def write_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> int:
     return n
 
 
-def iter_jsonl(path: str | os.PathLike) -> Iterator[dict]:
-    """JSON Lines one record at a time (memory: one line); a bad line, or bytes that are not
-    UTF-8, raise ValueError naming the file and line."""
+def numbered_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, Any]]:
+    """(line number, value) of each non-blank line of a JSON Lines file, one at a time (memory:
+    one line; lines end at \n only, so U+2028 inside a string is not a line end); a bad line,
+    or bytes that are not UTF-8, raise ValueError naming the file and line."""
     with open(regular(path), "rb") as fh:
         for lineno, raw in enumerate(fh, start=1):
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise ValueError(f"{path}:{lineno}: not valid UTF-8 (byte {exc.start} of the line)") from None
-            if not line.strip():
-                continue
-            yield parse_json(line, f"{path}:{lineno}")
+            if line.strip():
+                yield lineno, parse_json(line, f"{path}:{lineno}")
+
+
+def iter_jsonl(path: str | os.PathLike) -> Iterator[dict]:
+    """JSON Lines one record at a time (numbered_jsonl without the numbers)."""
+    return (value for _, value in numbered_jsonl(path))
 
 
 def read_jsonl(path: str | os.PathLike) -> list[dict]:
@@ -190,9 +195,24 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+_HASHED: dict[tuple[str, int, int], str] = {}  # (path, size, mtime_ns) -> sha256, for this process
+
+
 def sha256_file(path: str | os.PathLike) -> str:
-    h = hashlib.sha256()
-    with open(regular(path), "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+    """sha256 of a file's bytes (a regular file only), computed once per process for the same
+    path, size and modification time: a job's loaders, verification and receipt all ask."""
+    st = os.stat(path)
+    key = (str(path), st.st_size, st.st_mtime_ns)
+    if key not in _HASHED:
+        h = hashlib.sha256()
+        with open(regular(path), "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+        _HASHED[key] = h.hexdigest()
+    return _HASHED[key]
+
+
+def note_sha256(path: str | os.PathLike, sha256: str) -> None:
+    """Remember the sha256 of a file this process just wrote (and hashed as it wrote it)."""
+    st = os.stat(path)
+    _HASHED[(str(path), st.st_size, st.st_mtime_ns)] = sha256

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..artifacts.integrity import file_sha256
+from ..artifacts.io import sha256_file
 
 POOLING = ("cls_token", "max_tokens", "mean_tokens")  # the supported modes, in sentence-transformers' concat order
 MODULES = ["Transformer", "Pooling", "Normalize"]
@@ -103,7 +103,7 @@ def folder_hash(path: str | Path) -> str:
     """sha256 over the sorted (relative path, file sha256) of the files the model is made of."""
     folder, h = ModelFolder.read(path), hashlib.sha256()
     for rel, p in sorted((p.relative_to(folder.root).as_posix(), p) for p in folder.files()):
-        h.update(f"{rel}\0{file_sha256(p)}\n".encode())  # hashed once per job
+        h.update(f"{rel}\0{sha256_file(p)}\n".encode())  # hashed once per job
     return h.hexdigest()
 
 

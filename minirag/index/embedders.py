@@ -26,7 +26,7 @@ from typing import Any, Callable, ClassVar, Iterable, Mapping
 
 import numpy as np
 
-from ..artifacts.integrity import file_sha256
+from ..artifacts.io import sha256_file
 from ..artifacts.layout import CorpusLayout
 from ..settings import PATH_PATTERN, Kind, SettingsError, setting
 from .biencoder import BiEncoderConfig
@@ -112,14 +112,14 @@ class BiEncoder(EmbedderKind):
         return {"encoder": layout.encoder(name), "tokenizer": layout.tokenizer}
 
     def corpus_embedder(self, texts, files):
-        return self.load(files), {"params": self.spec(), "encoder_sha256": file_sha256(files["encoder"]),
-                                  "tokenizer_sha256": file_sha256(files["tokenizer"])}
+        return self.load(files), {"params": self.spec(), "encoder_sha256": sha256_file(files["encoder"]),
+                                  "tokenizer_sha256": sha256_file(files["tokenizer"])}
 
     @classmethod
     def query_embedder(cls, sidecar, files):
         # Queries must be embedded by the very encoder and tokenizer that embedded the chunks.
         for key, arg in (("encoder_sha256", "encoder"), ("tokenizer_sha256", "tokenizer")):
-            if file_sha256(files[arg]) != sidecar[key]:
+            if sha256_file(files[arg]) != sidecar[key]:
                 raise AlignmentError(f"{files[arg]} is not the file the vectors were embedded with "
                                      f"({key} differs); re-run embed")
         return cls.load(files)

@@ -48,8 +48,8 @@ from typing import ClassVar
 import numpy as np
 
 from ..artifacts import content
-from ..artifacts.integrity import file_sha256, verified
-from ..artifacts.io import atomic_path, load_npy, read_json, save_npy, write_json
+from ..artifacts.integrity import verified
+from ..artifacts.io import atomic_path, load_npy, read_json, save_npy, sha256_file, write_json
 from ..artifacts.layout import IVF_FILES
 from ..settings import setting
 from .store import inner_products, top_k
@@ -205,7 +205,7 @@ def check_built_from(directory: str | Path, meta: dict, sidecar_path: str | Path
     """Refuse an index whose recorded vectors are not the ones `sidecar` (read from `sidecar_path`)
     now describes: the sha256 of the .npy that the sidecar records, and the sidecar's own."""
     for key, now, what in (("vectors_sha256", sidecar.get("npy_sha256"), "vectors"),
-                           ("sidecar_sha256", file_sha256(Path(sidecar_path)), "vectors sidecar")):
+                           ("sidecar_sha256", sha256_file(Path(sidecar_path)), "vectors sidecar")):
         if meta.get(key) != now:
             raise AlignmentError(f"{Path(directory) / 'meta.json'}: the index was built from other {what} than "
                              f"{sidecar_path} describes ({key} {str(meta.get(key))[:12]} vs {str(now)[:12]}); "

@@ -18,13 +18,10 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from ..artifacts import content
-from ..artifacts.integrity import file_sha256, note_sha256, verified
-from ..artifacts.io import atomic_path, load_npy, read_json, sha256_file, sha256_text, write_json
-from ..text.chunks import Chunk, index_text
-
-
-class AlignmentError(RuntimeError):
-    """Vectors and chunks do not describe the same texts; the message names the first bad row."""
+from ..artifacts.integrity import verified
+from ..artifacts.io import atomic_path, load_npy, note_sha256, read_json, sha256_file, write_json
+from ..text.chunks import Chunk
+from .rows import AlignmentError, check_rows, item_rows  # noqa: F401 (AlignmentError: loaders catch it here)
 
 
 def vectors_sidecar_path(npy_path: str | Path) -> Path:
@@ -33,7 +30,7 @@ def vectors_sidecar_path(npy_path: str | Path) -> Path:
 
 def vector_rows(chunks: Iterable[Chunk]) -> list[list[str]]:
     """A sidecar's rows: per chunk, its id and the sha256 of the text an embedder sees (index_text)."""
-    return [[c.id, sha256_text(index_text(c))] for c in chunks]
+    return item_rows(chunks)
 
 
 @contextlib.contextmanager
@@ -76,19 +73,10 @@ def load_aligned_vectors(npy_path: str | Path, chunks: list[Chunk], mmap: bool =
     missing = [k for k in ("npy_sha256", "rows", "params") if k not in sidecar]
     if missing:
         raise AlignmentError(f"{sidecar_path}: not a vectors sidecar (no {', '.join(missing)}); re-run embed")
-    if file_sha256(npy_path) != sidecar["npy_sha256"]:
+    if sha256_file(npy_path) != sidecar["npy_sha256"]:
         raise AlignmentError(f"{npy_path}: file hash differs from the one its sidecar recorded")
     vectors = load_npy(npy_path, mmap=mmap)  # (N, d)
-    rows = sidecar["rows"]
-    for i, (chunk, (row_id, row_sha)) in enumerate(zip(chunks, rows)):
-        if chunk.id != row_id:
-            raise AlignmentError(f"{npy_path}: row {i} is chunk {row_id} but chunks.jsonl has {chunk.id} there")
-        if sha256_text(index_text(chunk)) != row_sha:
-            raise AlignmentError(f"{npy_path}: row {i} (chunk {chunk.id}) was embedded from a different text; "
-                                 "re-run embed")
-    if len(rows) != len(chunks) or vectors.shape[0] != len(chunks):
-        raise AlignmentError(f"{npy_path}: {vectors.shape[0]} rows for {len(chunks)} chunks "
-                             f"(first unmatched row {min(len(rows), len(chunks))})")
+    check_rows(npy_path, sidecar["rows"], vector_rows(chunks), vectors.shape[0], "embed")
     content.vectors(vectors, sidecar, npy_path)  # finite, float32, the recorded shape
     return vectors, sidecar
 

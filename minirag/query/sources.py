@@ -21,17 +21,17 @@ from pathlib import Path
 from typing import Mapping
 
 from ..artifacts.integrity import load_json
-from ..artifacts.io import sha256_text
 from ..artifacts.layout import CorpusLayout
 from ..artifacts.missing import MissingArtifact, require
 from ..evaluation.trec import trec_order
 from ..index.embedders import EMBEDDERS, embedder_kind
+from ..index.rows import check_rows, item_rows
 from ..index.store import FlatVectorStore
-from ..index.vectors import AlignmentError, load_vectors, load_vectors_by_id, vectors_sidecar_path
+from ..index.vectors import load_vectors, load_vectors_by_id, vectors_sidecar_path
 from ..rank.kinds import RetrieverKind, kind_of
 from ..rank.ranking import Ranking, Retriever
 from ..rank.retrievers import BM25Retriever, DenseRetriever, IVFRetriever
-from ..text.chunks import Chunk, index_text, load_chunks
+from ..text.chunks import Chunk, load_chunks
 
 
 class Sources:
@@ -159,14 +159,8 @@ class Sources:
         items = load_json(directory / "items.json", "BM25 index")
         over_units = items.get("items") == "units"
         expected = self.units if over_units else self.chunks
-        rows = items["rows"]
-        for i, (item, row) in enumerate(zip(expected, rows)):
-            parent = [item.metadata["parent"]] if over_units else []
-            if row != [item.id, sha256_text(index_text(item, with_context=items["with_context"]))] + parent:
-                raise AlignmentError(f"{directory / 'items.json'}: row {i} is not {item.id} with its current text "
-                                     "(the index is stale); re-run bm25")
-        if len(rows) != len(expected) or bm.n_items != len(expected):
-            raise AlignmentError(f"{directory}: {bm.n_items} rows for {len(expected)} items; re-run bm25")
+        check_rows(directory / "items.json", items["rows"], item_rows(expected, items["with_context"], over_units),
+                   bm.n_items, "bm25")
         expander = self.expander(bm.analyzer, expansion) if expansion is not None else None
         if over_units:
             return BM25Retriever(bm, [u.id for u in expected], [u.metadata["parent"] for u in expected], expander)

@@ -14,7 +14,7 @@ import platform
 from importlib import metadata
 from pathlib import Path
 
-from ..artifacts.integrity import file_sha256
+from ..artifacts.io import sha256_file
 
 PACKAGES = ("numpy", "pandas", "snakemake", "pyyaml", "matplotlib", "pystemmer")
 
@@ -41,7 +41,7 @@ def manifest(corpora: dict, results: str | Path, config_path: str | None) -> dic
             sources.append(Path(cc["assertions"]))
         root = Path(results) / name
         outputs = sorted(p for p in root.rglob("*") if p.is_file() and not p.name.startswith("."))
-        # file_sha256: the files the report's tables read were hashed once already, when verified
-        files[name] = {"inputs": {str(p): file_sha256(p) for p in sources},
-                       "outputs": {str(p): file_sha256(p) for p in outputs}}
+        # sha256_file: the files the report's tables read were hashed once already, when verified
+        files[name] = {"inputs": {str(p): sha256_file(p) for p in sources},
+                       "outputs": {str(p): sha256_file(p) for p in outputs}}
     return {"config": config_path, "corpora": corpora, "packages": package_versions(), "files": files}

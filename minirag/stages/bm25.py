@@ -4,24 +4,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..artifacts.io import sha256_text, write_json
+from ..artifacts.io import write_json
 from ..artifacts.layout import BM25_FILES
 from ..index.bm25.index import BM25Index, BM25Settings
 from ..index.bm25.postings import Postings
+from ..index.rows import item_row, item_rows
 from ..settings import settings_from_dict
 from ..text.analyze import Analyzer
-from ..text.chunks import Chunk, index_text, iter_chunks
+from ..text.chunks import index_text, iter_chunks
 from .common import log, run_stage
 
 
-def item_row(c: Chunk, text: str, s: BM25Settings) -> list[str]:
-    """items.json's row of an item: its id and the sha256 of the text indexed (and a unit's chunk)."""
-    return [c.id, sha256_text(text)] + ([c.metadata["parent"]] if s.items == "units" else [])
-
-
-def item_rows(path: Path, docs: Path, s: BM25Settings) -> list[list[str]]:
+def file_rows(path: Path, docs: Path, s: BM25Settings) -> list[list[str]]:
     """items.json's rows of every item of a chunks (or units) file, streamed."""
-    return [item_row(c, index_text(c, with_context=s.with_context), s) for c in iter_chunks(path, docs)]
+    return item_rows(iter_chunks(path, docs), s.with_context, parent=s.items == "units")
 
 
 def count_postings(path: Path, docs: Path, s: BM25Settings) -> tuple[Postings, list[list[str]]]:
@@ -32,7 +28,7 @@ def count_postings(path: Path, docs: Path, s: BM25Settings) -> tuple[Postings, l
     def pairs():
         for c in iter_chunks(path, docs):
             text = index_text(c, with_context=s.with_context)
-            rows.append(item_row(c, text, s))
+            rows.append(item_row(c, s.with_context, parent=s.items == "units"))
             yield text, c.title
 
     return Postings.count(pairs(), Analyzer(s.analyzer), s.title_weight > 0), rows

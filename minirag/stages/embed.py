@@ -10,8 +10,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from ..artifacts.integrity import file_sha256, iter_records
-from ..artifacts.io import load_npy
+from ..artifacts.integrity import iter_records
+from ..artifacts.io import load_npy, sha256_file
 from ..artifacts.layout import CorpusLayout
 from ..index.embed_cache import EmbedCache, embed_reusing, model_key
 from ..index.embedders import EmbedderKind, given_files
@@ -34,7 +34,7 @@ def embed(settings: dict, name: str, docs: Path, chunks: Path, out: Path, tokeni
     files = given_files(tokenizer=tokenizer, encoder=encoder, pretrained=pretrained)
     t0 = time.perf_counter()
     emb, producer = kind.corpus_embedder(fit_texts, files)
-    sidecar = {"embedder": name, "chunks_sha256": file_sha256(chunks), **producer,
+    sidecar = {"embedder": name, "chunks_sha256": sha256_file(chunks), **producer,
                **kind.coverage(emb, texts, lambda: languages(docs, items))}
     rows = vector_rows(items)
     caching = out_cache is not None and kind.per_text()

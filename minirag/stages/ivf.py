@@ -10,7 +10,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from ..artifacts.integrity import file_sha256, load_json, verified
+from ..artifacts.integrity import load_json, verified
+from ..artifacts.io import sha256_file
 from ..index.ivf import IVFSettings, build_ivf
 from ..index.vectors import AlignmentError, vectors_sidecar_path
 from ..settings import settings_from_dict
@@ -25,12 +26,12 @@ def ivf(settings: dict, name: str, vectors: Path, sidecar: Path, out_dir: Path) 
     recorded = load_json(sidecar, "vectors sidecar")
     if "npy_sha256" not in recorded:
         raise AlignmentError(f"{sidecar}: not a vectors sidecar (no npy_sha256); re-run embed")
-    if file_sha256(verified(vectors, "vectors")) != recorded["npy_sha256"]:
+    if sha256_file(verified(vectors, "vectors")) != recorded["npy_sha256"]:
         raise AlignmentError(f"{vectors}: file hash differs from the one its sidecar recorded; re-run embed")
     t0 = time.perf_counter()
     written = build_ivf(vectors, out_dir, s, {"embedder": settings["embedder"],
                                               "vectors_sha256": recorded["npy_sha256"],
-                                              "sidecar_sha256": file_sha256(Path(sidecar))})
+                                              "sidecar_sha256": sha256_file(Path(sidecar))})
     log(f"ivf: {len(recorded['rows'])} vectors into {s.nlist} lists in {time.perf_counter() - t0:.2f}s -> {out_dir}")
     return written
 

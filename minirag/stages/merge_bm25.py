@@ -9,35 +9,30 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
 from ..artifacts.integrity import verified
 from ..artifacts.io import write_json
 from ..artifacts.layout import BM25_FILES
 from ..index.bm25.index import BM25Settings
 from ..index.bm25.shards import load_postings, merged_index
+from ..index.rows import place_rows
 from ..settings import settings_from_dict
 from ..text.analyze import Analyzer
-from .bm25 import item_rows
+from .bm25 import file_rows
 from .common import log, run_stage
 
 
 def merge_bm25(settings: dict, docs: Path, chunks: Path, shards: list[Path], out_dir: Path) -> list[Path]:
     """Merge shard postings (`shards`: each shard's postings.npz, vocab.json, items.json) into one index."""
     s = settings_from_dict(BM25Settings, settings, "bm25")
-    rows = item_rows(chunks, docs, s)
+    rows = file_rows(chunks, docs, s)
     position = {row[0]: i for i, row in enumerate(rows)}
     parts, row_maps = [], []
     for folder in sorted({p.parent for p in shards}, key=lambda p: int(p.parent.parent.name)):
         for name in ("postings.npz", "vocab.json", "items.json"):
             verified(folder / name, "BM25 shard postings")
         postings, meta = load_postings(folder)
-        for row in meta["rows"]:
-            if row[0] not in position or rows[position[row[0]]] != row:
-                raise ValueError(f"{folder / 'items.json'}: chunk {row[0]} is not in chunks.jsonl as this shard "
-                                 "indexed it; re-run bm25_shard")
         parts.append(postings)
-        row_maps.append(np.array([position[row[0]] for row in meta["rows"]], dtype=np.int64))
+        row_maps.append(place_rows(folder / "items.json", meta["rows"], rows, position, "bm25_shard"))  # (N_i,)
     index = merged_index(parts, row_maps, len(rows), Analyzer(s.analyzer), s.scoring())
     index.save(out_dir)
     write_json(Path(out_dir) / "items.json", {"with_context": s.with_context, "items": s.items, "rows": rows})

@@ -14,10 +14,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..artifacts.integrity import file_sha256, load_json, verified
-from ..artifacts.io import load_npy
+from ..artifacts.integrity import load_json, verified
+from ..artifacts.io import load_npy, sha256_file
 from ..index.coverage import added
-from ..index.vectors import AlignmentError, vector_rows, vectors_sidecar_path, vectors_writer
+from ..index.rows import AlignmentError, place_rows
+from ..index.vectors import vector_rows, vectors_sidecar_path, vectors_writer
 from ..text.chunks import iter_chunks
 from .common import log, run_stage
 
@@ -36,26 +37,22 @@ def merge_vectors(settings: dict, name: str, docs: Path, chunks: Path, shards: l
         own = {k: v for k, v in sidecar.items() if k not in PER_ROWS}
         if producer is None:
             # the shard's producer fields in their order, this corpus's chunks in place of the shard's
-            producer = {k: file_sha256(chunks) if k == "chunks_sha256" else v for k, v in sidecar.items()
+            producer = {k: sha256_file(chunks) if k == "chunks_sha256" else v for k, v in sidecar.items()
                         if k not in ("rows", "shape", "npy_sha256")}
             first, d = own, int(sidecar["shape"][1])
         elif own != first:
             raise AlignmentError(f"{vectors_sidecar_path(npy)}: embedded with other settings or another model than "
                                  f"{vectors_sidecar_path(npys[0])}; re-run embed_shard")
-        for i, (cid, sha) in enumerate(sidecar["rows"]):
-            if cid not in position or sha != rows[position[cid]][1]:
-                raise AlignmentError(f"{npy}: row {i} (chunk {cid}) is not in chunks.jsonl with the text it was "
-                                     "embedded from; re-run embed_shard")
+        at = place_rows(npy, sidecar["rows"], rows, position, "embed_shard")  # (N_i,)
         coverage += [sidecar["tokens"]] if "tokens" in sidecar else []  # a pretrained model's counts add up
-        shard_rows.append((np.array([position[cid] for cid, _ in sidecar["rows"]], dtype=np.int64),  # (N_i,)
-                           sidecar["npy_sha256"]))
+        shard_rows.append((at, sidecar["npy_sha256"]))
         del sidecar  # its rows: hundreds of MB at millions of chunks
     if coverage:
         producer["tokens"] = added(coverage)
     with vectors_writer(out, rows, d, producer) as merged:  # (N, d)
         for npy, (at, npy_sha256) in zip(npys, shard_rows):
             vectors = load_npy(verified(npy, "vectors"), mmap=True)  # (N_i, d) on disk
-            if vectors.shape != (len(at), d) or file_sha256(npy) != npy_sha256:  # hashed once, by verified
+            if vectors.shape != (len(at), d) or sha256_file(npy) != npy_sha256:  # hashed once, by verified
                 raise AlignmentError(f"{npy}: not the {len(at)} x {d} rows its sidecar describes; re-run embed_shard")
             if filled[at].any():
                 raise AlignmentError(f"{npy}: chunk {rows[int(at[filled[at]][0])][0]} is in another shard too")

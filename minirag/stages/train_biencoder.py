@@ -7,7 +7,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from ..artifacts.integrity import file_sha256, load_records
+from ..artifacts.integrity import load_records
+from ..artifacts.io import sha256_file
 from ..index.biencoder_train import train_biencoder as train
 from ..index.embedders import BiEncoderSettings
 from ..index.pairs import mine_pairs, pairs_sha256
@@ -37,7 +38,7 @@ def train_biencoder(settings: dict, docs: Path, chunks: Path, tokenizer: Path, o
     log(f"train_biencoder: {len(pairs)} pairs ({', '.join(f'{k} {n}' for k, n in by_source.items())})")
     model, losses = train([(x, y) for _, x, y in pairs], load_tokenizer(tokenizer), cfg,
                           progress=make_progress(cfg.epochs))
-    model.save(out, {"settings": settings, "tokenizer_sha256": file_sha256(tokenizer), "training_pairs": len(pairs),
+    model.save(out, {"settings": settings, "tokenizer_sha256": sha256_file(tokenizer), "training_pairs": len(pairs),
                      "pairs_by_source": by_source, "training_data_sha256": pairs_sha256(pairs),
                      "loss_per_epoch": losses})
     return [out, out.with_suffix(".json")]

@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..artifacts.io import parse_json, read_text, shown
+from ..artifacts.io import numbered_jsonl, shown
 from .corpus import QUESTION_LANGS, CorpusError, id_problem, normalise, text_problem
 
 QUESTION_FIELDS = ("qid", "query", "lang", "difficulty", "gold", "answer", "answerable")
@@ -147,11 +147,8 @@ def load_questions(path: str | Path, docs: list[dict], questions_format: str = "
     docs_by_id = {d["doc_id"]: d for d in docs}
     parse = validate_question if questions_format == "minirag" else gold_docs_question
     out, seen = [], {}
-    for lineno, line in enumerate(read_text(path).split("\n"), start=1):
-        if not line.strip():
-            continue
+    for lineno, q in numbered_jsonl(path):
         w = Where(str(path), lineno)
-        q = parse_json(line, f"{path}:{lineno}")
         rec = parse(q, docs_by_id, w, tuple(langs))
         if rec["qid"] in seen:
             w.fail(f"duplicate qid (first on line {seen[rec['qid']]})")

@@ -19,7 +19,7 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
-from ..artifacts.io import atomic_write_text, read_text, sha256_text
+from ..artifacts.io import atomic_write_text, read_jsonl, sha256_text
 
 
 def assign_splits(questions: list[dict], dev_share: float = 1 / 3) -> list[dict]:
@@ -42,8 +42,7 @@ def main() -> None:
     ap.add_argument("path", type=Path)
     ap.add_argument("--dev-share", type=float, default=1 / 3)
     a = ap.parse_args()
-    lines = read_text(a.path).split("\n")  # not splitlines(): U+2028 inside a JSON string is no line end
-    questions = [json.loads(line) for line in lines if line.strip()]
+    questions = read_jsonl(a.path)
     assigned = assign_splits(questions, a.dev_share)
     atomic_write_text(a.path, "".join(json.dumps(q, ensure_ascii=False) + "\n" for q in assigned))
     counts = defaultdict(int)
