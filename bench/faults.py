@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fault_cases import GROUPS, all_cases  # noqa: E402
-from fault_harness import Case, build_project  # noqa: E402,F401  (build_project: tests/test_faults.py)
+from fault_harness import Case, build_project  # noqa: E402,F401  (build_project: tests/workflow/test_faults.py)
 
 
 def cases() -> list[Case]:

@@ -1,7 +1,7 @@
 """Prove the slurm profile on a real SLURM: a single-node cluster on this machine, the fixture built
 through it and locally, the two builds compared.
 
-    python bench/slurm_cluster.py                    # as root; the fixture config (tests/conftest.py MINI_CONFIG)
+    python bench/slurm_cluster.py                    # as root; the fixture config (tests/support/project.py MINI_CONFIG)
     python bench/slurm_cluster.py --shards 3 --json  # with `shards: 3` on every corpus; JSON summary
     python bench/slurm_cluster.py --config my.yaml   # another config (paths relative to the project copy)
 
@@ -82,7 +82,7 @@ def load(name: str, path: Path):
     return module
 
 
-conftest = load("minirag_conftest", REPO / "tests" / "conftest.py")  # copy_project, MINI_CONFIG
+conftest = load("minirag_test_project", REPO / "tests" / "support" / "project.py")  # copy_project, MINI_CONFIG
 compare_builds = load("minirag_compare_builds", REPO / "bench" / "compare_builds.py")
 
 
@@ -363,7 +363,7 @@ def receipt_differs_only_by(a: Path, b: Path, corpus: str, timing_only: set[str]
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--config", type=Path, help="config file to build (default: tests/conftest.py MINI_CONFIG)")
+    ap.add_argument("--config", type=Path, help="config file to build (default: tests/support/project.py MINI_CONFIG)")
     ap.add_argument("--shards", type=int, help="add `shards: N` to every corpus of the config")
     ap.add_argument("--cores", type=int, default=2, help="cores of the local build (default 2)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder (projects, logs, cluster state)")
@@ -413,7 +413,7 @@ def main() -> int:
         "slurm_build": {"command": "snakemake --profile workflow/profiles/slurm " + " ".join(SLURM_ARGS),
                         "wall_seconds": round(slurm_s, 1), **jobs},
         "results": results, "total_seconds": round(time.monotonic() - t_start, 1),
-        "config": text if a.config or a.shards else "tests/conftest.py MINI_CONFIG", "folder": str(d),
+        "config": text if a.config or a.shards else "tests/support/project.py MINI_CONFIG", "folder": str(d),
     }
     ok = not jobs["problems"] and not results["problems"]
     summary["ok"] = ok

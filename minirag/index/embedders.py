@@ -89,7 +89,7 @@ class Hashing(EmbedderKind):
             out[start:start + self.BLOCK] = emb.embed(texts[start:start + self.BLOCK])
 
     def per_text(self):
-        return True  # each text's hashed TF-IDF, block by block (tests/test_embed_cache.py checks it)
+        return True  # each text's hashed TF-IDF, block by block (tests/workflow/test_embed_cache.py checks it)
 
     @classmethod
     def query_embedder(cls, sidecar, files):

@@ -1,0 +1,84 @@
+"""A private copy of the workflow and the fixture corpus to build, and the commands that build it."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURE = REPO / "tests" / "fixtures" / "minikb"
+
+# The fixture corpus as a config's `mini` entry, before its embedders and retrievers.
+MINI_CORPUS = """\
+build: [mini]
+corpora:
+  mini:
+    source: {format: markdown, path: fixture/docs, questions: fixture/questions.jsonl}
+    tokenizer: {vocab_size: 400}
+    chunk: {strategy: tokens, target_tokens: 40, overlap: 8}
+"""
+
+MINI_CONFIG = MINI_CORPUS + """\
+    retrievers:
+      dense: {type: dense, embedder: hashing}
+      bm25: {type: bm25, index: plain}
+      rrf: {type: rrf, of: [dense, bm25], k: 60}
+      linear: {type: linear, of: [dense, bm25], alpha: 0.6}
+      bm25-cap: {type: cap, base: bm25, cap: 2}
+      rrf-mmr: {type: mmr, base: rrf, lambda: 0.7, sweep: {lambda: [0.5]}}
+      bm25-x: {type: bm25, index: plain, expand: {translations: 0.5, forms: 0.5}}
+      bm25-rerank: {type: rerank, of: bm25-x, synthetic: 50, expand: {translations: 0.5, forms: 0.5}}
+    readers:
+      extractive: {type: extractive, questions: 300, steps: 100}
+      minigpt: {type: minigpt, d: 16, n_heads: 2, block_size: 160, steps: 12, batch_size: 8, tasks: 200, eval_tasks: 3}
+    assertions: fixture/assertions.yaml
+"""
+
+
+def copy_project(dest: Path) -> Path:
+    """A private copy of the workflow, the library and the fixture corpus, to build and edit."""
+    for name in ("Snakefile", "workflow", "minirag"):
+        src = REPO / name
+        if src.is_dir():
+            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(src, dest / name)
+    shutil.copytree(FIXTURE, dest / "fixture")
+    (dest / "mini.yaml").write_text(MINI_CONFIG, encoding="utf-8")
+    return dest
+
+
+def run(cmd: list[str], cwd: Path, check: bool = True) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(cwd)}
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    return proc
+
+
+def snakemake(cwd: Path, *args: str, check: bool = True, configfile: str = "mini.yaml") -> subprocess.CompletedProcess:
+    exe = Path(sys.executable).with_name("snakemake")
+    return run([str(exe), "-c1", *args, "--configfile", configfile], cwd, check=check)
+
+
+def copy_built(built: Path, dest: Path) -> Path:
+    """A private copy of a built project (times kept: Snakemake finds it up to date)."""
+    shutil.copytree(built, dest, symlinks=True)
+    return dest
+
+
+def merged(base: dict, over: dict) -> dict:
+    """`over` laid on `base`: mappings merged key by key, anything else replaced."""
+    out = dict(base)
+    for key, value in over.items():
+        out[key] = merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+def config_with(corpus: dict, base: str = MINI_CONFIG) -> str:
+    """A config variant as YAML: `corpus` (keys of the `mini` corpus, nested) merged into `base`."""
+    import yaml
+    config = yaml.safe_load(base)
+    config["corpora"]["mini"] = merged(config["corpora"]["mini"], corpus)
+    return yaml.safe_dump(config, sort_keys=False, allow_unicode=True)

@@ -1,0 +1,153 @@
+"""The structure stays as documented: schema from the dataclasses, no import circle, layers that
+import only downward, short modules and functions, a lint- and snakefmt-clean workflow, nothing pointing outside the repository."""
+
+import ast
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from minirag.config.schema import config_schema, render
+from minirag.pipeline.depends import imports_of
+
+REPO = Path(__file__).resolve().parents[2]
+PACKAGE = REPO / "minirag"
+MAX_LINES = 300  # a module longer than this does more than one job
+MAX_FUNCTION_LINES = 60  # a def to its last line, nested functions included
+
+
+def test_the_committed_schema_is_the_one_the_dataclasses_generate():
+    committed = (REPO / "workflow" / "schemas" / "config.schema.yaml").read_text(encoding="utf-8")
+    assert committed == render(), "regenerate it: python -m minirag.config.schema > workflow/schemas/config.schema.yaml"
+
+
+def test_every_shipped_config_validates_against_the_schema():
+    import jsonschema
+    for path in sorted((REPO / "workflow").glob("config*.yaml")):
+        jsonschema.validate(yaml.safe_load(path.read_text(encoding="utf-8")), config_schema())
+
+
+# The layers, bottom first: a module may import its own layer and the layers below it, never one
+# above. A module's layer is its longest prefix here; a new top-level package must be placed.
+LAYERS = [
+    ("settings", "artifacts"),  # plumbing: settings dataclasses, files, receipts, content checks
+    ("text",),
+    ("datasets",),
+    ("index",),
+    ("rank",),
+    ("evaluation",),
+    ("answer.evidence", "answer.prompt"),
+    ("answer.select",),
+    ("answer.reading",),
+    ("answer.minigpt",),
+    ("answer",),  # the readers, their training, the call site
+    ("config",),
+    ("history",),
+    ("report",),
+    ("pipeline",),  # the build graph
+    ("query",),  # a built corpus asked questions
+    ("stages",),
+    ("serve",),
+    ("cli", "__main__"),
+]
+
+
+def module_names() -> list[str]:
+    """Every minirag module, dotted below the package ("" is minirag/__init__.py)."""
+    names = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE).with_suffix("").parts
+        names.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    return names
+
+
+def import_graph() -> dict[str, set[str]]:
+    """module -> the minirag modules it imports, wherever the import stands (lazy ones inside
+    functions too): the resolver the workflow lists a stage's code inputs with."""
+    modules = set(module_names())
+    return {m: {d for d in imports_of(PACKAGE, m, "minirag") if d in modules and d not in ("", m)} for m in modules}
+
+
+def layer_of(module: str) -> int:
+    best = max(((len(p), i) for i, prefixes in enumerate(LAYERS) for p in prefixes
+                if module == p or module.startswith(p + ".")), default=None)
+    assert best is not None, f"minirag.{module} is in no layer: add its package to LAYERS"
+    return best[1]
+
+
+def test_the_resolver_sees_imports_inside_functions():
+    # a lazy import once hid a circle (serve/app.py imported openai_api inside create_app) from a
+    # reader of top-level imports; query/built_corpus.py imports artifacts.missing only inside methods
+    source = (PACKAGE / "query" / "built_corpus.py").read_text(encoding="utf-8")
+    assert "\nfrom ..artifacts.missing" not in source
+    assert "artifacts.missing" in import_graph()["query.built_corpus"]
+
+
+def test_the_import_graph_has_no_circle():
+    graph = import_graph()
+    state: dict[str, int] = {}
+
+    def visit(node, path):
+        state[node] = 1
+        for dep in sorted(graph[node]):
+            if state.get(dep) == 1:
+                raise AssertionError(" -> ".join(path + [node, dep]))
+            if dep not in state:
+                visit(dep, path + [node])
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [])
+
+
+def test_layers_import_only_downward():
+    graph = import_graph()
+    upward = [f"minirag.{m} -> minirag.{d}" for m in sorted(graph) if m for d in sorted(graph[m])
+              if layer_of(d) > layer_of(m)]
+    assert not upward
+
+
+def test_no_module_is_over_300_lines():
+    long = {str(p.relative_to(REPO)): n for p in PACKAGE.rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert not long
+
+
+def test_no_function_is_over_60_lines():
+    long = [f"{p.relative_to(REPO)}:{node.lineno} {node.name}: {node.end_lineno - node.lineno + 1} lines"
+            for p in sorted(PACKAGE.rglob("*.py")) for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES]
+    assert not long
+
+
+def test_nothing_but_dataset_configs_points_into_shared():
+    allowed = {"workflow/config.scifact.yaml", "workflow/config.dify.yaml", "workflow/config.arcd.yaml"}
+    found = []
+    for path in [REPO / "Snakefile", *(REPO / "workflow").rglob("*"), *PACKAGE.rglob("*.py")]:
+        if path.is_file() and "../shared" in path.read_text(encoding="utf-8", errors="replace"):
+            found.append(str(path.relative_to(REPO)))
+    assert set(found) <= allowed, found
+
+
+def snakemake_bin() -> str:
+    return str(Path(sys.executable).with_name("snakemake"))
+
+
+def test_snakemake_lint_is_clean():
+    proc = subprocess.run([snakemake_bin(), "--lint"], cwd=REPO, capture_output=True, text=True)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0 and "Congratulations, your workflow is in a good condition!" in out, out[-3000:]
+
+
+@pytest.mark.skipif(shutil.which("snakefmt") is None and not Path(sys.executable).with_name("snakefmt").exists(),
+                    reason="snakefmt is a test extra: pip install -e '.[test]'")
+def test_the_workflow_is_snakefmt_formatted():
+    exe = Path(sys.executable).with_name("snakefmt")
+    proc = subprocess.run([str(exe) if exe.exists() else "snakefmt", "--check", "Snakefile", "workflow/"],
+                          cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr

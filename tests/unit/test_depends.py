@@ -1,0 +1,76 @@
+"""The source files a stage executes: its module, what it imports from the package, the packages above."""
+
+from pathlib import Path
+
+import pytest
+
+from minirag.pipeline.depends import module_closure
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def write(root: Path, rel: str, text: str = "") -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def rels(paths: list[str], root: Path) -> list[str]:
+    return [Path(p).relative_to(root).as_posix() for p in paths]
+
+
+@pytest.fixture
+def pkg(tmp_path):
+    root = tmp_path / "pkg"
+    write(root, "__init__.py", '"""face"""\n')
+    write(root, "io.py")
+    write(root, "stages/__init__.py")
+    write(root, "stages/run.py", "from ..text.cut import cut\n\ndef main():\n    from ..index import lazy\n")
+    write(root, "text/__init__.py")
+    write(root, "text/cut.py", "from . import words\nfrom ..io import x\nimport json\n")
+    write(root, "text/words.py", "from pkg.text.cut import cut\n")  # absolute, and a cycle back
+    write(root, "index/__init__.py")
+    write(root, "index/lazy.py")
+    write(root, "index/unrelated.py")
+    return root
+
+
+def test_closure_follows_relative_absolute_and_lazy_imports_and_adds_every_package_init(pkg):
+    assert rels(module_closure(pkg, ["stages.run"]), pkg) == [
+        "__init__.py", "index/__init__.py", "index/lazy.py", "io.py", "stages/__init__.py", "stages/run.py",
+        "text/__init__.py", "text/cut.py", "text/words.py"]
+
+
+def test_closure_of_a_leaf_module_is_itself_and_its_packages(pkg):
+    assert rels(module_closure(pkg, ["index.unrelated"]), pkg) == ["__init__.py", "index/__init__.py",
+                                                                    "index/unrelated.py"]
+
+
+def test_an_unknown_module_is_an_error_naming_its_path(pkg):
+    with pytest.raises(FileNotFoundError, match="pkg/stages/missing.py"):
+        module_closure(pkg, ["stages.missing"])
+
+
+def test_the_bm25_stage_runs_the_settings_module_it_imports_indirectly_and_no_embedder():
+    files = rels(module_closure(REPO / "minirag", ["stages.bm25"]), REPO / "minirag")
+    assert {"stages/bm25.py", "index/bm25/index.py", "text/analyze.py", "settings.py", "artifacts/io.py"} <= set(files)
+    assert not {"index/hashing.py", "index/biencoder.py", "stages/embed.py", "stages/chunk.py"} & set(files)
+
+
+def test_the_chunk_stage_does_not_run_curation_or_config_code():
+    files = rels(module_closure(REPO / "minirag", ["stages.chunk"]), REPO / "minirag")
+    assert "text/chunker.py" in files and "text/bpe.py" in files
+    assert not {"text/corpus.py", "config/corpus.py", "stages/curate.py", "report/markdown.py"} & set(files)
+
+
+def test_a_cache_file_keeps_the_imports_and_an_edited_file_is_parsed_again(pkg, tmp_path):
+    cache = tmp_path / "imports.json"
+    want = module_closure(pkg, ["stages.run"])
+    assert module_closure(pkg, ["stages.run"], cache=cache) == want and cache.exists()
+    stored = cache.read_text()
+    import minirag.pipeline.depends as depends
+    depends._STORES.clear()  # as a new process would
+    assert module_closure(pkg, ["stages.run"], cache=cache) == want and cache.read_text() == stored
+    write(pkg, "index/unrelated.py", "# edited\n")
+    write(pkg, "text/words.py", "from ..index import unrelated\n")  # a new import: parsed again
+    assert "index/unrelated.py" in rels(module_closure(pkg, ["stages.run"], cache=cache), pkg)

@@ -1,0 +1,179 @@
+"""Hostile input never reaches a traceback, a hang, unbounded memory or a silently wrong result.
+
+One test per failure a hostile or careless user found, each run the way the user ran it (a
+stage's command line, the CLI, the HTTP service, the `openai` reader against a misbehaving
+server), in a child process with a memory and time limit where the failure was a hang or a
+blow-up, so that a regression fails the test instead of the machine. The workflow-level
+rows (config files given to Snakemake, artifacts edited with their receipts rewritten, a
+killed Snakemake) are in test_hostile_workflow.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+CURATE = {"format": "markdown", "fields": {"title": "title", "lang": "lang", "tags": "tags"},
+          "default_lang": "", "langs": ["en", "es"]}
+
+
+def limited(mem_mb: int):
+    def apply():
+        resource.setrlimit(resource.RLIMIT_AS, (mem_mb << 20, mem_mb << 20))
+    return apply
+
+
+def stage(cwd: Path, name: str, *args: str, mem_mb: int = 2048, timeout: float = 120) -> subprocess.CompletedProcess:
+    """A stage's command line, as a rule runs it, with at most `mem_mb` of address space."""
+    return subprocess.run([sys.executable, "-m", f"minirag.stages.{name}", *args], cwd=cwd, capture_output=True,
+                          text=True, errors="replace", timeout=timeout, preexec_fn=limited(mem_mb),
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+
+
+def one_line_error(proc: subprocess.CompletedProcess, *needles: str) -> str:
+    """The stage failed with one line on stderr naming every needle, and no traceback."""
+    err = proc.stderr.strip()
+    assert proc.returncode != 0, f"accepted:\n{proc.stderr[-2000:]}"
+    assert "Traceback" not in err and len(err.splitlines()) == 1, err[-3000:]
+    for needle in needles:
+        assert needle in err, err
+    return err
+
+
+ALIAS_BOMB = "\n".join(["a0: &a0 [x, x, x, x, x, x, x, x, x]"] + [
+    f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 9)])
+
+
+def corpus(tmp_path: Path, front: str, body: str = "# T\n\nText.\n", name: str = "bad.md") -> Path:
+    docs = tmp_path / "docs"
+    (docs / "en").mkdir(parents=True, exist_ok=True)
+    (docs / "en" / "good.md").write_text("---\ntitle: Good\nlang: en\n---\n# Good\n\nA good page.\n")
+    (docs / "en" / name).write_text(f"---\n{front}\n---\n{body}")
+    return docs
+
+
+def curate(tmp_path: Path, docs: Path, settings: dict | None = None, **kw) -> subprocess.CompletedProcess:
+    return stage(tmp_path, "curate", "--settings", json.dumps({**CURATE, **(settings or {})}), "--source",
+                 str(docs), "--glob", "**/*.md", "--out", str(tmp_path / "docs.jsonl"), **kw)
+
+
+# ------------------------------------------------------------------ documents
+
+
+@pytest.mark.parametrize("field", ["tags", "title", "lang", "extra"])
+def test_an_alias_bomb_in_front_matter_is_refused_before_it_is_built(tmp_path, field):
+    front = "title: T\nlang: en\n" + ALIAS_BOMB + f"\n{field}: *a8"
+    proc = curate(tmp_path, corpus(tmp_path, front), mem_mb=1500, timeout=60)
+    one_line_error(proc, "bad.md:", "alias bomb")
+    assert not (tmp_path / "docs.jsonl").exists()
+
+
+def test_front_matter_nested_twenty_thousand_deep_names_the_file_and_line(tmp_path):
+    proc = curate(tmp_path, corpus(tmp_path, "title: T\nlang: en\ntags: " + "[" * 20000 + "]" * 20000))
+    one_line_error(proc, "bad.md:4:", "nested")
+
+
+def test_a_symlink_leading_out_of_the_corpus_is_refused_naming_it(tmp_path):
+    docs = corpus(tmp_path, "title: T\nlang: en")
+    secret = tmp_path / "secret.md"
+    secret.write_text("---\ntitle: Secret\nlang: en\n---\n# Secret\n\nOutside the corpus.\n")
+    (docs / "en" / "link.md").symlink_to(secret)
+    proc = curate(tmp_path, docs)
+    one_line_error(proc, "link.md", "symlink", "source.outside_links")
+    assert not (tmp_path / "docs.jsonl").exists()
+
+
+def test_a_symlink_leading_out_is_followed_when_the_setting_allows_it(tmp_path):
+    docs = corpus(tmp_path, "title: T\nlang: en")
+    secret = tmp_path / "secret.md"
+    secret.write_text("---\ntitle: Secret\nlang: en\n---\n# Secret\n\nOutside the corpus.\n")
+    (docs / "en" / "link.md").symlink_to(secret)
+    proc = curate(tmp_path, docs, {"outside_links": "follow"})
+    assert proc.returncode == 0, proc.stderr
+    ids = [json.loads(line)["doc_id"] for line in (tmp_path / "docs.jsonl").read_text().splitlines()]
+    assert ids == ["en/bad.md", "en/good.md", "en/link.md"]
+
+
+def test_a_symlink_within_the_corpus_is_a_document_and_a_dangling_one_is_named(tmp_path):
+    docs = corpus(tmp_path, "title: T\nlang: en")
+    (docs / "en" / "alias.md").symlink_to(docs / "en" / "good.md")
+    (docs / "en" / "gone.md").symlink_to(tmp_path / "nowhere.md")
+    proc = curate(tmp_path, docs)
+    assert proc.returncode == 0, proc.stderr
+    assert "gone.md" in proc.stderr and "dangling" in proc.stderr and "Traceback" not in proc.stderr
+    ids = [json.loads(line)["doc_id"] for line in (tmp_path / "docs.jsonl").read_text().splitlines()]
+    assert ids == ["en/alias.md", "en/bad.md", "en/good.md"]
+
+
+# ------------------------------------------------------------------ questions
+
+FIXTURE = REPO / "tests" / "fixtures" / "minikb"
+QUESTIONS = {"format": "markdown", "split": "test", "questions_format": "minirag",
+             "question_langs": ["en", "es", "cross"]}
+
+
+@pytest.fixture(scope="module")
+def docs_built(tmp_path_factory) -> Path:
+    """results/mini/docs.jsonl of the fixture corpus, with its receipt (what the questions stage reads)."""
+    root = tmp_path_factory.mktemp("questions")
+    proc = stage(root, "curate", "--settings", json.dumps(CURATE), "--source", str(FIXTURE / "docs"), "--glob",
+                 "**/*.md", "--out", "results/mini/docs.jsonl", "--receipt", "results/mini/receipts/curate.json")
+    assert proc.returncode == 0, proc.stderr
+    return root
+
+
+def questions(root: Path, lines: list[str], settings: dict | None = None, **kw) -> subprocess.CompletedProcess:
+    src = root / "q.jsonl"
+    src.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    out = root / "out.jsonl"
+    out.unlink(missing_ok=True)
+    return stage(root, "questions", "--settings", json.dumps({**QUESTIONS, **(settings or {})}), "--source",
+                 str(src), "--docs", "results/mini/docs.jsonl", "--out", str(out), **kw)
+
+
+def good_question(**over) -> str:
+    q = json.loads((FIXTURE / "questions.jsonl").read_text().splitlines()[0])
+    return json.dumps({**q, **over}, ensure_ascii=False)
+
+
+def test_a_questions_line_nested_a_hundred_thousand_deep_names_the_file_and_line(docs_built):
+    proc = questions(docs_built, [good_question(), "[" * 100_000])
+    one_line_error(proc, "q.jsonl:2:", "nested")
+
+
+@pytest.mark.parametrize("qid", ["f 01", "f\n01", "f\t01", "f\x0001", "", " "])
+@pytest.mark.parametrize("fmt", ["minirag", "gold_docs"])
+def test_a_question_id_follows_the_doc_id_rule(docs_built, qid, fmt):
+    line = good_question(qid=qid)
+    if fmt == "gold_docs":
+        line = json.dumps({"qid": qid, "query": "past of eat", "gold_docs": ["en/irregular-verbs.md"]})
+    proc = questions(docs_built, [line], {"questions_format": fmt})
+    one_line_error(proc, "q.jsonl:1:", "qid")
+
+
+@pytest.mark.parametrize("char", ["\x00", "\x1b", "\x7f", "\x85"])
+def test_a_query_holding_a_control_character_is_refused(docs_built, char):
+    proc = questions(docs_built, [good_question(query=f"What is the past{char} of eat?")])
+    one_line_error(proc, "q.jsonl:1:", "query", "control character")
+
+
+@pytest.mark.parametrize("qid, text, message", [
+    ("q 1", "past of go", r"qrels/test\.tsv:2: query-id: 'q 1' holds whitespace"),
+    ("q1", "past\x00 of go", r"queries\.jsonl: query 'q1': holds a control character U\+0000"),
+    ("q1", "past \ud800 of go", r"queries\.jsonl: query 'q1': holds a lone surrogate U\+D800"),
+])
+def test_beir_query_ids_and_texts_follow_the_same_rules(tmp_path, qid, text, message):
+    from minirag.datasets.beir import load_beir_questions
+    from minirag.text.corpus import CorpusError
+    (tmp_path / "qrels").mkdir()
+    (tmp_path / "qrels" / "test.tsv").write_text(f"query-id\tcorpus-id\tscore\n{qid}\td1\t1\n")
+    (tmp_path / "queries.jsonl").write_text(json.dumps({"_id": qid, "text": text}) + "\n")
+    with pytest.raises(CorpusError, match=message):
+        load_beir_questions(tmp_path, "test", [{"doc_id": "d1", "lang": "en"}])
