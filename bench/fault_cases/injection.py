@@ -90,7 +90,7 @@ def cases() -> list[Case]:
         ("note with backticks", built(sub("    assertions:", f"    note: '`touch PWNED` {PWN}'\n    assertions:")),
          False),
         ("a corpus named $(touch PWNED)", built(CONFIG.replace("[mini]", f"['{PWN}']").replace(
-            "  mini:", f"  '{PWN}':"), name="mini", refuse="corpora"), True),
+            "  mini:", f"  '{PWN}':"), name="pwn", refuse="corpora"), True),
         ("a retriever named x;touch PWNED", built(sub("      dense:", "      'x;touch PWNED':"),
                                                   refuse="x;touch PWNED"), True),
         ("an index named $(touch PWNED)", built(sub("index: plain}", f"index: '{PWN}'}}"), refuse="PWNED"), True),

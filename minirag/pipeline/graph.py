@@ -22,6 +22,7 @@ from ..artifacts.layout import DIAGNOSIS_FILES, EVAL_FILES, CorpusLayout
 from ..config.corpus import answered, ivf_indexes, main_retrievers, sweep_groups
 from ..index.embedders import embedder_kind
 from ..rank.kinds import kind_of
+from .depends import as_input
 from .graph_answers import AnswerInputs
 from .graph_scale import ScaleInputs, flags, paths
 
@@ -99,7 +100,7 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
         """The stopword and filler lists an index's analyzer reads, when it reads any."""
         from ..text.analyze import AnalyzerConfig
         files = AnalyzerConfig.from_dict(self.cc["bm25"][index]["analyzer"]).data_files() if index else []
-        return {"word_lists": files} if files else {}
+        return {"word_lists": [as_input(f) for f in files]} if files else {}
 
     def bm25_args(self, name: str) -> str:
         return flags(units=self.bm25(name).get("units"))

@@ -11,11 +11,9 @@ prompt.py, generate.py, train_reader.py).
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 from ..answer.readers import reader_kind
 from ..config.corpus import answered
+from .depends import as_input
 from .graph_scale import flags, paths
 
 
@@ -80,7 +78,7 @@ class AnswerInputs:
         given = self.cc["candidates"]["terms"]
         if given:
             return given
-        return os.path.relpath(DEFAULT_TERMS) if DEFAULT_TERMS.is_relative_to(Path.cwd()) else str(DEFAULT_TERMS)
+        return as_input(DEFAULT_TERMS)
 
     def candidates(self, name: str) -> dict:
         """A candidates job's inputs beyond the run and the chunks: the lexicon, the terms, the selector's weights."""

@@ -13,6 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import faults  # noqa: E402
+from support.project import copy_built  # noqa: E402
 
 pytestmark = pytest.mark.workflow
 CASES = faults.cases()
@@ -21,8 +22,8 @@ SLOW = [c for c in CASES if not c.fast]
 
 
 @pytest.fixture(scope="module")
-def project(faults_built):
-    return faults_built
+def project(faults_built, tmp_path_factory):
+    return copy_built(faults_built, tmp_path_factory.mktemp("faults") / "project")  # each case restores; others share
 
 
 def test_the_matrix_holds_at_least_200_cases_in_every_group():

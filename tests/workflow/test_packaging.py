@@ -1,5 +1,6 @@
 """What a user installs: the wheel carries its data files, the conda env matches pyproject, ruff is clean."""
 
+import os
 import re
 import shutil
 import subprocess
@@ -52,7 +53,8 @@ def test_a_built_wheel_installed_in_a_fresh_venv_searches_with_its_word_lists(tm
     # numpy and the stemmer from this environment, read as plain folders (its .pth files, the
     # editable install of minirag among them, are not run)
     (site / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
-    out = subprocess.run([python, "-c", SEARCH, str(site)], cwd=tmp_path, capture_output=True, text=True)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the installed package, nothing else
+    out = subprocess.run([python, "-c", SEARCH, str(site)], cwd=tmp_path, capture_output=True, text=True, env=env)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.splitlines() == ["The past of eat is ate.", "True", "True"]
 

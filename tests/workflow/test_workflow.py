@@ -427,6 +427,6 @@ def test_an_analyzers_word_lists_are_inputs_of_the_jobs_that_analyze_with_it(pro
         "retrievers": {"bm25-sw": {"type": "bm25", "index": "sw"}}}), encoding="utf-8")
     out = snakemake(project, "-n", "results/mini/runs/bm25-sw.trec").stdout
     jobs = {m.group(1): m.group(2) for m in re.finditer(r"^rule (\w+):\n    input: ([^\n]*)", out, re.MULTILINE)}
-    lists = {str(project / "minirag/text/data/stopwords_en.txt"), str(project / "minirag/text/data/filler_es.txt")}
+    lists = {"minirag/text/data/stopwords_en.txt", "minirag/text/data/filler_es.txt"}
     assert lists <= set(jobs["bm25"].split(", ")) and lists <= set(jobs["retrieve"].split(", "))
     assert "stopwords_es" not in jobs["bm25"]

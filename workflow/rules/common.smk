@@ -15,7 +15,7 @@ from minirag.config.corpus import (
     stage_settings,
 )
 from minirag.datasets.beir import BEIR_DATASETS
-from minirag.pipeline.depends import module_closure
+from minirag.pipeline.depends import as_input, module_closure
 from minirag.pipeline.graph import CorpusGraph
 from minirag.artifacts.layout import CorpusLayout, report_name, report_paths
 
@@ -60,11 +60,12 @@ wildcard_constraints:
 
 def code(stage):
     """The source files the stage's module executes: editing one reruns the stage."""
-    return module_closure(
+    files = module_closure(
         Path(workflow.basedir) / "minirag",
         [f"stages.{stage}"],
         cache=Path(".snakemake") / "minirag-imports.json",
     )
+    return [as_input(f) for f in files]
 
 
 def settings(stage):
