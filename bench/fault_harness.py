@@ -215,14 +215,17 @@ class Forged(Edit):
 # ------------------------------------------------------------------ the project
 
 
-def copy_sources(project: Path) -> None:
-    for name in ("Snakefile", "workflow", "minirag"):
+def copy_sources(project: Path, names=("Snakefile", "workflow", "minirag"), fixture: bool = True) -> None:
+    """The repository's `names` into `project` (and the fixture corpus as fixture/): the one way
+    the matrix and the test suite copy the project."""
+    for name in names:
         src = REPO / name
         if src.is_dir():
             shutil.copytree(src, project / name, ignore=shutil.ignore_patterns("__pycache__"))
         else:
             shutil.copy2(src, project / name)
-    shutil.copytree(FIXTURE, project / "fixture")
+    if fixture:
+        shutil.copytree(FIXTURE, project / "fixture")
 
 
 def build_project(root: Path) -> Path:

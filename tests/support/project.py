@@ -8,6 +8,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE = REPO / "tests" / "fixtures" / "minikb"
+sys.path.insert(0, str(REPO / "bench"))
+from fault_harness import copy_sources  # noqa: E402  (the one way a project is copied)
 
 # The fixture corpus as a config's `mini` entry, before its embedders and retrievers.
 MINI_CORPUS = """\
@@ -38,13 +40,7 @@ MINI_CONFIG = MINI_CORPUS + """\
 
 def copy_project(dest: Path) -> Path:
     """A private copy of the workflow, the library and the fixture corpus, to build and edit."""
-    for name in ("Snakefile", "workflow", "minirag"):
-        src = REPO / name
-        if src.is_dir():
-            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(src, dest / name)
-    shutil.copytree(FIXTURE, dest / "fixture")
+    copy_sources(dest)
     (dest / "mini.yaml").write_text(MINI_CONFIG, encoding="utf-8")
     return dest
 

@@ -4,15 +4,14 @@ of the KB, then each shipped config's command, which must plan its own report's 
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import urllib.request
 from pathlib import Path
 
 import pytest
+from support.project import REPO, copy_sources
 
-REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
 MARK = "<!-- the commands of this block are run by tests/workflow/test_readme.py"
 
@@ -35,9 +34,7 @@ def make_report_command() -> list[str]:
 def test_each_shipped_config_builds_its_own_report_after_make_report(tmp_path):
     project = tmp_path / "minirag"
     project.mkdir()
-    for name in ("Snakefile", "workflow", "minirag", "kb"):
-        src = REPO / name
-        (shutil.copytree if src.is_dir() else shutil.copy2)(src, project / name)
+    copy_sources(project, ("Snakefile", "workflow", "minirag", "kb"), fixture=False)
     (tmp_path / "shared").symlink_to(SHARED)
     exe = str(Path(sys.executable).with_name("snakemake"))
     env = {**os.environ, "PYTHONPATH": str(project)}
