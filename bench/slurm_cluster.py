@@ -82,7 +82,7 @@ def load(name: str, path: Path):
     return module
 
 
-conftest = load("minirag_test_project", REPO / "tests" / "support" / "project.py")  # copy_project, MINI_CONFIG
+test_project = load("minirag_test_project", REPO / "tests" / "support" / "project.py")  # copy_project, MINI_CONFIG
 compare_builds = load("minirag_compare_builds", REPO / "bench" / "compare_builds.py")
 
 
@@ -374,7 +374,7 @@ def main() -> int:
     os.environ.pop("SLURM_CONF", None)  # every SLURM command, in jobs too, reads /etc/slurm/slurm.conf
     if os.geteuid() != 0:
         raise SystemExit("run as root: it installs packages and starts munged, slurmctld and slurmd")
-    text = a.config.read_text(encoding="utf-8") if a.config else conftest.MINI_CONFIG
+    text = a.config.read_text(encoding="utf-8") if a.config else test_project.MINI_CONFIG
     if a.shards:
         config = yaml.safe_load(text)
         for corpus in config["corpora"].values():
@@ -386,7 +386,7 @@ def main() -> int:
     projects = {}
     for kind in ("local", "slurm"):
         (d / kind).mkdir()
-        projects[kind] = conftest.copy_project(d / kind)
+        projects[kind] = test_project.copy_project(d / kind)
         (projects[kind] / "mini.yaml").write_text(text, encoding="utf-8")
     profile = yaml.safe_load((REPO / "workflow/profiles/slurm/config.yaml").read_text(encoding="utf-8"))
     cluster = Cluster(d)
