@@ -212,6 +212,30 @@ class Forged(Edit):
             p.write_bytes(data)
 
 
+def chunked_post(port: int, path: str, query_chars: int) -> tuple[int, bytes]:
+    """POST {"query": "a" * query_chars} to a local server with Transfer-Encoding: chunked (no
+    Content-Length): (status, body)."""
+    import http.client
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    conn.putrequest("POST", path)
+    conn.putheader("Content-Type", "application/json")
+    conn.putheader("Transfer-Encoding", "chunked")
+    conn.endheaders()
+    body = json.dumps({"query": "a" * query_chars}).encode()
+    try:
+        for i in range(0, len(body), 8192):
+            part = body[i:i + 8192]
+            conn.send(b"%x\r\n%s\r\n" % (len(part), part))
+        conn.send(b"0\r\n\r\n")
+    except OSError:
+        pass  # the server may answer 413 and close before the whole body is sent
+    try:
+        resp = conn.getresponse()
+        return resp.status, resp.read()
+    finally:
+        conn.close()
+
+
 # ------------------------------------------------------------------ the project
 
 

@@ -14,7 +14,7 @@ import time
 import unicodedata
 from pathlib import Path
 
-from fault_harness import Case, snakemake
+from fault_harness import Case, chunked_post, snakemake
 
 SERVERS: dict[Path, object] = {}
 Q = "past tense of eat"
@@ -284,22 +284,6 @@ def cases() -> list[Case]:
 
 
 def chunked_big(project: Path) -> tuple[bool, str]:
-    s = server(project)
-    conn = http.client.HTTPConnection("127.0.0.1", s.port, timeout=60)
-    conn.putrequest("POST", "/search")
-    conn.putheader("Content-Type", "application/json")
-    conn.putheader("Transfer-Encoding", "chunked")
-    conn.endheaders()
-    body = json.dumps({"query": "a" * 70_000}).encode()
-    try:
-        for i in range(0, len(body), 8192):
-            part = body[i:i + 8192]
-            conn.send(b"%x\r\n%s\r\n" % (len(part), part))
-        conn.send(b"0\r\n\r\n")
-    except OSError:
-        pass
-    resp = conn.getresponse()
-    status = resp.status
-    conn.close()
+    status, _ = chunked_post(server(project).port, "/search", 70_000)
     return status == 413 and healthy(project), f"{status}"
 

@@ -86,32 +86,32 @@ def csr(indptr: np.ndarray, items: np.ndarray, n_items: int, where, what: str) -
         fail(where, f"{what}: a term's items are not ascending (a posting twice?)")
 
 
-def bm25_arrays(arrays: dict[str, np.ndarray], n_terms: int, where) -> None:
-    """A bm25 stage's index.npz, with the size of its vocabulary."""
-    n = len(arrays["doc_lengths"])
+def body_and_title(arrays: dict[str, np.ndarray], lengths: str, n_terms: int, where) -> None:
+    """What an index and a shard's postings share: a body and a title CSR over the vocabulary's
+    terms, items within the `lengths` array's documents, no negative length."""
+    n = len(arrays[lengths])
     if len(arrays["indptr"]) != n_terms + 1 or len(arrays["title_indptr"]) != n_terms + 1:
         fail(where, f"{len(arrays['indptr']) - 1} terms, the vocabulary has {n_terms}")
     csr(arrays["indptr"], arrays["items"], n, where, "body")
     csr(arrays["title_indptr"], arrays["title_items"], n, where, "title")
+    if (arrays[lengths] < 0).any():
+        fail(where, "a negative document length")
+
+
+def bm25_arrays(arrays: dict[str, np.ndarray], n_terms: int, where) -> None:
+    """A bm25 stage's index.npz, with the size of its vocabulary."""
+    body_and_title(arrays, "doc_lengths", n_terms, where)
     for name, of in (("weights", "items"), ("title_weights", "title_items")):
         if len(arrays[name]) != len(arrays[of]):
             fail(where, f"{len(arrays[name])} {name} for {len(arrays[of])} postings")
         finite(arrays[name], where, f"{name} entry")
-    if (arrays["doc_lengths"] < 0).any():
-        fail(where, "a negative document length")
 
 
 def bm25_postings(arrays: dict[str, np.ndarray], n_terms: int, where) -> None:
     """A bm25_shard stage's postings.npz, with the size of its vocabulary."""
-    n = len(arrays["lengths"])
-    if len(arrays["indptr"]) != n_terms + 1 or len(arrays["title_indptr"]) != n_terms + 1:
-        fail(where, f"{len(arrays['indptr']) - 1} terms, the vocabulary has {n_terms}")
-    csr(arrays["indptr"], arrays["items"], n, where, "body")
-    csr(arrays["title_indptr"], arrays["title_items"], n, where, "title")
+    body_and_title(arrays, "lengths", n_terms, where)
     if len(arrays["tf"]) != len(arrays["items"]) or (arrays["tf"] < 1).any():
         fail(where, "term frequencies: not one of at least 1 per posting")
-    if (arrays["lengths"] < 0).any():
-        fail(where, "a negative document length")
 
 
 def embed_cache(arrays: dict[str, np.ndarray], where) -> None:

@@ -25,7 +25,7 @@ import numpy as np
 from ..artifacts.io import atomic_path, read_jsonl, sha256_file
 from ..settings import settings_from_dict, settings_to_dict
 from .beir import qrels_path, qrels_rows
-from .synth_corpus import BLOCK, SynthSettings, log, progress_every, write_manifest, write_queries
+from .synth_corpus import BLOCK, SynthSettings, log, progress_every, write_manifest, write_qrels, write_queries
 
 REPLICA_SETTINGS = ("seed", "dropout", "swap")  # the settings a replicated corpus reads
 
@@ -113,13 +113,8 @@ def write_replicated(source: str | Path, n: int, s: SynthSettings, out_dir: str 
     missing = [q for q in order if q not in texts]
     if missing:
         raise ValueError(f"{source / 'queries.jsonl'}: no query {missing[0]!r} (named by its qrels)")
-    written = [corpus, *write_queries(out_dir, [(q, texts[q]) for q in order])]
-    for split, rows in splits.items():
-        path = out_dir / "qrels" / f"{split}.tsv"
-        with atomic_path(path) as tmp:
-            tmp.write_text("query-id\tcorpus-id\tscore\n" + "".join(f"{q}\t{d}\t{graded[q, d]}\n" for q, d in rows),
-                           encoding="utf-8")
-        written.append(path)
+    written = [corpus, *write_queries(out_dir, [(q, texts[q]) for q in order]),
+               *write_qrels(out_dir, splits, grade=lambda q, d: graded[q, d])]
     write_manifest(out_dir, {"kind": "replicated", "n": n, "source": str(source), "source_docs": size,
                              "settings": {"seed": s.seed, "dropout": s.dropout, "swap": s.swap},
                              "source_sha256": sha256_file(source / "corpus.jsonl")}, written)

@@ -266,13 +266,14 @@ def write_queries(out_dir: Path, rows: list[tuple[str, str]]) -> list[Path]:
     return [path]
 
 
-def write_qrels(out_dir: Path, splits: dict[str, list[tuple[str, str]]]) -> list[Path]:
+def write_qrels(out_dir: Path, splits: dict[str, list[tuple[str, str]]], grade=None) -> list[Path]:
+    """qrels/<split>.tsv of each split's (query, document) rows; `grade` (q, d) -> score, 1 when None."""
     out = []
     for split, rows in splits.items():
         path = out_dir / "qrels" / f"{split}.tsv"
         with atomic_path(path) as tmp:
-            tmp.write_text("query-id\tcorpus-id\tscore\n" + "".join(f"{q}\t{d}\t1\n" for q, d in rows),
-                           encoding="utf-8")
+            tmp.write_text("query-id\tcorpus-id\tscore\n" + "".join(
+                f"{q}\t{d}\t{grade(q, d) if grade else 1}\n" for q, d in rows), encoding="utf-8")
         out.append(path)
     return out
 

@@ -6,7 +6,6 @@ OpenAI-compatible API both ways (the `openai` reader calls this project's own se
 page's routes, refusing to start on bad artifacts, and a rebuild under a running server.
 """
 
-import http.client
 import json
 import shutil
 import subprocess
@@ -18,6 +17,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from fault_harness import chunked_post
 from support.http import call
 from support.project import run, snakemake
 
@@ -37,25 +37,6 @@ def built(mini_built):
 def server(built):
     with ServerProcess(built, *COMMON) as s:
         yield s
-
-
-def chunked_post(server, path: str, query_chars: int) -> tuple[int, dict]:
-    """POST {"query": "a" * query_chars} with Transfer-Encoding: chunked (no Content-Length)."""
-    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
-    conn.putrequest("POST", path)
-    conn.putheader("Content-Type", "application/json")
-    conn.putheader("Transfer-Encoding", "chunked")
-    conn.endheaders()
-    body = json.dumps({"query": "a" * query_chars}).encode()
-    try:
-        for i in range(0, len(body), 8192):
-            part = body[i:i + 8192]
-            conn.send(b"%x\r\n%s\r\n" % (len(part), part))
-        conn.send(b"0\r\n\r\n")
-    except OSError:
-        pass  # the server may answer 413 and close before the whole body is sent
-    resp = conn.getresponse()
-    return resp.status, json.loads(resp.read())
 
 
 def cli_json(project, *args) -> dict:
@@ -124,9 +105,9 @@ def test_error_bodies_are_json_without_tracebacks(server):
     assert got == 413 and "at most" in out["detail"][0]["msg"]
     got, out = call(server, "/chunks/000000000000")
     assert got == 404
-    assert chunked_post(server, "/search", 100)[0] == 200  # a streamed body is read like any other
-    got, out = chunked_post(server, "/search", 200_000)   # and cut off at the same limit
-    assert got == 413 and out["detail"][0]["type"] == "too_large"
+    assert chunked_post(server.port, "/search", 100)[0] == 200  # a streamed body is read like any other
+    got, out = chunked_post(server.port, "/search", 200_000)   # and cut off at the same limit
+    assert got == 413 and json.loads(out)["detail"][0]["type"] == "too_large"
     for got, out in (call(server, "/nothing"), call(server, "/search")):
         assert got in (404, 405, 422) and "Traceback" not in json.dumps(out)
 
