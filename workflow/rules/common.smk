@@ -103,13 +103,13 @@ def deleted_artifacts(corpus):
     the deleted file's job and everything after it. Otherwise the report reads the newest note
     (none before the first deletion), so the inputs it was built from stay the same. Nothing is
     written while the Snakefile is read (a dry run or --lint writes nothing)."""
-    layout = graph_of(corpus).layout
-    notes = layout.missing_notes()
+    graph = graph_of(corpus)
+    notes = graph.layout.missing_notes()
     built = report_paths(RESULTS, REPORT)[0].exists()
-    missing = graph_of(corpus).missing() if built else []
+    missing = graph.missing() if built else []
     if missing:
-        return [str(layout.missing_note((notes[-1] if notes else 0) + 1))], missing
-    return ([str(layout.missing_note(notes[-1]))] if notes else []), []
+        return [str(graph.layout.missing_note((notes[-1] if notes else 0) + 1))], missing
+    return ([str(graph.layout.missing_note(notes[-1]))] if notes else []), []
 
 
 DELETED = {corpus: deleted_artifacts(corpus) for corpus in CORPORA}
