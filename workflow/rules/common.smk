@@ -108,7 +108,9 @@ def deleted_artifacts(corpus):
     built = report_paths(RESULTS, REPORT)[0].exists()
     missing = graph.missing() if built else []
     if missing:
-        return [str(graph.layout.missing_note((notes[-1] if notes else 0) + 1))], missing
+        return [
+            str(graph.layout.missing_note((notes[-1] if notes else 0) + 1))
+        ], missing
     return ([str(graph.layout.missing_note(notes[-1]))] if notes else []), []
 
 
