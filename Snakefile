@@ -29,11 +29,7 @@ report: "workflow/report/workflow.rst"
 
 
 include: "workflow/rules/common.smk"
-include: "workflow/rules/corpus.smk"
-include: "workflow/rules/index.smk"
-include: "workflow/rules/shards.smk"
-include: "workflow/rules/answer.smk"
-include: "workflow/rules/evaluate.smk"
+include: "workflow/rules/stages.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/download.smk"
 include: "workflow/rules/synth.smk"

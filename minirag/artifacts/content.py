@@ -243,32 +243,34 @@ def figure(path: Path) -> None:
             fail(path, "not a PNG image")
 
 
+def run(path: Path, layout) -> None:
+    run_rows(parse_run(path), path, path.stem, known_ids(layout.questions, "qid"), known_ids(layout.chunks, "id"))
+
+
+# each check by its name in the artifact registry (registry.py): (path, the corpus's layout) -> None
+CHECKS = {
+    "run": run,
+    "vectors": lambda path, _: vectors(load_npy(path, mmap=True), read_json(path.with_suffix(".json")), path),
+    "bm25_index": lambda path, _: bm25_arrays(load_npz(path), len(read_json(path.parent / "vocab.json")), path),
+    "bm25_postings": lambda path, _: bm25_postings(load_npz(path), len(read_json(path.parent / "vocab.json")), path),
+    "ivf": lambda path, _: ivf_arrays(*(load_npy(path.parent / f, mmap=True) for f in (
+        "centroids.npy", "offsets.npy", "order.npy", "vectors_by_list.npy")), path),
+    "embed_cache": lambda path, _: embed_cache(load_npz(path), path),
+    "weights": lambda path, _: weights(load_npz(path), path),
+    "records": lambda path, _: records(path),
+    "json_file": lambda path, _: json_file(path),
+    "figure": lambda path, _: figure(path),
+}
+
+
 def check_file(path: str | Path) -> None:
-    """The content check of one artifact of a corpus's results folder, by its kind."""
+    """The content check of one artifact of a corpus's results folder, by its kind in the registry."""
     from .layout import CorpusLayout
+    from .registry import producer_of
     path = Path(path)
-    layout, stage, _ = CorpusLayout.producer_of(path)
-    if path.suffix == ".trec":
-        run_rows(parse_run(path), path, path.stem, known_ids(layout.questions, "qid"), known_ids(layout.chunks, "id"))
-    elif path.suffix == ".npy" and path.parent.name == "vectors":
-        vectors(load_npy(path, mmap=True), read_json(path.with_suffix(".json")), path)
-    elif path.name == "index.npz":
-        bm25_arrays(load_npz(path), len(read_json(path.parent / "vocab.json")), path)
-    elif path.name == "postings.npz":
-        bm25_postings(load_npz(path), len(read_json(path.parent / "vocab.json")), path)
-    elif stage == "ivf" and path.name == "vectors_by_list.npy":
-        ivf_arrays(*(load_npy(path.parent / f, mmap=True) for f in ("centroids.npy", "offsets.npy", "order.npy",
-                                                                     "vectors_by_list.npy")), path)
-    elif path.suffix == ".npz" and path.parent.name == "cache":
-        embed_cache(load_npz(path), path)
-    elif path.suffix == ".npz":
-        weights(load_npz(path), path)
-    elif path.suffix == ".jsonl":
-        records(path)
-    elif path.suffix == ".json":
-        json_file(path)
-    elif path.suffix == ".png":
-        figure(path)
+    root, artifact, _ = producer_of(path)
+    if artifact.check:
+        CHECKS[artifact.check](path, CorpusLayout(root))
 
 
 def check_outputs(paths: Iterable[str | Path]) -> None:
@@ -276,8 +278,8 @@ def check_outputs(paths: Iterable[str | Path]) -> None:
     into another folder has no layout to check against)."""
     for path in paths:
         try:
-            from .layout import CorpusLayout
-            CorpusLayout.producer_of(path)
+            from .registry import producer_of
+            producer_of(path)
         except ValueError:
             continue
         check_file(path)

@@ -36,6 +36,7 @@ from .content import check_file
 from .io import iter_jsonl, read_json, read_jsonl, sha256_file, write_json
 from .layout import CorpusLayout
 from .missing import require
+from .registry import producer_of
 
 
 class IntegrityError(RuntimeError):
@@ -73,8 +74,9 @@ def write_receipt(receipt: str | Path, stage: str, name: str | None, settings, i
 
 def receipt_of(path: Path) -> tuple[Path, str]:
     """(the receipt that vouches for `path`, the name it lists `path` under)."""
-    layout, stage, name = CorpusLayout.producer_of(path)
-    return layout.receipt(stage, name), Path(os.path.relpath(path, layout.root)).as_posix()
+    root, artifact, wildcards = producer_of(path)
+    receipt = CorpusLayout(root).receipt(artifact.job, artifact.job_name(wildcards))
+    return receipt, Path(os.path.relpath(path, root)).as_posix()
 
 
 def read_receipt(receipt: Path, path: Path) -> dict:

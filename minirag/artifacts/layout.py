@@ -24,8 +24,8 @@ names one artifact:
       receipts/<stage>[.<name>].json   what each job read and wrote, by sha256 (integrity.py)
       missing/<n>.txt  the n-th time the workflow found artifacts deleted, naming them (and so rebuilt them)
 
-`CorpusLayout.producer_of(path)` is the inverse: which job (stage, name) of which corpus
-wrote a file, so a loader finds the receipt to check it against.
+Each path comes from the artifact registry (registry.py), which also says which job wrote a
+file; the layout adds the files that are no artifact kind (logs, benchmarks, receipts, notes).
 
 What it leaves out: which artifacts a corpus has (the config decides) and reading them.
 """
@@ -35,12 +35,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-BM25_FILES = ("index.npz", "vocab.json", "params.json", "items.json")
-SHARD_BM25_FILES = ("postings.npz", "vocab.json", "items.json")
-EVAL_FILES = ("metrics.json", "per_query.csv", "slices.csv", "qrels.chunk.txt", "qrels.doc.txt", "answers.csv",
-              "per_query_metrics.csv", "losses.csv")
-DIAGNOSIS_FILES = ("diagnosis.csv", "overlap.csv", "always_on_top.csv", "diversity.csv")
-IVF_FILES = ("centroids.npy", "offsets.npy", "order.npy", "vectors_by_list.npy", "meta.json")
+from .registry import ARTIFACTS, BM25_FILES, DIAGNOSIS_FILES, EVAL_FILES, IVF_FILES, SHARD_BM25_FILES, files_of
+
+__all__ = ["BM25_FILES", "DIAGNOSIS_FILES", "EVAL_FILES", "IVF_FILES", "SHARD_BM25_FILES", "CorpusLayout"]
 
 
 DEFAULT_CONFIG = "workflow/config.yaml"
@@ -72,103 +69,106 @@ class CorpusLayout:
     def of(cls, results: str | Path, corpus: str) -> "CorpusLayout":
         return cls(Path(results) / corpus)
 
+    def at(self, kind: str, **wildcards) -> Path:
+        """The file of an artifact kind of the registry, e.g. at("run", name="bm25")."""
+        return ARTIFACTS[kind].at(self.root, **wildcards)
+
     @property
     def docs(self) -> Path:
-        return self.root / "docs.jsonl"
+        return self.at("docs")
 
     @property
     def questions(self) -> Path:
-        return self.root / "questions.jsonl"
+        return self.at("questions")
 
     @property
     def tokenizer(self) -> Path:
-        return self.root / "tokenizer.json"
+        return self.at("tokenizer")
 
     @property
     def chunks(self) -> Path:
-        return self.root / "chunks.jsonl"
+        return self.at("chunks")
 
     @property
     def units(self) -> Path:
-        return self.root / "units.jsonl"
+        return self.at("units")
 
     @property
     def train_sample(self) -> Path:
-        return self.root / "train_sample.jsonl"
+        return self.at("train_sample")
 
     @property
     def lexicon(self) -> Path:
-        return self.root / "lexicon.json"
+        return self.at("lexicon")
 
     def encoder(self, embedder: str) -> Path:
-        return self.root / "encoders" / f"{embedder}.npz"
+        return self.at("encoder", name=embedder)
 
     def encoder_sidecar(self, embedder: str) -> Path:
-        return self.encoder(embedder).with_suffix(".json")
+        return self.at("encoder_sidecar", name=embedder)
 
     def vectors(self, embedder: str) -> Path:
-        return self.root / "vectors" / f"{embedder}.npy"
+        return self.at("vectors", name=embedder)
 
     def vectors_sidecar(self, embedder: str) -> Path:
-        return self.vectors(embedder).with_suffix(".json")
+        return self.at("vectors_sidecar", name=embedder)
 
     def embed_cache(self, embedder: str) -> Path:
         """Vectors by (model, indexed text) that the embed job of `embedder` reuses (index/embed_cache.py)."""
-        return self.root / "cache" / f"{embedder}.npz"
+        return self.at("embed_cache", name=embedder)
 
     def reranker(self, retriever: str) -> Path:
-        return self.root / "rerankers" / f"{retriever}.npz"
+        return self.at("reranker", name=retriever)
 
     def ivf(self, index: str) -> Path:
-        return self.root / "ivf" / index
+        return self.ivf_files(index)[0].parent
 
     def ivf_files(self, index: str) -> list[Path]:
-        return [self.ivf(index) / name for name in IVF_FILES]
+        return [a.at(self.root, name=index) for a in files_of("ivf")]
 
     def bm25(self, index: str) -> Path:
-        return self.root / "bm25" / index
+        return self.bm25_files(index)[0].parent
 
     def bm25_files(self, index: str) -> list[Path]:
-        return [self.bm25(index) / name for name in BM25_FILES]
+        return [a.at(self.root, name=index) for a in files_of("bm25")]
 
     def shard(self, shard) -> Path:
         return self.root / "shards" / str(shard)
 
     def shard_docs(self, shard) -> Path:
-        return self.shard(shard) / "docs.jsonl"
+        return self.at("shard_docs", shard=shard)
 
     def shard_chunks(self, shard) -> Path:
-        return self.shard(shard) / "chunks.jsonl"
+        return self.at("shard_chunks", shard=shard)
 
     def shard_vectors(self, shard, embedder: str) -> Path:
-        return self.shard(shard) / "vectors" / f"{embedder}.npy"
+        return self.at("shard_vectors", shard=shard, name=embedder)
 
     def shard_bm25(self, shard, index: str) -> Path:
         return self.shard(shard) / "bm25" / index
 
     def shard_bm25_files(self, shard, index: str) -> list[Path]:
-        return [self.shard_bm25(shard, index) / name for name in SHARD_BM25_FILES]
+        return [a.at(self.root, shard=shard, name=index) for a in files_of("shard_bm25")]
 
     def run(self, retriever: str) -> Path:
-        return self.root / "runs" / f"{retriever}.trec"
+        return self.at("run", name=retriever)
 
     def candidates(self, retriever: str) -> Path:
-        return self.root / "candidates" / f"{retriever}.jsonl"
+        return self.at("candidates", name=retriever)
 
     def prompts(self, retriever: str) -> Path:
-        return self.root / "prompts" / f"{retriever}.jsonl"
+        return self.at("prompts", name=retriever)
 
     def answers(self, reader: str, retriever: str) -> Path:
-        return self.root / "answers" / reader / f"{retriever}.jsonl"
+        return self.at("answers", reader=reader, name=retriever)
 
     def reader_model(self, reader: str) -> Path:
-        return self.root / "readers" / f"{reader}.npz"
+        return self.at("reader", name=reader)
 
     def reader_files(self, reader: str) -> list[Path]:
         """A trained reader's weights, its sidecar (config, training, held-out scores) and what it learned from
         (reading tasks, learner questions)."""
-        model = self.reader_model(reader)
-        return [model, model.with_suffix(".json"), model.with_suffix(".tasks.jsonl")]
+        return [self.at(kind, name=reader) for kind in ("reader", "reader_sidecar", "reader_tasks")]
 
     @property
     def eval_dir(self) -> Path:
@@ -205,46 +205,3 @@ class CorpusLayout:
 
     def receipt(self, stage: str, name: str | None = None) -> Path:
         return self.root / "receipts" / (f"{stage}.{name}.json" if name else f"{stage}.json")
-
-    @classmethod
-    def producer_of(cls, path: str | Path) -> tuple["CorpusLayout", str, str | None]:
-        """(layout, stage, name) of the job that writes `path`; ValueError for a file no stage writes."""
-        path = Path(path)
-        parts = path.parts
-        at = next((i for i in range(len(parts) - 3, 0, -1) if parts[i] == "shards" and parts[i + 1].isdigit()), None)
-        if at is not None:  # results/<corpus>/shards/<i>/...
-            root, shard, rest = Path(*parts[:at]), parts[at + 1], parts[at + 2:]
-            if rest == ("docs.jsonl",):
-                return cls(root), "curate_shard", shard
-            if rest == ("chunks.jsonl",):
-                return cls(root), "chunk_shard", shard
-            if len(rest) == 2 and rest[0] == "vectors":
-                return cls(root), "embed_shard", f"{shard}.{rest[1].rsplit('.', 1)[0]}"
-            if len(rest) == 3 and rest[0] == "bm25":
-                return cls(root), "bm25_shard", f"{shard}.{rest[1]}"
-            raise ValueError(f"{path}: not an artifact of a corpus's shard")
-        top = {"docs.jsonl": "curate", "questions.jsonl": "questions", "tokenizer.json": "train_tokenizer",
-               "chunks.jsonl": "chunk", "units.jsonl": "units", "lexicon.json": "lexicon",
-               "train_sample.jsonl": "train_sample"}
-        if path.name in top:
-            return cls(path.parent), top[path.name], None
-        folder, stem = path.parent.name, path.name.rsplit(".", 1)[0]
-        per_name = {"encoders": "train_biencoder", "vectors": "embed", "runs": "retrieve", "prompts": "prompt",
-                    "candidates": "candidates",
-                    "rerankers": "train_reranker", "cache": "embed_cache"}
-        if folder in per_name:
-            return cls(path.parent.parent), per_name[folder], stem
-        if folder == "readers":
-            return cls(path.parent.parent), "train_reader", path.name.split(".", 1)[0]
-        if path.parent.parent.name == "answers":  # answers/<reader>/<retriever>.jsonl
-            return cls(path.parent.parent.parent), "generate", f"{folder}.{stem}"
-        if path.parent.parent.name in ("bm25", "ivf"):
-            return cls(path.parent.parent.parent), path.parent.parent.name, folder
-        if folder == "eval":
-            stage = ("diagnose" if path.name in DIAGNOSIS_FILES else "assertions" if stem == "assertions"
-                     else "evaluate")
-            return cls(path.parent.parent), stage, None
-        if folder == "figures":
-            kind, _, name = stem.partition("-")
-            return cls(path.parent.parent), f"{kind}_figure", name
-        raise ValueError(f"{path}: not an artifact of a corpus's results folder")

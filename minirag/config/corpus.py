@@ -5,8 +5,8 @@ questions are and how every stage treats them. `corpus_config` builds every sect
 its settings dataclass (text/corpus.py, text/bpe.py, text/chunker.py, index/*, rank/kinds.py,
 answer/*, evaluation/diagnose.py: the only homes of the defaults), checks types, bounds,
 cross-field rules and every name a setting refers to, with the key path in the message,
-and returns plain builtins. `stage_settings` hands each stage exactly the values it
-reads, so Snakemake reruns a stage only when one of *its* values changes.
+and returns plain builtins. Each stage's spec (pipeline/stages/) takes exactly the values
+it reads, so Snakemake reruns a stage only when one of *its* values changes.
 
 Named collections (`embedders`, `bm25`, `retrievers`) replace the defaults whole: a
 config that lists its retrievers means exactly those. A retriever's `sweep: {param:
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ..answer.prompt import PromptSettings
-from ..answer.readers import Reader, reader_kind
+from ..answer.readers import Reader
 from ..answer.select.settings import CandidateSettings
 from ..datasets.beir import refuse_training_on
 from ..evaluation.diagnose import DiagnoseSettings
@@ -235,45 +235,3 @@ def ivf_indexes(cc: dict) -> dict[str, dict]:
 def params_json(value: Any) -> str:
     """A stage's settings as canonical JSON: sorted keys, so equal settings compare equal."""
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-
-
-def stage_settings(cc: dict, stage: str, name: str | None = None) -> dict:
-    """Exactly the values `stage` reads; `name` picks an embedder, index or retriever."""
-    src = cc["source"]
-    if stage == "curate":
-        return {"format": src["format"], "fields": src["fields"], "default_lang": src["default_lang"],
-                "langs": src["langs"], "outside_links": src["outside_links"]}
-    if stage == "questions":
-        return {"format": src["format"], "split": src["split"], "questions_format": src["questions_format"],
-                "question_langs": src["question_langs"], "strict_qrels": src["strict_qrels"]}
-    if stage == "train_sample":
-        return {"train_cap": cc["train_cap"], "train_seed": cc["train_seed"]}
-    if stage == "train_tokenizer":
-        return dict(cc["tokenizer"])
-    if stage == "chunk":
-        return settings_from_dict(ChunkSettings, cc["chunk"], "chunk").used()
-    if stage in ("embed", "train_biencoder"):
-        return dict(cc["embedders"][name])
-    if stage == "bm25":
-        return dict(cc["bm25"][name])
-    if stage == "ivf":  # name: an index; nprobe is not a build setting, so it reruns retrieve alone
-        return ivf_indexes(cc)[name]
-    if stage in ("retrieve", "train_reranker"):
-        # The embedder's or index's own settings travel in the artifact it reads.
-        spec = {k: v for k, v in cc["retrievers"][name].items() if k not in ("sweep_of", "sweep_param")}
-        return {**spec, "depth": cc["depth"]} if stage == "retrieve" else spec
-    if stage == "candidates":  # the terms file is an input: editing it reruns the stage
-        return {k: v for k, v in cc["candidates"].items() if k != "terms"}
-    if stage == "prompt":
-        return dict(cc["prompt"])
-    if stage == "generate":  # name: "<reader>.<retriever>"
-        return dict(cc["readers"][name.split(".", 1)[0]])
-    if stage == "train_reader":  # what only answering reads does not retrain the reader
-        answering = getattr(reader_kind(cc, name).Settings, "ANSWER_TIME", ())
-        return {k: v for k, v in cc["readers"][name].items() if k not in answering}
-    if stage == "diagnose":
-        base = base_retrievers(cc)
-        return {**cc["diagnose"], "base": base, "fused": [n for n in cc["retrievers"] if n not in base]}
-    if stage == "assertions":
-        return {"strict": cc["strict"], "inputs_of": {n: upstream(s) for n, s in cc["retrievers"].items()}}
-    raise KeyError(stage)

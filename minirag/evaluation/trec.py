@@ -59,8 +59,9 @@ def load_run(path: str | Path) -> dict[str, Ranking]:
     a run of its corpus: its name the file's, its qids and chunk ids those of questions.jsonl and
     chunks.jsonl beside it."""
     from ..artifacts.layout import CorpusLayout
+    from ..artifacts.registry import producer_of
     path = verified(path, "run")
-    layout = CorpusLayout.producer_of(path)[0]
+    layout = CorpusLayout(producer_of(path)[0])
     return read_run(path, Path(path).stem, known_ids(layout.questions, "qid"), known_ids(layout.chunks, "id"))
 
 

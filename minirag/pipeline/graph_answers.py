@@ -14,12 +14,20 @@ from __future__ import annotations
 from ..answer.readers import reader_kind
 from ..config.corpus import answered
 from .depends import as_input
-from .graph_scale import flags, paths
+from .graph_scale import paths
+from .stage import Given
 
 
 class AnswerInputs:
     cc: dict
     layout: object
+
+    def answered(self) -> list[str]:
+        return answered(self.cc)
+
+    def answer_time(self, reader: str) -> tuple[str, ...]:
+        """The settings of a reader that only answering reads (changing them retrains nothing)."""
+        return getattr(reader_kind(self.cc, reader).Settings, "ANSWER_TIME", ())
 
     def answer_jobs(self) -> list[tuple[str, str]]:
         """(reader, retriever) of every answer file: each reader on each answered run. BEIR and
@@ -41,16 +49,12 @@ class AnswerInputs:
         """The runs whose candidates the selector scores: every answered run, when there is a selector."""
         return answered(self.cc) if self.selector() else []
 
-    def generate(self, name: str) -> dict:
-        """A generate job's inputs beyond its prompts: the trained reader's weights."""
-        reader = name.split(".", 1)[0]
+    def generate(self, reader: str) -> dict:
+        """A generate job's inputs beyond its prompts: the trained reader's weights (and sidecar)."""
         if reader not in self.trained_readers():
             return {}
-        return {"model": paths(*self.layout.reader_files(reader)[:2])}
-
-    def generate_args(self, name: str) -> str:
-        model = self.generate(name).get("model")
-        return flags(model=model[0] if model else None)
+        model, sidecar = self.layout.reader_files(reader)[:2]
+        return {"model": Given(str(model), (str(model), str(sidecar)))}
 
     def loss_sidecar(self, name: str) -> str:
         """The sidecar whose loss curve figures/loss-<name>.png draws: a trained encoder's or reader's."""
@@ -63,9 +67,6 @@ class AnswerInputs:
         available = {"tokenizer": self.layout.tokenizer, "chunks": self.layout.chunks, "lexicon": self.layout.lexicon,
                      "terms": self.terms_file(), "questions": self.layout.questions}
         return {k: str(available[k]) for k in reader_kind(self.cc, name).training_inputs if k != "docs"}
-
-    def train_reader_args(self, name: str) -> str:
-        return flags(**self.train_reader(name))
 
     def selector(self) -> str | None:
         """The reader whose trained answer selector scores every answered run's candidates: the
@@ -88,6 +89,3 @@ class AnswerInputs:
     def prompt(self, name: str) -> dict:
         """The run's scored candidates, when the corpus has an answer selector."""
         return {"candidates": str(self.layout.candidates(name))} if self.selector() else {}
-
-    def prompt_args(self, name: str) -> str:
-        return flags(**self.prompt(name))

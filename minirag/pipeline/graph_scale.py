@@ -3,7 +3,7 @@
 `ScaleInputs` is the part of `CorpusGraph` (graph.py) that the shard rules and the training
 sample ask: which source files a shard reads, which shard files a merge reads, what a shard's
 embed job needs besides its chunks, which documents the trained stages learn from. Shared
-with graph.py: `paths` and `flags`, how inputs become strings and command-line flags.
+with graph.py: `paths`, inputs as strings.
 
 What it leaves out: the rules (workflow/rules/shards.smk) and what the stages do (shards.py,
 index/bm25/shards.py, stages/merge_*.py).
@@ -11,29 +11,19 @@ index/bm25/shards.py, stages/merge_*.py).
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 
 from ..index.embedders import embedder_kind
 from .shards import shard_of
+from .stage import Given
 
 
 def paths(*items) -> list[str]:
     return [str(p) for p in items]
 
 
-def flags(**values) -> str:
-    """`--key value ...` for every value given (lists: every item), quoted for the shell."""
-    out = []
-    for key, value in values.items():
-        if value:
-            items = value if isinstance(value, list) else [value]
-            out.append(f"--{key.replace('_', '-')} " + " ".join(shlex.quote(str(v)) for v in items))
-    return " ".join(out)
-
-
 class ScaleInputs:
-    """Mixed into CorpusGraph: uses its cc, layout, source, documents(), embedder_files/args(), uses_tokenizer(), trained()."""
+    """Mixed into CorpusGraph: uses its cc, layout, source, documents(), embedder_files(), uses_tokenizer(), trained()."""
 
     @property
     def shards(self) -> int:
@@ -55,6 +45,10 @@ class ScaleInputs:
         return [str(p) for p in source_paths(root, self.source["glob"], outside_links="follow")
                 if shard_of(path_doc_id(p, root), self.shards) == shard and not {"{", "}"} & set(str(p))]
 
+    def shard_source(self, shard: int) -> Given:
+        """The source folder as curate_shard gets it, with the files of that shard alone."""
+        return Given(self.source["path"], tuple(self.shard_documents(shard)))
+
     def shard_chunks(self) -> list[str]:
         return paths(*(self.layout.shard_chunks(i) for i in self.shard_ids()))
 
@@ -74,9 +68,6 @@ class ScaleInputs:
     def embed_shard(self, name: str) -> dict:
         """A shard's embed job's inputs beyond its chunks."""
         return {**self.embedder_files(name), **self.fit_chunks(name)}
-
-    def embed_shard_args(self, name: str) -> str:
-        return flags(**self.embedder_args(name), **self.fit_chunks(name))
 
     def training_docs(self) -> str:
         """The documents the tokenizer, the bi-encoder and the reader learn from: the training sample

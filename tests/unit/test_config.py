@@ -1,6 +1,14 @@
 import pytest
 
-from minirag.config.corpus import ConfigError, answered, corpus_config, corpus_names, stage_settings
+from minirag.artifacts.layout import CorpusLayout
+from minirag.config.corpus import ConfigError, answered, corpus_config, corpus_names
+from minirag.pipeline.graph import CorpusGraph
+from minirag.pipeline.stages import settings_of
+
+
+def stage_settings(cc: dict, rule: str, name: str | None = None) -> dict:
+    """What the job of `rule` (and `name`) reads of the corpus's settings, by its spec."""
+    return settings_of(CorpusGraph(cc, CorpusLayout.of("results", "c")), rule, **({"name": name} if name else {}))
 
 
 def cfg(**corpus):

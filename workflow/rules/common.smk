@@ -12,7 +12,6 @@ from minirag.config.corpus import (
     corpus_config,
     corpus_names,
     params_json,
-    stage_settings,
 )
 from minirag.datasets.beir import BEIR_DATASETS
 from minirag.pipeline.depends import as_input, module_closure
@@ -68,23 +67,18 @@ def code(stage):
     return [as_input(f) for f in files]
 
 
-def settings(stage):
-    """The config values the stage reads, as canonical JSON (the rule's params)."""
-    return lambda wc: params_json(
-        stage_settings(CORPORA[wc.corpus], stage, getattr(wc, "name", None))
-    )
-
-
 def graph(wc):
     return graph_of(wc.corpus)
 
 
-def cc(wc):
-    return CORPORA[wc.corpus]
+GRAPHS = {}
 
 
 def graph_of(corpus):
-    return CorpusGraph(CORPORA[corpus], CorpusLayout.of(RESULTS, corpus))
+    """The corpus's graph, made once a run (it holds nothing that changes while Snakemake plans)."""
+    if corpus not in GRAPHS:
+        GRAPHS[corpus] = CorpusGraph(CORPORA[corpus], CorpusLayout.of(RESULTS, corpus))
+    return GRAPHS[corpus]
 
 
 def config_path():
@@ -121,3 +115,42 @@ NEW_NOTES = [
     for c in CORPORA
     if DELETED[c][1]
 ]
+
+
+# the wildcards of an output pattern, as Snakemake reads them
+PATTERN = {w: f"{{{w}}}" for w in ("name", "shard", "reader", "swept", "param")}
+
+
+class SpecRule:
+    """A spec's rule functions as bound methods (a lambda in the loop would see the last spec)."""
+
+    def __init__(self, spec):
+        self.spec = spec
+
+    def inputs(self, wc):
+        return self.spec.inputs(graph(wc), wc)
+
+    def argv(self, wc):
+        return self.spec.command(graph(wc), wc)
+
+    def outputs(self):
+        out = {}
+        for key, paths in self.spec.outputs(L, PATTERN).items():
+            value = str(paths[0]) if len(paths) == 1 else [str(p) for p in paths]
+            o = self.spec.writes.get(key)
+            if o is not None and o.update:
+                value = update(value)
+            if o is not None and o.report:
+                value = report(
+                    value,
+                    caption=o.report["caption"],
+                    category="{corpus}",
+                    subcategory=o.report["subcategory"],
+                )
+            out[key] = value
+        return out
+
+    def constraints(self):
+        corpora = {"whole": WHOLE, "sharded": SHARDED}.get(self.spec.corpora)
+        extra = {"corpus": corpora_pattern(corpora)} if corpora is not None else {}
+        return {**extra, **self.spec.constraints}

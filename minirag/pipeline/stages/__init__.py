@@ -1,0 +1,27 @@
+"""Every stage of the graph as a spec, in graph order: the one list the rules, jobs, artifacts,
+receipts and command lines are derived from (`python -m minirag.pipeline.stages` prints it).
+
+    corpus.py    curate, questions, the training sample, the tokenizer, chunk, units, lexicon
+    index.py     the bi-encoder, embed, BM25, IVF, the reranker, retrieve (and the shard jobs)
+    answer.py    train a reader, candidates, prompt, generate
+    evaluate.py  evaluate, diagnose, assertions, the sweep and loss figures
+
+What it leaves out: the rules whose shape is their own (the report, note_missing, the downloads
+and generated corpora in workflow/rules/) and what any stage does (minirag/stages/).
+"""
+
+from __future__ import annotations
+
+from .answer import ANSWER
+from .corpus import CHUNKS, CORPUS, SHARD_DOCS
+from .evaluate import EVALUATE
+from .index import BM25, EMBED, RANK
+
+STAGES = [*CORPUS, *SHARD_DOCS, *CHUNKS, *EMBED, *BM25, *RANK, *ANSWER, *EVALUATE]
+BY_RULE = {spec.rule: spec for spec in STAGES}
+
+
+def settings_of(graph, rule: str, **wildcards) -> dict | None:
+    """The config values one job of `rule` reads, e.g. settings_of(graph, "retrieve", name="bm25")."""
+    spec = BY_RULE[rule]
+    return spec.settings(graph, wildcards) if spec.settings else None

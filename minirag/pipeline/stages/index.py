@@ -1,0 +1,93 @@
+"""The index stages: train the bi-encoder, embed, BM25, IVF, train the reranker, retrieve (and the shard jobs)."""
+
+from __future__ import annotations
+
+from ..stage import Out, Stage
+
+
+def named(items) -> list[dict]:
+    return [{"name": n} for n in items]
+
+
+def per_shard(g, items) -> list[dict]:
+    """Shard jobs of each of `items`, item by item."""
+    return [{"shard": str(i), "name": n} for n in items for i in g.shard_ids()]
+
+
+def whole(g, items) -> list[dict]:
+    return [] if g.shard_ids() else named(items)
+
+
+def sharded(g, items) -> list[dict]:
+    return named(items) if g.shard_ids() else []
+
+
+def corpus_files(g) -> dict:
+    return {"docs": str(g.layout.docs), "chunks": str(g.layout.chunks)}
+
+
+def retriever_settings(g, w) -> dict:
+    # the embedder's or index's own settings travel in the artifact it reads
+    return {k: v for k, v in g.cc["retrievers"][w["name"]].items() if k not in ("sweep_of", "sweep_param")}
+
+
+def embedder_settings(g, w) -> dict:
+    return dict(g.cc["embedders"][w["name"]])
+
+
+def bm25_settings(g, w) -> dict:
+    return dict(g.cc["bm25"][w["name"]])
+
+
+def name_value(g, w) -> dict:
+    return {"name": w["name"]}
+
+
+VECTORS = {"out": Out("vectors"), "sidecar": Out("vectors_sidecar", arg=None)}
+
+EMBED = [
+    Stage("train_biencoder", names=lambda g: named(g.trained()), settings=embedder_settings,
+          values=lambda g, w: g.beir_splits() if g.train(w["name"]) else {},
+          reads=lambda g, w: {"docs": g.training_docs(), "chunks": str(g.layout.chunks),
+                              "tokenizer": str(g.layout.tokenizer), **g.train(w["name"])},
+          writes={"out": Out("encoder"), "sidecar": Out("encoder_sidecar", arg=None)}),
+    Stage("embed_shard", module="embed", per="{shard}.{name}", settings=embedder_settings, values=name_value,
+          names=lambda g: per_shard(g, g.used_embedders()),
+          reads=lambda g, w: {"docs": str(g.layout.shard_docs(w["shard"])),
+                              "chunks": str(g.layout.shard_chunks(w["shard"])), **g.embed_shard(w["name"])},
+          writes={"out": Out("shard_vectors"), "sidecar": Out("shard_vectors_sidecar", arg=None)}),
+    Stage("embed", corpora="whole", names=lambda g: whole(g, g.used_embedders()), settings=embedder_settings,
+          values=name_value, reads=lambda g, w: {**corpus_files(g), **g.embedder_files(w["name"])},
+          writes={**VECTORS, "out_cache": Out("embed_cache", update=True),
+                  "cache_receipt": Out("embed_cache", arg=None, update=True, receipt=True)}),
+    Stage("merge_vectors", job="embed", corpora="sharded", names=lambda g: sharded(g, g.used_embedders()),
+          settings=embedder_settings, values=name_value,
+          reads=lambda g, w: {**corpus_files(g), "shards": g.shard_vectors(w["name"])}, writes=VECTORS),
+]
+
+BM25 = [
+    Stage("bm25_shard", per="{shard}.{name}", settings=bm25_settings, names=lambda g: per_shard(g, g.used_indexes()),
+          reads=lambda g, w: {"docs": str(g.layout.shard_docs(w["shard"])),
+                              "chunks": str(g.layout.shard_chunks(w["shard"])), **g.word_lists(w["name"])},
+          writes={"out_dir": Out("shard_bm25", arg="folder")}),
+    Stage("bm25", corpora="whole", names=lambda g: whole(g, g.used_indexes()), settings=bm25_settings,
+          reads=lambda g, w: {**corpus_files(g), **g.bm25(w["name"])}, writes={"out_dir": Out("bm25", arg="folder")}),
+    Stage("merge_bm25", job="bm25", corpora="sharded", names=lambda g: sharded(g, g.used_indexes()),
+          settings=bm25_settings, reads=lambda g, w: {**corpus_files(g), "shards": g.shard_bm25(w["name"])},
+          writes={"out_dir": Out("bm25", arg="folder")}),
+    # nprobe is no build setting: changing it reruns retrieve alone
+    Stage("ivf", names=lambda g: named(g.used_ivf()), values=name_value,
+          settings=lambda g, w: g.ivf_settings(w["name"]), reads=lambda g, w: g.ivf(w["name"]),
+          writes={"out_dir": Out("ivf", arg="folder")}),
+]
+
+RANK = [
+    Stage("train_reranker", names=lambda g: named(g.rerankers()), settings=retriever_settings,
+          values=lambda g, w: {"name": w["name"], **(g.beir_splits() if "beir" in g.train_reranker(w["name"]) else {})},
+          reads=lambda g, w: {**corpus_files(g), "questions": str(g.layout.questions), **g.train_reranker(w["name"])},
+          writes={"out": Out("reranker"), "sidecar": Out("reranker_sidecar", arg=None)}),
+    Stage("retrieve", names=lambda g: named(g.cc["retrievers"]), values=name_value,
+          settings=lambda g, w: {**retriever_settings(g, w), "depth": g.cc["depth"]},
+          reads=lambda g, w: {"questions": str(g.layout.questions), **corpus_files(g), **g.retrieve(w["name"])},
+          writes={"out": Out("run")}),
+]

@@ -1,0 +1,28 @@
+# One rule per stage spec (minirag/pipeline/stages/): inputs, outputs, log, benchmark, params and
+# command line all derived from the spec. `python -m minirag.pipeline.stages` prints the table.
+from minirag.pipeline.stages import STAGES
+
+for spec in STAGES:
+    this = SpecRule(spec)
+
+    rule:
+        name:
+            spec.rule
+        input:
+            unpack(this.inputs),
+            code=code(spec.module),
+        output:
+            **this.outputs(),
+        log:
+            str(L.log(spec.job, spec.per)),
+        benchmark:
+            str(L.benchmark(spec.job, spec.per))
+        wildcard_constraints:
+            **this.constraints(),
+        conda:
+            "../envs/minirag.yaml"
+        params:
+            module=spec.module,
+            argv=this.argv,
+        shell:
+            "python -m minirag.stages.{params.module} {params.argv} 2> {log:q}"
