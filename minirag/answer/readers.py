@@ -71,6 +71,8 @@ class Reader(Kind):
     registry, label = READERS, "reader"
     trained: ClassVar[bool] = False  # the graph trains it (train_reader) before it answers
     remote: ClassVar[bool] = False   # it answers by calling another server: slow, and nothing to load ahead
+    selects: ClassVar[bool] = False  # its weights are the corpus's answer selector: they score every answered
+    #                                  run's candidates (the first such reader of a corpus is its selector)
     # a trained kind: the corpus artifacts its training reads (the train_reader rule's inputs, by name)
     training_inputs: ClassVar[tuple[str, ...]] = ()
 
@@ -128,7 +130,7 @@ class ExtractiveReader(Reader):
     graph trains, train_selector.py), cited; "I don't know" when "none of them" is likelier or its
     probability is under the threshold. A prompt built without a selector (the seed's call site
     with no trained weights) is answered from its evidence lines instead (module docstring)."""
-    type, Settings, trained = "extractive", SelectorSettings, True
+    type, Settings, trained, selects = "extractive", SelectorSettings, True, True
     training_inputs = ("docs", "chunks", "lexicon", "terms", "questions")
     SUPPORT = 0.5  # without a selector: abstain below this share of the question's words found
 

@@ -40,6 +40,7 @@ class EmbedderKind(Kind):
     registry, label = EMBEDDERS, "embedder type"
     trained: ClassVar[bool] = False  # the graph trains it (rule train_<type>) before embedding
     fitted: ClassVar[bool] = False  # its corpus side is fitted on the chunk texts (a shard's embed reads them all)
+    control: ClassVar[bool] = False  # untrained and unpretrained: the control a trained encoder must beat
 
     def files(self, layout: CorpusLayout, name: str) -> dict[str, Path]:
         """Files besides the chunks that embedding (corpus or query side) reads, by argument name."""
@@ -75,7 +76,7 @@ class EmbedderKind(Kind):
 
 class Hashing(EmbedderKind):
     """The untrained control: TF-IDF of hashed words; its IDF travels in the sidecar."""
-    type, Settings, fitted = "hashing", HashingSettings, True
+    type, Settings, fitted, control = "hashing", HashingSettings, True, True
 
     def corpus_embedder(self, texts, files):
         emb = HashingEmbedder.fit(texts, dim=self.s.dim, analyzer=self.s.analyzer)

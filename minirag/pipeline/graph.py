@@ -212,5 +212,21 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
     def benchmarks(self) -> list[str]:
         return paths(*(self.layout.benchmark(stage, name) for stage, name in self.jobs()))
 
+    def served(self) -> list[str]:
+        """Every file a server of the corpus loads: the documents and chunks, what each retriever's
+        retrieve job reads (a fusion's input runs aside: the server fuses live), what answering
+        reads (the selector's candidates inputs, the trained readers' weights); the same files as
+        those jobs' inputs, from the same specs."""
+        from .stages import BY_RULE
+        files = [str(self.layout.docs), str(self.layout.chunks)]
+        jobs = [("retrieve", {"name": r}) for r in self.cc["retrievers"]]
+        jobs += [("candidates", {"name": r}) for r in self.selected_runs()[:1]]
+        jobs += [("generate", {"reader": r, "name": ""}) for r in self.trained_readers()]
+        for rule, w in jobs:
+            for key, value in BY_RULE[rule].inputs(self, w).items():
+                if key not in ("questions", "runs", "run", "prompts"):
+                    files += [value] if isinstance(value, str) else value
+        return list(dict.fromkeys(files))
+
     def main_retrievers(self) -> list[str]:
         return main_retrievers(self.cc)

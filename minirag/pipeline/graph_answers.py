@@ -71,7 +71,7 @@ class AnswerInputs:
     def selector(self) -> str | None:
         """The reader whose trained answer selector scores every answered run's candidates: the
         corpus's first `extractive` reader (None: no candidates, prompts as the seed builds them)."""
-        return next((r for r in self.trained_readers() if self.cc["readers"][r]["type"] == "extractive"), None)
+        return next((r for r in self.trained_readers() if reader_kind(self.cc, r).selects), None)
 
     def terms_file(self) -> str:
         """The grammatical-terms file the selector reads (candidates.terms, else the one minirag ships)."""

@@ -21,8 +21,10 @@ stage does (minirag/stages/<module>.py) and which specs exist (pipeline/stages/)
 
 from __future__ import annotations
 
+import inspect
 import json
 import shlex
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -130,6 +132,19 @@ class Stage:
 
     def command(self, graph, wildcards: Mapping[str, str]) -> str:
         return shlex.join(self.argv(graph, wildcards))
+
+
+def path_params(fn: Callable) -> dict[str, bool]:
+    """{parameter: takes a list} for every Path-typed parameter of the stage function."""
+    hints = typing.get_type_hints(fn)
+    out = {}
+    for name in inspect.signature(fn).parameters:
+        hint = hints.get(name, str)
+        if typing.get_origin(hint) is list:
+            out[name] = True
+        elif Path in (hint, *typing.get_args(hint)):
+            out[name] = False
+    return out
 
 
 def opt(key: str, value) -> str:

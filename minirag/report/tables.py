@@ -234,7 +234,7 @@ class CorpusTables:
     def controls_of(self, embedder: str) -> pd.DataFrame:
         """The seed's sanity check: a trained encoder's dense runs against every untrained (hashing) one."""
         dense = {r: kind_of(self.cc, r).embedder() for r in self.main if kind_of(self.cc, r).type == "dense"}
-        controls = [r for r, e in dense.items() if self.cc["embedders"][e]["type"] == "hashing"]
+        controls = [r for r, e in dense.items() if embedder_kind(self.cc, e).control]
         rows = [{"trained": t, "control": c, "hit@5": self.score(t), "control hit@5": self.score(c),
                  "ndcg@10": self.score(t, "ndcg@10"), "control ndcg@10": self.score(c, "ndcg@10")}
                 for t, e in dense.items() if e == embedder for c in controls]

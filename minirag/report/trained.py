@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..answer.minigpt.reader import score_heldout, support_sweep
-from ..answer.readers import Reader
+from ..answer.readers import Reader, reader_kind
 from .answering import render_selector
 from .cells import md_table
 from .tables import CorpusTables
@@ -59,7 +59,7 @@ def render_reading(t: CorpusTables, results) -> str:
     and its loss curve."""
     out = []
     for name, meta in t.trained_readers().items():
-        if t.cc["readers"][name]["type"] == "extractive":
+        if reader_kind(t.cc, name).selects:
             out.append(render_selector(name, meta))
             continue
         # the support threshold is an answering setting, applied here to the recorded outcomes

@@ -26,16 +26,13 @@ from pathlib import Path
 from ..artifacts.io import sha256_file
 from ..query.built_corpus import BuiltCorpus
 
-SERVED = ("docs.jsonl", "chunks.jsonl", "units.jsonl", "tokenizer.json", "lexicon.json",
-          "encoders", "vectors", "bm25", "ivf", "rerankers", "readers")  # what a snapshot reads
 
-
-def served_files(root: Path) -> list[Path]:
-    out = []
-    for name in SERVED:
-        p = root / name
-        out += sorted(q for q in p.rglob("*") if q.is_file()) if p.is_dir() else [p] if p.is_file() else []
-    return out
+def served_files(cc: dict, root: Path) -> list[Path]:
+    """What a snapshot of the corpus at `root` reads: the inputs of its retrieve, candidates and
+    generate jobs, from their stage specs (CorpusGraph.served)."""
+    from ..artifacts.layout import CorpusLayout
+    from ..pipeline.graph import CorpusGraph
+    return [Path(p) for p in CorpusGraph(cc, CorpusLayout(Path(root))).served()]
 
 
 def manifest_path(configfile: str | Path, results: str | Path) -> Path:
@@ -54,8 +51,9 @@ class Snapshot:
     @classmethod
     def load(cls, configfile: str | Path, corpus: str, results: str | Path) -> "Snapshot":
         # Hash first: a file replaced while we open it changes the receipts folder, which loads again.
+        from ..config.load import load_corpus
         root = Path(results) / corpus
-        artifacts = {str(p): sha256_file(p) for p in served_files(root)}
+        artifacts = {str(p): sha256_file(p) for p in served_files(load_corpus(configfile, corpus), root)}
         built = BuiltCorpus.open(configfile, corpus, results).load_all()
         return cls(built, artifacts)
 

@@ -28,31 +28,18 @@ import signal
 import sys
 import threading
 import time
-import typing
 from pathlib import Path
 from typing import Callable
 
 from ..artifacts.content import check_outputs
 from ..artifacts.integrity import write_receipt
+from ..pipeline.stage import path_params
 
 KNOWN_FAILURES = (ValueError, RuntimeError, OSError, KeyError)
 
 
 def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
-
-
-def path_params(fn: Callable) -> dict[str, bool]:
-    """{parameter: takes a list} for every Path-typed parameter of the stage function."""
-    hints = typing.get_type_hints(fn)
-    out = {}
-    for name in inspect.signature(fn).parameters:
-        hint = hints.get(name, str)
-        if typing.get_origin(hint) is list:
-            out[name] = True
-        elif Path in (hint, *typing.get_args(hint)):
-            out[name] = False
-    return out
 
 
 def parser_for(fn: Callable) -> argparse.ArgumentParser:

@@ -228,7 +228,8 @@ def test_search_refuses_an_index_built_from_other_vectors(built):
 @pytest.mark.workflow
 def test_a_served_snapshot_includes_the_ivf_lists(built):
     """The server copies what its retrievers read before swapping a rebuild in: IVF's lists too."""
+    from minirag.config.load import load_corpus
     from minirag.serve.state import served_files
     root = built / "results" / "mini"
-    served = set(served_files(root))
+    served = set(served_files(load_corpus(built / "ivf.yaml", "mini"), root))
     assert {p for p in (root / "ivf").rglob("*") if p.is_file()} <= served and (root / "ivf").is_dir()

@@ -1,0 +1,3 @@
+from .table import main
+
+raise SystemExit(main())

@@ -1,0 +1,169 @@
+"""The stage specs (minirag/pipeline/stages/): each job's command line parses with its stage's own
+parser and carries what the spec reads and writes; each spec's outputs agree with the artifact
+registry; the registry finds the job of every file a job writes; the docs' stage table is current."""
+
+import importlib
+from pathlib import Path
+
+import pytest
+import yaml
+from support.project import MINI_CONFIG, MINI_CORPUS, REPO, config_with
+
+from minirag.artifacts.layout import CorpusLayout
+from minirag.artifacts.registry import ARTIFACTS, producer_of
+from minirag.config.corpus import corpus_config, corpus_names
+from minirag.config.load import load_config
+from minirag.pipeline.graph import CorpusGraph
+from minirag.pipeline.stage import Given
+from minirag.pipeline.stages import BY_RULE, STAGES
+from minirag.pipeline.stages.table import DOC_CONFIGS, graphs_of, markdown, rows
+from minirag.stages.common import parser_for
+
+SHARDED = config_with({"chunk": {"strategy": "chars", "size": 300, "overlap": 40}, "shards": 3,
+                       "bm25": {"title": {"title_weight": 0.5}},
+                       "retrievers": {"dense": {"type": "dense", "embedder": "hashing"},
+                                      "bm25-title": {"type": "bm25", "index": "title"},
+                                      "rrf": {"type": "rrf", "of": ["dense", "bm25-title"]}},
+                       "readers": {"extractive": {"type": "extractive"}}}, base=MINI_CORPUS)
+UNITS_IVF = config_with({"train_cap": 3,
+                         "bm25": {"plain": {}, "units": {"items": "units"}},
+                         "retrievers": {"dense": {"type": "dense", "embedder": "hashing"},
+                                        "bm25-units": {"type": "bm25", "index": "units"},
+                                        "ivf": {"type": "ivf", "embedder": "hashing", "nlist": 4,
+                                                "sweep": {"nprobe": [4]}},
+                                        "rrf": {"type": "rrf", "of": ["ivf", "bm25-units"]}}}, base=MINI_CORPUS)
+SHIPPED = ["workflow/config.yaml", "workflow/config.ablations.yaml", "workflow/config.scifact.yaml",
+           "workflow/config.dify.yaml", "workflow/config.arcd.yaml"]
+
+
+def graphs(config: dict) -> list[CorpusGraph]:
+    return [CorpusGraph(corpus_config(config, n), CorpusLayout.of("results", n)) for n in corpus_names(config)]
+
+
+@pytest.fixture(scope="module")
+def every_graph():
+    """Every corpus of the shipped configs and of fixture configs with shards, units, IVF and a
+    training sample: between them, a job of every stage."""
+    here = Path.cwd()
+    import os
+    os.chdir(REPO)  # the configs name their folders relative to the repository
+    try:
+        out = [g for path in SHIPPED for g in graphs(load_config(path))]
+        out += [g for text in (MINI_CONFIG, SHARDED, UNITS_IVF) for g in graphs(yaml.safe_load(text))]
+        yield out
+    finally:
+        os.chdir(here)
+
+
+def stage_function(spec):
+    return getattr(importlib.import_module(f"minirag.stages.{spec.module}"), spec.module)
+
+
+def test_every_stage_has_a_job_in_the_configs_tried(every_graph):
+    assert {s.rule for g in every_graph for s in STAGES if s.names(g)} == set(BY_RULE)
+
+
+def test_each_jobs_command_line_parses_with_its_stages_parser_and_says_what_the_spec_reads(every_graph):
+    for g in every_graph:
+        for spec in STAGES:
+            parser = parser_for(stage_function(spec))
+            for w in spec.names(g):
+                args = vars(parser.parse_args(spec.argv(g, w)))
+                where = f"{g.layout.root.name}: {spec.rule} {w}"
+                for key, value in spec.reads(g, w).items():
+                    given = value.arg if isinstance(value, Given) else value
+                    if given is None:
+                        assert key not in args or not args[key], where
+                    elif isinstance(given, list):
+                        assert [str(p) for p in args[key]] == given, where
+                    else:
+                        assert str(args[key]) == str(given), where
+                for key, out in spec.writes.items():
+                    if out.arg:
+                        path = out.paths(g.layout, w)[0]
+                        assert Path(args[key]) == (path.parent if out.arg == "folder" else path), where
+                assert args["receipt"] == g.layout.receipt(spec.job, spec.job_name(w)), where
+                if spec.settings:
+                    assert args["settings"] == spec.settings(g, w), where
+
+
+def test_a_value_that_starts_with_a_dash_reaches_the_stage_as_a_value():
+    config = yaml.safe_load(MINI_CONFIG)
+    config["corpora"]["mini"]["source"]["path"] = "--help"
+    g = graphs(config)[0]
+    spec = BY_RULE["curate"]
+    args = vars(parser_for(stage_function(spec)).parse_args(spec.argv(g, {})))
+    assert args["source"] == Path("--help")
+
+
+def test_each_specs_outputs_are_artifacts_of_its_own_job():
+    for spec in STAGES:
+        # a job vouches for its outputs by its own receipt, or by another it writes (the embedding cache's)
+        receipts = {spec.job} | {o.kind for o in spec.writes.values() if o.receipt}
+        for out in spec.writes.values():
+            for artifact in out.artifacts():
+                assert artifact.job in receipts and artifact.name == spec.per, (spec.rule, artifact.kind)
+    produced = {a.kind for s in STAGES for o in s.writes.values() for a in o.artifacts()}
+    assert produced == set(ARTIFACTS)  # every registered kind has a stage that writes it
+
+
+def test_the_registry_names_the_job_of_every_file_a_job_writes(every_graph):
+    for g in every_graph:
+        for spec in STAGES:
+            for w in spec.names(g):
+                for path in spec.written(g, w):
+                    if path.parent.name == "receipts":
+                        continue
+                    root, artifact, wildcards = producer_of(path)
+                    assert root == g.layout.root and artifact.job in (spec.job, "embed_cache"), path
+                    assert artifact.job_name(wildcards) == spec.job_name(w), path
+
+
+@pytest.mark.parametrize("path, job, name", [
+    ("results/kb/shards/2/docs.jsonl", "curate_shard", "2"),
+    ("results/kb/shards/0/bm25/title/postings.npz", "bm25_shard", "0.title"),
+    ("results/answers/prompts/bm25.jsonl", "prompt", "bm25"),  # a corpus named like a folder
+    ("results/kb/answers/minigpt/rrf@k=5.jsonl", "generate", "minigpt.rrf@k=5"),
+    ("results/kb/readers/extractive.tasks.jsonl", "train_reader", "extractive"),
+    ("results/kb/eval/overlap.csv", "diagnose", None),
+    ("results/kb/figures/sweep-rrf-k.png", "sweep_figure", "rrf-k"),
+])
+def test_producer_of_reads_the_job_from_the_path(path, job, name):
+    _, artifact, wildcards = producer_of(path)
+    assert (artifact.job, artifact.job_name(wildcards)) == (job, name)
+
+
+def test_a_file_no_stage_writes_is_refused():
+    with pytest.raises(ValueError, match="not an artifact"):
+        producer_of("results/kb/notes.txt")
+
+
+def test_the_server_loads_what_the_retrieve_and_answer_jobs_read_and_no_run():
+    here = Path.cwd()
+    import os
+    os.chdir(REPO)
+    try:
+        g = graphs(load_config("workflow/config.yaml"))[0]
+        served = set(g.served())
+    finally:
+        os.chdir(here)
+    lay = g.layout
+    assert {str(lay.docs), str(lay.chunks), str(lay.lexicon)} <= served
+    assert {str(p) for p in lay.bm25_files("plain")} <= served
+    assert str(lay.vectors("biencoder")) in served and str(lay.encoder("biencoder")) in served
+    assert {str(p) for r in g.trained_readers() for p in lay.reader_files(r)[:2]} <= served
+    assert not [p for p in served if "/runs/" in p or p.endswith("questions.jsonl")]
+
+
+def test_the_stage_table_in_the_docs_is_the_one_the_specs_print():
+    here = Path.cwd()
+    import os
+    os.chdir(REPO)
+    try:
+        table = markdown(rows(graphs_of(DOC_CONFIGS)))
+    finally:
+        os.chdir(here)
+    doc = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    start = doc.index("<!-- stage table: generated -->\n") + len("<!-- stage table: generated -->\n")
+    assert doc[start:doc.index("<!-- end of stage table -->")] == table, \
+        "regenerate: python -m minirag.pipeline.stages --markdown"
