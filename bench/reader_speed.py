@@ -86,7 +86,7 @@ def main() -> int:
     prompts = [Prompt.from_record(r) for r in load_records(layout.prompts(run), "prompts")][: a.prompts]
     sources = []  # (prompt ids, their exact-match marks)
     for p in (p for p in prompts if p.evidence):
-        ids = reader.enc.source(p.query, [(i, e["text"]) for i, e in enumerate(p.evidence[: s.max_lines], 1)], TOKENS)[0]
+        ids = reader.enc.source(p.query, [(i, e["text"]) for i, e in enumerate(p.evidence[: s.evidence_lines], 1)], TOKENS)[0]
         sources.append((ids, reader.enc.marks(p.query, ids)))
     model = reader.model
 

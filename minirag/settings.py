@@ -29,6 +29,7 @@ import json
 import math
 import types
 import typing
+import warnings
 from dataclasses import MISSING, field, fields
 from typing import Any, ClassVar, Literal, Mapping, TypeVar
 
@@ -133,10 +134,33 @@ def check_bounds(value: Any, bounds: Mapping[str, Any], where: str) -> None:
         _fail(where, f"{value!r} does not match {bounds['pattern']}")
 
 
+_WARNED: set[tuple[str, str]] = set()
+
+
+def renamed_keys(values: Mapping[str, Any], renamed: Mapping[str, str], what: str) -> Mapping[str, Any]:
+    """`values` with each old key of a renamed setting under its new name (a class's RENAMED: old ->
+    new): a FutureWarning once per key, and an error when both names are given."""
+    if not renamed or not set(renamed) & set(values):
+        return values
+    out = dict(values)
+    for old, new in renamed.items():
+        if old not in out:
+            continue
+        if new in out:
+            _fail(what, f"{old!r} and {new!r} are the same setting under its old and new name: give {new!r} only")
+        if (new, old) not in _WARNED:
+            _WARNED.add((new, old))
+            warnings.warn(f"{what}.{old} is now called {new!r}; the old name is accepted for this release only",
+                          FutureWarning, stacklevel=3)
+        out[new] = out.pop(old)
+    return out
+
+
 def settings_from_dict(cls: type[T], values: Mapping[str, Any], what: str) -> T:
     """Build `cls` from config builtins, checking keys, types and bounds; errors name `what.key`."""
     if not isinstance(values, Mapping):
         _fail(what, f"expected a mapping, got {type(values).__name__}")
+    values = renamed_keys(values, getattr(cls, "RENAMED", {}), what)
     hints = type_hints(cls)
     by_key = {config_key(f): f for f in fields(cls)}
     unknown = sorted(set(values) - set(by_key))

@@ -37,7 +37,7 @@ def train_minigpt(settings: dict, name: str, files: dict[str, Path], out: Path, 
     tok = load_tokenizer(files["tokenizer"])
     enc = TaskEncoder(tok, s.block_size)
     tasks = make_tasks(documents, s.tasks, s.eval_tasks, seed=s.seed, swapped_share=s.swapped_share,
-                       absent_share=s.absent_share, max_lines=s.max_lines, max_chars=s.max_chars, lead=s.lead)
+                       absent_share=s.absent_share, max_lines=s.evidence_lines, max_chars=s.evidence_chars, lead=s.lead)
     tasks_path = out.with_suffix(".tasks.jsonl")
     save_tasks(tasks_path, tasks)
     t0 = time.perf_counter()

@@ -18,6 +18,7 @@ What it leaves out: reading YAML (Snakemake and the CLI do that) and any file I/
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -126,6 +127,7 @@ def _corpus_config(user: Mapping[str, Any], where: str) -> dict:
         reader_cls, reader = Reader.settings_of(spec, f"{where}.readers.{name}")
         cc["readers"][name] = {"type": reader_cls.type, **settings_to_dict(reader)}
     check_references(cc, where)
+    warn_unread_evidence(cc, where)
     if cc["shards"] > 1:
         units = [name for name, spec in cc["bm25"].items() if spec["items"] == "units"]
         if units:
@@ -138,6 +140,16 @@ def _corpus_config(user: Mapping[str, Any], where: str) -> dict:
         (i, name), have = unknown[0], ", ".join(cc["retrievers"])
         raise SettingsError(f"{where}.answer[{i}]: unknown retriever {name!r} (have: {have}; or * for every run)")
     return cc
+
+
+def warn_unread_evidence(cc: dict, where: str) -> None:
+    """A reader that trains on more evidence lines than the prompt holds never reads the rest."""
+    held = cc["prompt"]["evidence_lines"]
+    for name, reader in cc["readers"].items():
+        if reader.get("evidence_lines", 0) > held:
+            warnings.warn(f"{where}.readers.{name}.evidence_lines: {reader['evidence_lines']} is more than the "
+                          f"prompt holds ({where}.prompt.evidence_lines: {held}); it trains on lines it never reads",
+                          UserWarning, stacklevel=2)
 
 
 def named(user: Mapping[str, Any], key: str, where: str) -> dict[str, Any]:

@@ -59,6 +59,9 @@ def object_schema(cls: type, extra: dict | None = None) -> dict:
         for bound, value in f.metadata.get("bounds", {}).items():
             prop[BOUND_KEYWORDS[bound]] = value
         props[config_key(f)] = prop
+        for old, new in getattr(cls, "RENAMED", {}).items():
+            if new == config_key(f):  # the old name, accepted for one release
+                props[old] = {**prop, "deprecated": True, "description": f"renamed: use {new}"}
         if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
             required.append(config_key(f))
     out = {"type": "object", "additionalProperties": False, "properties": {**props, **(extra or {})}}

@@ -37,6 +37,31 @@ def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
     return out
 
 
+def normalised(settings: dict) -> dict:
+    """The settings with each renamed reader setting under its new name, so a build made before a
+    rename compares equal to one made after it."""
+    from ..answer.readers import READERS
+    readers = {}
+    for name, spec in (settings.get("readers") or {}).items():
+        kind = READERS.get(spec.get("type")) if isinstance(spec, dict) else None
+        renamed = getattr(getattr(kind, "Settings", None), "RENAMED", {})
+        readers[name] = {renamed.get(k, k): v for k, v in spec.items()} if renamed else spec
+    return {**settings, "readers": readers} if readers else settings
+
+
+def renamed_only(a: dict, b: dict) -> set[str]:
+    """Readers whose settings differ between two builds by renamed keys alone."""
+    ra, rb = a.get("readers") or {}, b.get("readers") or {}
+    na, nb = normalised(a).get("readers", {}), normalised(b).get("readers", {})
+    return {r for r in ra.keys() & rb.keys() if ra[r] != rb[r] and na[r] == nb[r]}
+
+
+def reader_of(job: str) -> str | None:
+    """The reader a train_reader or generate job is of ("generate.minigpt.bm25" -> "minigpt")."""
+    stage, _, rest = job.partition(".")
+    return rest.split(".", 1)[0] if stage in ("train_reader", "generate") else None
+
+
 def changed(a: dict, b: dict) -> list[dict]:
     """Keys whose value differs (absent on one side: None), in key order."""
     fa, fb = flatten(a), flatten(b)
@@ -145,10 +170,11 @@ def diff_builds(results, records: list[dict], na: int, nb: int, corpus: str) -> 
     shared = [r for r in a.listing["runs"] if r in b.listing["runs"]]
     pairs = [(r, r) for r in shared]
     sa, sb = a.entry["stages"], b.entry["stages"]
+    same = renamed_only(a.settings, b.settings)  # their jobs' settings hashes moved with the key names only
     return {"corpus": corpus, "a": a.describe(), "b": b.describe(),
-            "settings": changed(a.settings, b.settings),
+            "settings": changed(normalised(a.settings), normalised(b.settings)),
             "stages": [{"job": j, "a": sa.get(j), "b": sb.get(j)} for j in sorted(sa.keys() | sb.keys())
-                       if sa.get(j) != sb.get(j)],
+                       if sa.get(j) != sb.get(j) and not (j in sa and j in sb and reader_of(j) in same)],
             "runs_only_in_a": [r for r in a.listing["runs"] if r not in shared],
             "runs_only_in_b": [r for r in b.listing["runs"] if r not in a.listing["runs"]],
             "metrics": metric_rows(a, b, pairs), "flips": flips(a, b, pairs), "answer_flips": answer_flips(a, b, pairs)}

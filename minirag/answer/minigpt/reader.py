@@ -47,6 +47,7 @@ WORD_RE = re.compile(r"\w+")
 @dataclass(frozen=True)
 class MiniGPTSettings:
     ANSWER_TIME: ClassVar[tuple[str, ...]] = ("max_new_tokens", "min_support", "trust_selector")  # not retrained
+    RENAMED: ClassVar[dict[str, str]] = {"max_lines": "evidence_lines", "max_chars": "evidence_chars"}  # old -> new
     d: int = setting(96, minimum=8)                   # width of the model
     n_layers: int = setting(2, minimum=1)
     n_heads: int = setting(4, minimum=1)
@@ -62,8 +63,8 @@ class MiniGPTSettings:
     absent_share: float = setting(0.1, minimum=0, maximum=1)   # training tasks without the evidence: "I don't know"
     curriculum: float = setting(0.3, minimum=0, maximum=1)     # share of steps on the evidence line alone
     lead: float = setting(0.7, minimum=0, maximum=1)  # share of tasks whose evidence comes first, as the selector's pick does
-    max_lines: int = setting(4, minimum=1)            # evidence lines per task, as the prompt stage keeps them
-    max_chars: int = setting(400, minimum=40)         # and their characters
+    evidence_lines: int = setting(4, minimum=1)       # evidence lines it trains on and reads (prompt.evidence_lines
+    evidence_chars: int = setting(400, minimum=40)    # and .evidence_chars: what the prompt holds), and their characters
     max_new_tokens: int = setting(24, minimum=1)      # answer length limit at question time
     trust_selector: bool = True  # abstain when the prompt's answer selector finds "none of them" likelier than its best
     min_support: float = setting(0.6, minimum=0, maximum=1)  # abstain when the cited line holds less of the
@@ -238,10 +239,10 @@ def support_sweep(outcomes: list[dict], thresholds=(0.0, 0.4, 0.5, 0.6, 0.7, 0.8
 class MiniGPTReader:
     """A Reader (readers.py registers it as type `minigpt`) over trained weights."""
 
-    def __init__(self, model: MiniGPT, enc: TaskEncoder, max_new_tokens: int, max_lines: int, min_support: float,
+    def __init__(self, model: MiniGPT, enc: TaskEncoder, max_new_tokens: int, evidence_lines: int, min_support: float,
                  trust_selector: bool = True):
         self.model, self.enc, self.max_new_tokens = model, enc, max_new_tokens
-        self.max_lines, self.min_support, self.trust_selector = max_lines, min_support, trust_selector
+        self.evidence_lines, self.min_support, self.trust_selector = evidence_lines, min_support, trust_selector
 
     @classmethod
     def load(cls, path, settings: MiniGPTSettings) -> "MiniGPTReader":
@@ -251,15 +252,15 @@ class MiniGPTReader:
         verified(Path(path).with_suffix(".json"), "reader sidecar")
         tokenizer = BPETokenizer([tuple(m) for m in meta["tokenizer"]["merges"]], pattern=meta["tokenizer"]["pattern"])
         model = load_model(path, settings.model_config(tokenizer.vocab_size + 1))
-        return cls(model, TaskEncoder(tokenizer, settings.block_size), settings.max_new_tokens, settings.max_lines,
+        return cls(model, TaskEncoder(tokenizer, settings.block_size), settings.max_new_tokens, settings.evidence_lines,
                    settings.min_support, settings.trust_selector)
 
     def answer(self, prompt: Prompt, max_new_tokens: int | None = None) -> tuple[str, list[str], bool, float]:
         """(answer text with its chunk's [#n], cited chunk ids, abstained, milliseconds). It reads the first
-        `max_lines` evidence lines, as many as it was trained on."""
+        `evidence_lines` evidence lines, as many as it was trained on."""
         t0 = time.perf_counter()
         max_new_tokens = max_new_tokens or self.max_new_tokens
-        lines = [(i, e["text"]) for i, e in enumerate(prompt.evidence[: self.max_lines], start=1)]
+        lines = [(i, e["text"]) for i, e in enumerate(prompt.evidence[: self.evidence_lines], start=1)]
         doubted = self.trust_selector and prompt.answers is not None and (
             not prompt.answers or prompt.answers[0]["p"] <= prompt.p_none)
         if not lines or doubted:
