@@ -71,6 +71,7 @@ class Reader(Kind):
     registry, label = READERS, "reader"
     trained: ClassVar[bool] = False  # the graph trains it (train_reader) before it answers
     remote: ClassVar[bool] = False   # it answers by calling another server: slow, and nothing to load ahead
+    report: ClassVar[str] = "training"  # its section of the report (report/trained.py: selector, reading_tasks)
     selects: ClassVar[bool] = False  # its weights are the corpus's answer selector: they score every answered
     #                                  run's candidates (the first such reader of a corpus is its selector)
     # a trained kind: the corpus artifacts its training reads (the train_reader rule's inputs, by name)
@@ -130,7 +131,7 @@ class ExtractiveReader(Reader):
     graph trains, train_selector.py), cited; "I don't know" when "none of them" is likelier or its
     probability is under the threshold. A prompt built without a selector (the seed's call site
     with no trained weights) is answered from its evidence lines instead (module docstring)."""
-    type, Settings, trained, selects = "extractive", SelectorSettings, True, True
+    type, Settings, trained, selects, report = "extractive", SelectorSettings, True, True, "selector"
     training_inputs = ("docs", "chunks", "lexicon", "terms", "questions")
     SUPPORT = 0.5  # without a selector: abstain below this share of the question's words found
 
@@ -178,7 +179,7 @@ class ExtractiveReader(Reader):
 
 class MiniGPTReaderKind(Reader):
     """A small GPT the graph trains on reading tasks from the corpus (minigpt/reader.py)."""
-    type, Settings, trained = "minigpt", MiniGPTSettings, True
+    type, Settings, trained, report = "minigpt", MiniGPTSettings, True, "reading_tasks"
     training_inputs = ("docs", "tokenizer")
 
     @classmethod

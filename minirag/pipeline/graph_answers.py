@@ -1,11 +1,11 @@
 """The graph's inputs for answering: the answer selector's candidates, the prompts, the readers.
 
-`AnswerInputs` is the part of `CorpusGraph` (graph.py) that the answer rules ask: which runs are
+`AnswerInputs` is the part of `CorpusGraph` (graph.py) that the answer specs ask: which runs are
 answered and by which readers, what a trained reader learns from (its kind's `training_inputs`), which
 reader is the corpus's answer selector and which terms file it reads, what a candidates, prompt and
 generate job reads besides its run.
 
-What it leaves out: the rules (workflow/rules/answer.smk) and what the stages do (stages/candidates.py,
+What it leaves out: the specs (pipeline/stages/answer.py) and what the stages do (stages/candidates.py,
 prompt.py, generate.py, train_reader.py).
 """
 

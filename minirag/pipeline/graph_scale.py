@@ -5,7 +5,7 @@ sample ask: which source files a shard reads, which shard files a merge reads, w
 embed job needs besides its chunks, which documents the trained stages learn from. Shared
 with graph.py: `paths`, inputs as strings.
 
-What it leaves out: the rules (workflow/rules/shards.smk) and what the stages do (shards.py,
+What it leaves out: the specs (pipeline/stages/) and what the stages do (shards.py,
 index/bm25/shards.py, stages/merge_*.py).
 """
 

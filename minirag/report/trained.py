@@ -54,28 +54,50 @@ def render_encoders(t: CorpusTables, results) -> list[str]:
     return out
 
 
+TRAINING = """
+### Reader `{name}`
+
+Trained in {seconds:.1f} s ({summary}).{figure}
+"""
+
+
 def render_reading(t: CorpusTables, results) -> str:
-    """Each trained reader's account: the answer selector's training, the Mini-GPT's held-out reading tasks
-    and its loss curve."""
-    out = []
-    for name, meta in t.trained_readers().items():
-        if reader_kind(t.cc, name).selects:
-            out.append(render_selector(name, meta))
-            continue
-        # the support threshold is an answering setting, applied here to the recorded outcomes
-        _, settings = Reader.settings_of(t.cc["readers"][name], f"readers.{name}")
-        h, alone = score_heldout(meta["heldout_outcomes"], settings.min_support), meta["heldout_model_alone"]
-        rows = [("true context: answer and citation right", "true", "answer_and_cite", "≥ 0.8"),
-                ("true context: answer right", "true", "answer", ""),
-                ("swapped answer: follows the context (faithfulness)", "swapped", "follows_context", "≥ 0.9"),
-                ("no evidence: abstains", "absent", "abstained", "≥ 0.9")]
-        table = pd.DataFrame([{"held-out task": label, "n": h[kind]["n"], "reader": h[kind][key],
-                               "model alone": alone[kind][key], "target": target}
-                              for label, kind, key, target in rows])
-        tr = meta["training"]
-        figure = t.layout.figure(f"loss-{name}").relative_to(results).as_posix()
-        out.append(READING.format(name=name, params=tr["parameters"], steps=tr["steps"], seconds=tr["seconds"],
-                                  min_support=settings.min_support,
-                                  sweep=md_table(pd.DataFrame(support_sweep(meta["heldout_outcomes"]))),
-                                  tasks=tr["tasks"], table=md_table(table), figure=figure))
-    return "".join(out)
+    """Each trained reader's account, by the section its kind asks for (`Reader.report`)."""
+    return "".join(SECTIONS[reader_kind(t.cc, name).report](t, name, meta, results)
+                   for name, meta in t.trained_readers().items())
+
+
+def render_training(t: CorpusTables, name: str, meta: dict, results) -> str:
+    """Any trained reader: its sidecar's training summary and its loss curve, when it records one."""
+    tr = meta.get("training", {})
+    summary = ", ".join(f"{k} {v}" for k, v in tr.items() if k != "seconds" and isinstance(v, (int, float, str)))
+    figure = ""
+    if "loss_curve" in meta:
+        figure = f"\n\n![{name} loss]({t.layout.figure(f'loss-{name}').relative_to(results).as_posix()})"
+    return TRAINING.format(name=name, seconds=float(tr.get("seconds", 0.0)), summary=summary or "no summary",
+                           figure=figure)
+
+
+def render_reading_tasks(t: CorpusTables, name: str, meta: dict, results) -> str:
+    """The Mini-GPT: its held-out reading tasks, the support sweep and its loss curve."""
+    # the support threshold is an answering setting, applied here to the recorded outcomes
+    _, settings = Reader.settings_of(t.cc["readers"][name], f"readers.{name}")
+    h, alone = score_heldout(meta["heldout_outcomes"], settings.min_support), meta["heldout_model_alone"]
+    rows = [("true context: answer and citation right", "true", "answer_and_cite", "≥ 0.8"),
+            ("true context: answer right", "true", "answer", ""),
+            ("swapped answer: follows the context (faithfulness)", "swapped", "follows_context", "≥ 0.9"),
+            ("no evidence: abstains", "absent", "abstained", "≥ 0.9")]
+    table = pd.DataFrame([{"held-out task": label, "n": h[kind]["n"], "reader": h[kind][key],
+                           "model alone": alone[kind][key], "target": target}
+                          for label, kind, key, target in rows])
+    tr = meta["training"]
+    figure = t.layout.figure(f"loss-{name}").relative_to(results).as_posix()
+    return READING.format(name=name, params=tr["parameters"], steps=tr["steps"], seconds=tr["seconds"],
+                          min_support=settings.min_support,
+                          sweep=md_table(pd.DataFrame(support_sweep(meta["heldout_outcomes"]))),
+                          tasks=tr["tasks"], table=md_table(table), figure=figure)
+
+
+# a reader kind's report section by the name its class gives (Reader.report)
+SECTIONS = {"selector": lambda t, name, meta, results: render_selector(name, meta),
+            "reading_tasks": render_reading_tasks, "training": render_training}

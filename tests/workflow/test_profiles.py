@@ -20,9 +20,11 @@ def profile(name: str) -> dict:
 
 
 def workflow_rules() -> set[str]:
-    """Every rule defined in workflow/rules/*.smk (the Snakefile's own `all` only collects targets)."""
-    return {name for path in (REPO / "workflow" / "rules").glob("*.smk")
-            for name in re.findall(r"^rule (\w+):", path.read_text(encoding="utf-8"), flags=re.M)}
+    """Every rule of the workflow: one per stage spec, and those written out in workflow/rules/*.smk
+    (the Snakefile's own `all` only collects targets)."""
+    from minirag.pipeline.stages import BY_RULE
+    return set(BY_RULE) | {name for path in (REPO / "workflow" / "rules").glob("*.smk")
+                           for name in re.findall(r"^rule (\w+):", path.read_text(encoding="utf-8"), flags=re.M)}
 
 
 def planned_jobs(output: str) -> dict[str, dict]:
