@@ -202,7 +202,8 @@ def main_retrievers(cc: dict) -> list[str]:
 
 def has_answers(cc: dict) -> bool:
     """Whether the corpus's questions carry answers for a reader to be scored on."""
-    return cc["source"]["format"] == "markdown" and cc["source"]["questions_format"] == "minirag"
+    src = cc["source"]
+    return src["format"] == "squad" or (src["format"] == "markdown" and src["questions_format"] == "minirag")
 
 
 def answered(cc: dict) -> list[str]:
@@ -245,7 +246,8 @@ def stage_settings(cc: dict, stage: str, name: str | None = None) -> dict:
                 "langs": src["langs"], "outside_links": src["outside_links"]}
     if stage == "questions":
         return {"format": src["format"], "split": src["split"], "questions_format": src["questions_format"],
-                "question_langs": src["question_langs"], "strict_qrels": src["strict_qrels"]}
+                "question_langs": src["question_langs"], "strict_qrels": src["strict_qrels"],
+                **({"dev_docs": list(src["dev_docs"])} if src["format"] == "squad" else {})}
     if stage == "train_sample":
         return {"train_cap": cc["train_cap"], "train_seed": cc["train_seed"]}
     if stage == "train_tokenizer":

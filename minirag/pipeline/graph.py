@@ -38,18 +38,22 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
     def documents(self) -> list[str]:
         if self.source["format"] == "beir":
             return paths(Path(self.source["path"]) / "corpus.jsonl")
+        if self.source["format"] == "squad":
+            return paths(self.source["path"])
         # a name with { or } is no Snakemake input (a wildcard to it); curate refuses it, naming it
         return sorted(str(p) for p in Path(self.source["path"]).glob(self.source["glob"])
                       if p.is_file() and "{" not in str(p) and "}" not in str(p))
 
     def question_source(self) -> str:
         """What the questions stage reads: the BEIR folder, or the questions file."""
-        return self.source["path"] if self.source["format"] == "beir" else self.source["questions"]
+        return self.source["path"] if self.source["format"] in ("beir", "squad") else self.source["questions"]
 
     def question_files(self) -> list[str]:
         if self.source["format"] == "beir":
             root = Path(self.source["path"])
             return paths(root / "queries.jsonl", root / "qrels" / f"{self.source['split']}.tsv")
+        if self.source["format"] == "squad":
+            return paths(self.source["path"])
         return [self.source["questions"]]
 
     def chunk(self) -> dict:

@@ -46,8 +46,8 @@ class FieldNames:
 @dataclass(frozen=True)
 class SourceSettings:
     """Where a corpus's documents and questions are, and how to read them (stages curate, questions)."""
-    format: Literal["markdown", "beir"] = "markdown"
-    path: str = setting("kb/docs", min_length=1, pattern=PATH_PATTERN)  # markdown: the docs folder; beir: its folder
+    format: Literal["markdown", "beir", "squad"] = "markdown"
+    path: str = setting("kb/docs", min_length=1, pattern=PATH_PATTERN)  # markdown: the docs folder; beir: its folder; squad: the JSON file
     glob: str = setting("**/*.md", min_length=1)   # markdown only: which files under path are documents
     questions: str = setting("kb/eval/questions.jsonl", min_length=1, pattern=PATH_PATTERN)  # markdown: questions
     split: str = setting("test", min_length=1, pattern=PATH_PATTERN)  # beir only: qrels/<split>.tsv: judged queries
@@ -59,6 +59,7 @@ class SourceSettings:
     questions_format: Literal["minirag", "gold_docs"] = "minirag"  # gold_docs: {qid, query, gold_docs}, no answers
     outside_links: Literal["refuse", "follow"] = "refuse"  # markdown: a symlink under path that leads out of it
     question_langs: tuple[str, ...] = setting(QUESTION_LANGS, min_items=1)  # allowed values of a question's lang
+    dev_docs: tuple[str, ...] = ()                  # squad only: the articles (titles) whose questions are the dev split
 
 
 class CorpusError(ValueError):
