@@ -39,16 +39,54 @@ with the best answer when that beats "none of them" and its probability is at le
 {right:.3f}, unanswerable abstained {abstained:.3f}. Heaviest weights (per standard deviation):
 {weights}.
 """
-SLICES = (("all", lambda r: True), ("en", lambda r: r["lang"] == "en"), ("es", lambda r: r["lang"] == "es"),
-          ("cross", lambda r: r["lang"] == "cross"), ("verbatim", lambda r: r["difficulty"] == "verbatim"),
-          ("paraphrase", lambda r: r["difficulty"] == "paraphrase"), ("conjugation", lambda r: bool(r["conjugation"])))
+SQUAD = """
+### SQuAD's answer metrics (test split)
+
+EM and F1 as SQuAD's official script computes them (lowercased, punctuation and the articles a / an / the
+removed; the best over a question's accepted answers). An unanswerable question scores 1 only when the
+reader abstains. "no abstention" scores the selector's best span on the answerable questions as if the
+reader had answered every one. Answer length: words of the given answers (abstentions left out).
+
+{table}
+"""
+
+
+def slices(rows: pd.DataFrame) -> list[tuple[str, object]]:
+    """all, each language and each difficulty that occurs (in order), and conjugation when some question has it."""
+    out: list[tuple[str, object]] = [("all", lambda r: True)]
+    out += [(lang, lambda r, v=lang: r["lang"] == v) for lang in dict.fromkeys(rows["lang"]) if lang]
+    out += [(d, lambda r, v=d: r["difficulty"] == v) for d in dict.fromkeys(rows["difficulty"]) if d]
+    if rows["conjugation"].astype(str).isin(["True", "true"]).any():
+        out.append(("conjugation", lambda r: str(r["conjugation"]) in ("True", "true")))
+    return out
+
+
+def squad_table(metrics: dict) -> pd.DataFrame:
+    """Readers × runs: SQuAD EM / F1 overall, answerable, unanswerable (and abstained), with no abstention."""
+    rows = []
+    for reader, by_run in metrics.get("readers", {}).items():
+        for run, a in by_run.items():
+            s, words = a.get("squad"), a.get("answer_words", {})
+            if not s:
+                continue
+            rows.append({"Reader": reader, "Run": run, "EM": s["overall"]["em"], "F1": s["overall"]["f1"],
+                         "answerable EM": s["answerable"]["em"], "answerable F1": s["answerable"]["f1"],
+                         "unanswerable abstained": s["unanswerable"]["abstained"],
+                         "answerable F1, no abstention": s["answerable_no_abstention"]["f1"],
+                         "answer words (mean)": words.get("mean", 0.0), "answer words (p90)": words.get("p90", 0)})
+    return pd.DataFrame(rows)
+
+
+def render_squad(metrics: dict, md_table) -> str:
+    table = squad_table(metrics)
+    return SQUAD.format(table=md_table(table, ("Reader", "Run"))) if len(table) else ""
 
 
 def loss_table(rows: pd.DataFrame) -> pd.DataFrame:
     """Readers × slices: n, the share lost at each stage, among candidates, right when among."""
     out = []
     for reader, mine in rows.groupby("reader", sort=False):
-        for label, keep in SLICES:
+        for label, keep in slices(mine):
             part = mine[mine.apply(keep, axis=1)]
             if not len(part):
                 continue
