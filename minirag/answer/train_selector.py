@@ -93,6 +93,14 @@ def examples(learner: list[LearnerQuestion], questions: list[dict], dev_weight: 
     return out
 
 
+def bm25_over(chunks: list[Chunk]) -> BM25Index:
+    """The BM25 a training question's chunks come from (the "grammar" analyzer: query filler dropped,
+    Spanish stems, accents folded)."""
+    analyzer = Analyzer(AnalyzerConfig(query_stopwords=("en", "es"), stemmer="spanish", fold_accents=True))
+    return BM25Index.build([index_text(c) for c in chunks], analyzer, BM25Params(title_weight=1.0),
+                           [c.title for c in chunks])
+
+
 def synthesized(docs: list[dict], terms: GrammarTerms, lexicon: dict, s: SelectorSettings) -> list[LearnerQuestion]:
     """The questions the selector learns from besides dev: learner questions about the grammar (grammar
     features) and questions from the corpus's sentences and tables, answerable and not (generic ones)."""
@@ -136,9 +144,7 @@ def train_selector(docs: list[dict], chunks: list[Chunk], lexicon: dict, terms: 
     selector = AnswerSelector(vocab, None, s.depth, s.features,
                               GenericFeaturizer.from_texts([c.text for c in chunks]) if generic else None)
     names, null_names = feature_names(s.features)
-    analyzer = Analyzer(AnalyzerConfig(query_stopwords=("en", "es"), stemmer="spanish", fold_accents=True))
-    bm25 = BM25Index.build([index_text(c) for c in chunks], analyzer, BM25Params(title_weight=1.0),
-                           [c.title for c in chunks])
+    bm25 = bm25_over(chunks)
     learner = synthesized(docs, terms, lexicon, s)
     items, groups = [], []
     for i, ex in enumerate(examples(learner, questions, s.dev_weight), start=1):
@@ -169,10 +175,6 @@ def train_selector(docs: list[dict], chunks: list[Chunk], lexicon: dict, terms: 
             outcomes.append((ex.answerable, ok, best.p if best else 0.0, p_none))
     rule = "none" if generic else "best"
     threshold, dev = calibrate(outcomes, rule)
-    import os
-    if os.environ.get("SQDBG"):
-        import json as _j
-        _j.dump(outcomes, open(os.environ["SQDBG"], "w"))
     real = sum(ex.real for ex, *_ in items)
     dev["calibrated_on"] = "dev" if real else "synthetic"
     if not real:

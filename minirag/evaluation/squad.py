@@ -10,7 +10,7 @@ reader abstains (says nothing); an abstention on an answerable question scores 0
 citations are not part of its answer.
 
     exact("The Normans [#1]", ["Normans"]) -> 1.0
-    f1("in the 10th century", ["10th and 11th centuries"]) -> 0.4
+    f1("in the 10th century", ["10th and 11th centuries"]) -> 0.2857  (P 1/3, R 1/4)
 
 `question_scores` gives one question's EM and F1 as spoken (abstention on) and as the reader's best
 span would have scored had it answered (abstention off); `summary` averages them over the overall,

@@ -59,7 +59,7 @@ def official_f1(pred: str, gold: str) -> float:
 @pytest.mark.parametrize("pred,gold,em,f1", [
     ("The Normans", "Normans", 1.0, 1.0),                       # articles removed
     ("normans.", "Normans", 1.0, 1.0),                          # case and punctuation
-    ("in the 10th century", "10th and 11th centuries", 0.0, 0.4),
+    ("in the 10th century", "10th and 11th centuries", 0.0, 2 / 7),  # P 1/3, R 1/4
     ("Rollo [#2]", "Rollo", 1.0, 1.0),                          # citations are not the answer
     ("", "", 1.0, 1.0),                                         # abstaining on an unanswerable question
     ("France", "", 0.0, 0.0),                                   # answering one

@@ -6,9 +6,10 @@
 Answerable ones:
 - `cloze-<kind>`: a span of a sentence (spans.py: a name, date, number or noun phrase) taken out, and the
   rest asked with the question word of its kind — who / where for a name (where after in, at, from),
-  when for a date, how many for a number, what for a phrase; a third of them with some of the sentence's
-  other words dropped (a question rarely repeats its sentence whole);
-- `table`: "What is the <column> of <row key>?" answered by that cell.
+  when for a date, how many for a number, what for a phrase; about a third of the sentence's other words
+  dropped (a question rarely repeats its sentence whole);
+- `table`: "What is the <column> of <row key>?" (and rewordings; "What is the <row key>?" of a table of
+  two columns) answered by that cell.
 
 Unanswerable ones, written to look answerable:
 - `swap`: a name, date or number of a cloze question replaced by another of the corpus's, from elsewhere;
@@ -34,7 +35,7 @@ from .learner_questions import LearnerQuestion
 
 WH = {"date": "When", "number": "How many", "phrase": "What", "quote": "What"}
 AUX_RE = re.compile(r"\b(is|was|are|were|did|does|do|has|had|can|will)\b")
-UNANSWERABLE = 0.45
+UNANSWERABLE = 0.35
 
 
 def table_rows(text: str) -> list[tuple[str, str, str, list[str]]]:
@@ -95,8 +96,8 @@ def cloze(sentence: str, kind: str, span: str, rng: np.random.Generator) -> str:
         wh = WH.get(kind, "What")
     rest = f"{before} {after}".strip() if before else after
     words = rest.split()
-    if len(words) > 6 and rng.random() < 0.33:  # some words dropped: a question rarely repeats its sentence
-        keep = rng.random(len(words)) > 0.25
+    if len(words) > 5:  # some words dropped: a question rarely repeats its sentence
+        keep = rng.random(len(words)) < 0.65
         words = [w for w, k in zip(words, keep) if k]
     return f"{wh} {' '.join(words)}?".replace(" ,", ",")
 
@@ -104,8 +105,11 @@ def cloze(sentence: str, kind: str, span: str, rng: np.random.Generator) -> str:
 def answerable(m: Material, rng: np.random.Generator) -> tuple[str, str, str, str]:
     """(query, answer, family, source)."""
     if m.cells and (not m.sentences or rng.random() < 0.2):
-        doc_id, key, column, value, _ = m.cells[int(rng.integers(len(m.cells)))]
-        return f"What is the {column} of {key}?", value, "table", doc_id
+        doc_id, key, column, value, columns = m.cells[int(rng.integers(len(m.cells)))]
+        forms = [f"What is the {column} of {key}?", f"{key}: {column}?", f"What {column.lower()} for {key}?"]
+        if len(columns) == 2:  # a table of properties and values: the row names what is asked
+            forms += [f"What is the {key}?", f"How much is the {key.lower()}?"]
+        return forms[int(rng.integers(len(forms)))], value, "table", doc_id
     doc_id, s, spans = m.sentences[int(rng.integers(len(m.sentences)))]
     kind, span = spans[int(rng.integers(len(spans)))]
     return cloze(s, kind, span, rng), span, f"cloze-{kind}", doc_id

@@ -49,7 +49,7 @@ G = {n: i for i, n in enumerate(GENERIC)}
 WINDOW = 6
 TYPE_RULES = (  # (pattern over the folded question, type), first match wins
     (r"\b(how many|how much|cuant[oa]s?|how long|how old|how far|how big|how large|what percentage|"
-     r"what number|how tall)\b", "number"),
+     r"what number|how tall|what temperature|how often|how fast|how high)\b", "number"),
     (r"\b(when|cuando|what year|which year|what century|what decade|what date|en que ano|que ano|"
      r"what time|what period)\b", "date"),
     (r"\b(who|whom|whose|quien|quienes)\b", "person"),
@@ -60,8 +60,13 @@ TYPE_RULES = (  # (pattern over the folded question, type), first match wins
 NEGATION_RE = re.compile(r"\b(not|never|no|n't|nunca|tampoco)\b")
 
 
+SUFFIX_RE = re.compile(r"(?<=\w{3})(ings?|ed|es|s|ly|ciones|cion|mente)$")
+
+
 def stem(word: str) -> str:
-    return fold(word)[:6]
+    """A crude stem: folded, a common English or Spanish ending off, at most six letters
+    ("meaning" and "mean", "founded" and "founding" meet)."""
+    return SUFFIX_RE.sub("", fold(word))[:6]
 
 
 def words_of(text: str) -> list[str]:

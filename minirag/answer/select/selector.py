@@ -47,7 +47,9 @@ def best_lines(X: np.ndarray, lines: int) -> np.ndarray:
     cov = X[:, GENERIC.index("g_cov")] + 1e-4 * X[:, GENERIC.index("g_inv_rank")]  # ties: the better chunk's
     distinct = np.unique(cov)[::-1]
     floor = distinct[min(lines, len(distinct)) - 1] if len(distinct) else 0.0
-    return np.flatnonzero(cov >= max(floor, 1e-3))
+    own = X[:, GENERIC.index("g_all_in_q")] > 0  # never what the question already says (its row key, its names)
+    keep = np.flatnonzero((cov >= max(floor, 1e-3)) & ~own)
+    return keep if len(keep) else np.flatnonzero(~own)
 
 
 def feature_names(features: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
