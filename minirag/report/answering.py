@@ -34,11 +34,12 @@ SELECTOR = """
 Scores every cell and clause of a run's top chunks (`candidates/<run>.jsonl`) with a listwise
 {model} over {features} features, trained on {learner:,} learner-phrased questions synthesized
 from the corpus's tables and prose (`readers/{name}.tasks.jsonl`) and the {dev} dev questions. It answers
-with the best answer when that beats "none of them" and its probability is at least {threshold}
-(calibrated on dev). On the dev questions each half of the scorer was fitted without: answered right
-{right:.3f}, unanswerable abstained {abstained:.3f}. Heaviest weights (per standard deviation):
-{weights}.
-"""
+with the best answer when {rule} {threshold} ({calibrated}). On the held-out questions each half of the
+scorer was fitted without: answered right {right:.3f}, unanswerable abstained {abstained:.3f}. Feature sets:
+{sets}. Heaviest weights (per standard deviation): {weights}.
+{warning}"""
+CALIBRATED = {"dev": "calibrated on the corpus's dev questions",
+              "synthetic": "calibrated on held-out synthesized questions: no real question was used"}
 SQUAD = """
 ### SQuAD's answer metrics (test split)
 
@@ -124,4 +125,9 @@ def render_selector(name: str, meta: dict) -> str:
                            features=len(meta["features"]), learner=meta["training"]["learner_questions"],
                            dev=meta["training"]["dev_questions"], threshold=meta["threshold"],
                            right=dev["answered_right"], abstained=dev["unanswerable_abstained"],
+                           rule=("the probability of \"none of them\" is at most" if meta.get("rule") == "none"
+                                 else "that beats \"none of them\" and its probability is at least"),
+                           calibrated=CALIBRATED.get(meta.get("calibrated_on", "dev"), "calibrated on dev"),
+                           sets=", ".join(meta.get("feature_sets", ["grammar"])),
+                           warning=f"\n**Warning:** {dev['warning']}.\n" if dev.get("warning") else "",
                            weights=", ".join(f"`{k}` {v:+.2f}" for k, v in heavy) or "(an MLP: no single weights)")

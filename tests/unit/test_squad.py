@@ -88,3 +88,17 @@ def test_best_over_accepted_answers_and_abstention_columns():
 def test_answer_length_summary_leaves_out_citations():
     assert squad.length_summary(["Rollo [#1]", "the Duke of Normandy [#2]"]) == {
         "answers": 2, "mean": 2.5, "median": 2.5, "p90": 4, "max": 4}
+
+
+def test_a_question_in_any_language_with_a_list_of_accepted_answers():
+    from minirag.text.questions import Where, validate_question
+    docs = {"p.md": {"doc_id": "p.md", "text": "Le Mont-Saint-Michel est en Normandie."}}
+    q = {"qid": "fr1", "query": "Où est le Mont-Saint-Michel ?", "lang": "fr", "difficulty": "verbatim",
+         "gold": [{"doc_id": "p.md", "evidence": "Le Mont-Saint-Michel est en Normandie."}],
+         "answer": ["Normandie", "en Normandie"], "answerable": True}
+    rec = validate_question(q, docs, Where("q.jsonl", 1))
+    assert rec["lang"] == "fr" and rec["answer"] == "Normandie" and rec["answers"] == ["Normandie", "en Normandie"]
+    with pytest.raises(CorpusError, match="language code"):
+        validate_question({**q, "lang": "French!"}, docs, Where("q.jsonl", 1))
+    with pytest.raises(CorpusError, match="not one of"):
+        validate_question(q, docs, Where("q.jsonl", 1), ("en", "es", "cross"))
