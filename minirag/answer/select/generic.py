@@ -44,7 +44,7 @@ GENERIC = (("g_type_fit", "g_type_clash") + tuple(f"g_kind_{k}" for k in KINDS)
               "g_row_q", "g_column_q", "g_row_and_column", "g_fit_best_line"))
 NULL_GENERIC = (("gn_bias", "gn_best_cov", "gn_best_near", "gn_missing", "gn_missing_best", "gn_negation",
                  "gn_no_candidates", "gn_fit_in_best", "gn_rarest_missing", "gn_numbers_missing", "gn_names_missing",
-                 "gn_words") + tuple(f"gn_type_{t}" for t in TYPES))
+                 "gn_words", "gn_log_candidates") + tuple(f"gn_type_{t}" for t in TYPES))
 G = {n: i for i, n in enumerate(GENERIC)}
 WINDOW = 6
 TYPE_RULES = (  # (pattern over the folded question, type), first match wins
@@ -225,7 +225,8 @@ class GenericFeaturizer:
         top = max(q.stems.values(), default=1.0)
         return np.array([1.0, best, near, missing, 1.0 - best, q.negated, not len(X), fit_in_best,
                          max(absent, default=0.0) / top, len(q.numbers - line) / max(1, len(q.numbers)),
-                         len(q.names - line) / max(1, len(q.names)), math.log1p(len(q.stems))]
+                         len(q.names - line) / max(1, len(q.names)), math.log1p(len(q.stems)),
+                         math.log1p(int((X[:, G["g_cov_gap"]] > -0.35).sum()) if len(X) else 0)]
                         + [q.type == t for t in TYPES], dtype=np.float32)
 
     @staticmethod
