@@ -116,7 +116,6 @@ class GenericBlock:
         self.all_stems = [[stem(w) for w in words_of(c.text)] for c in candidates]
         self.key_stems = [set(content_stems(c.key)) for c in candidates]
         self.column_stems = [set(content_stems(c.column)) for c in candidates]
-        self.caption_stems = [set(content_stems(c.caption)) for c in candidates]
         lines: dict[str, Line] = {}
         for i, c in enumerate(candidates):
             line = lines.setdefault(c.line, Line(c.line))
@@ -128,6 +127,17 @@ class GenericBlock:
             row[G[f"g_kind_{self.kinds[i]}"]] = 1.0
             row[G["g_log_words"]], row[G["g_one_word"]], row[G["g_long"]] = math.log1p(k), k == 1, k > 5
         self.lines = list(lines.values())
+        self.fit = np.array([[k in FITS[t] for t in TYPES] for k in self.kinds], dtype=bool).reshape(n, -1)
+        self.clash = np.array([[k in ("name", "date", "number") and k not in FITS[t] for t in TYPES]
+                               for k in self.kinds], dtype=bool).reshape(n, -1)
+        self.tokens = [t for ts in self.all_stems for t in ts]                 # every candidate's stems, in a row
+        self.owner = np.repeat(np.arange(n), [len(ts) for ts in self.all_stems])
+        self.n_tokens = np.maximum(1, np.bincount(self.owner, minlength=n))
+        self.cells = [i for i, k in enumerate(self.kinds) if k == "cell"]
+        distinct = {c.caption: None for c in candidates}
+        where = {c: i for i, c in enumerate(distinct)}
+        self.captions = [set(content_stems(c)) for c in distinct]
+        self.caption_of = np.array([where[c.caption] for c in candidates], dtype=np.int64)
 
 
 def find_run(seq: list[str], run: list[str]) -> int:
@@ -154,8 +164,10 @@ def line_features(q: GenericQuestion, line: Line, X: np.ndarray) -> float:
     X[rows, G["g_near"]] = window / q.total
     hits = np.flatnonzero(w > 0)
     if len(hits):
-        left = np.array([hits[hits < a].max(initial=-10_000) for a in s])
-        right = np.array([hits[hits >= b].min(initial=10_000) for b in e])
+        at = np.searchsorted(hits, s)                                        # first question word at or after s
+        left = np.where(at > 0, hits[np.maximum(at - 1, 0)], -10_000)        # the last one before the span
+        after = np.searchsorted(hits, e)
+        right = np.where(after < len(hits), hits[np.minimum(after, len(hits) - 1)], 10_000)  # the first after it
         X[rows, G["g_dist"]] = 1.0 / (1.0 + np.minimum(s - left, right - e + 1))
         X[rows, G["g_left_q"]] = (s > 0) & (left == s - 1)
         X[rows, G["g_right_q"]] = right == e
@@ -169,16 +181,15 @@ def block_matrix(q: GenericQuestion, b: GenericBlock, rank: int) -> tuple[np.nda
     cov = np.zeros(b.n, dtype=np.float32)
     for line in b.lines:
         cov[line.rows] = line_features(q, line, X)
-    fits = FITS[q.type]
-    for i in range(b.n):
-        X[i, G["g_type_fit"]] = b.kinds[i] in fits
-        X[i, G["g_type_clash"]] = b.kinds[i] in ("name", "date", "number") and b.kinds[i] not in fits
-        toks = b.all_stems[i]
-        X[i, G["g_in_q"]] = sum(t in q.stems for t in toks) / max(1, len(toks))
-        X[i, G["g_caption_q"]] = len(b.caption_stems[i] & q.stems.keys()) / max(1, len(q.stems))
-        if b.kinds[i] == "cell":
-            X[i, G["g_row_q"]] = bool(b.key_stems[i] & q.stems.keys())
-            X[i, G["g_column_q"]] = len(b.column_stems[i] & q.stems.keys()) / max(1, len(b.column_stems[i]))
+    t = TYPES.index(q.type)
+    X[:, G["g_type_fit"]], X[:, G["g_type_clash"]] = b.fit[:, t], b.clash[:, t]
+    in_q = np.fromiter((tok in q.stems for tok in b.tokens), dtype=np.float64, count=len(b.tokens))
+    X[:, G["g_in_q"]] = np.bincount(b.owner, weights=in_q, minlength=b.n) / b.n_tokens
+    shared = np.array([len(c & q.stems.keys()) for c in b.captions], dtype=np.float32) / max(1, len(q.stems))
+    X[:, G["g_caption_q"]] = shared[b.caption_of] if b.n else 0.0
+    for i in b.cells:
+        X[i, G["g_row_q"]] = bool(b.key_stems[i] & q.stems.keys())
+        X[i, G["g_column_q"]] = len(b.column_stems[i] & q.stems.keys()) / max(1, len(b.column_stems[i]))
     X[:, G["g_all_in_q"]] = X[:, G["g_in_q"]] >= 1.0
     X[:, G["g_row_and_column"]] = X[:, G["g_row_q"]] * X[:, G["g_column_q"]] * (X[:, G["g_in_q"]] < 1.0)
     return X, cov
