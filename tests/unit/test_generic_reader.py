@@ -83,3 +83,17 @@ def test_a_table_is_read_by_its_row_and_column(query, expected):
 
 def test_a_question_the_manual_does_not_answer_gets_no_answer():
     assert answer("Does the kettle work with Alexa?") is None
+
+
+def test_the_grammar_features_go_on_top_of_the_generic_ones():
+    from minirag.answer.select.features import FEATURES
+    from minirag.answer.select.generic import GENERIC, NULL_GENERIC
+    from minirag.answer.select.selector import NULL_FEATURES, feature_names
+    docs, chunks, _, _ = manual()
+    vocab = Vocabulary.from_chunks(chunks, {}, GrammarTerms.base(), {})
+    both = AnswerSelector(vocab, None, 10, ("generic", "grammar"), GenericFeaturizer.from_texts([c.text for c in chunks]))
+    r = both.read("What does error code E5 mean?", chunks, {})
+    assert feature_names(("generic", "grammar")) == (GENERIC + FEATURES, NULL_GENERIC + NULL_FEATURES)
+    assert r.X.shape[1] == len(GENERIC) + len(FEATURES) and r.z.shape == (len(NULL_GENERIC) + len(NULL_FEATURES),)
+    assert "e5" not in r.keys  # the row key the question names is never a candidate answer
+    assert "temperature sensor fault" in r.keys
