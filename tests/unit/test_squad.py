@@ -102,3 +102,16 @@ def test_a_question_in_any_language_with_a_list_of_accepted_answers():
         validate_question({**q, "lang": "French!"}, docs, Where("q.jsonl", 1))
     with pytest.raises(CorpusError, match="not one of"):
         validate_question(q, docs, Where("q.jsonl", 1), ("en", "es", "cross"))
+
+
+def test_each_reader_and_run_gets_squad_columns_beside_contains_answer():
+    from minirag.evaluation.answer_scores import answer_metrics, answer_rows_of
+    qs = [{"qid": "a", "answerable": True, "answer": "1850", "answers": ["1850", "in 1850"], "gold": []},
+          {"qid": "u", "answerable": False, "answer": None, "gold": []}]
+    recs = {"a": {"answer": "in 1850 [#1]", "abstained": False, "citations": [], "latency_ms": 1.0, "reader": "x"},
+            "u": {"answer": "I don't know.", "abstained": True, "citations": [], "latency_ms": 1.0, "reader": "x"}}
+    rows = answer_rows_of(qs, recs, {}, {}, {"a": "in 1850", "u": "1850"})
+    m = answer_metrics(qs, recs, rows)
+    assert m["contains_answer"] == 1.0 and m["abstention_accuracy"] == 1.0  # the keys scripts read stay
+    assert m["squad"]["overall"]["em"] == 1.0 and m["squad"]["unanswerable"]["abstained"] == 1.0
+    assert m["answer_words"]["answers"] == 1 and m["answer_words"]["mean"] == 2.0
