@@ -140,24 +140,28 @@ class ExtractiveReader(Reader):
         from .training import train_extractive
         train_extractive(settings, name, files, out, log)
 
-    def __init__(self, threshold: float = 0.5):
-        self.threshold = threshold
+    def __init__(self, threshold: float = 0.5, abstain: str = IDK, rule: str = "best", calibrated_on: str = ""):
+        self.threshold, self.abstain, self.rule, self.calibrated_on = threshold, abstain, rule, calibrated_on
 
     @classmethod
     def from_settings(cls, settings: SelectorSettings, model) -> "ExtractiveReader":
         """The threshold set, else the one calibrated on the dev questions (the weights' sidecar)."""
         from ..artifacts.integrity import verified
         from ..artifacts.io import read_json
+        side = read_json(verified(Path(model).with_suffix(".json"), "answer selector sidecar")) if model else {}
+        rule, on = side.get("rule", "best"), side.get("calibrated_on", "dev")
         if settings.threshold is not None:
-            return cls(settings.threshold)
-        return cls(read_json(verified(Path(model).with_suffix(".json"), "answer selector sidecar"))["threshold"])
+            return cls(settings.threshold, settings.abstain, rule, "config")
+        return cls(side["threshold"], settings.abstain, rule, on)
 
     def generate(self, prompt: Prompt, max_new_tokens: int | None = None) -> Answer:
         t0 = time.perf_counter()
         if prompt.answers is not None:
             best = prompt.answers[0] if prompt.answers else None
-            if best is None or not (best["p"] >= self.threshold and best["p"] > prompt.p_none):
-                return Answer(IDK, [], True, best["p"] if best else 0.0, (time.perf_counter() - t0) * 1000.0)
+            answers = best is not None and (prompt.p_none <= self.threshold if self.rule == "none"
+                                            else best["p"] >= self.threshold and best["p"] > prompt.p_none)
+            if not answers:
+                return Answer(self.abstain, [], True, best["p"] if best else 0.0, (time.perf_counter() - t0) * 1000.0)
             return Answer(f"{best['text']} [#{best['n']}]", [prompt.citations[best["n"] - 1]], False, best["p"],
                           (time.perf_counter() - t0) * 1000.0)
         return self.from_lines(prompt, t0)
@@ -171,7 +175,7 @@ class ExtractiveReader(Reader):
         scores = line_scores(prompt.query, [ln["text"] for ln in lines])
         best = max(range(len(lines)), key=lambda i: (scores[i], -i), default=None)  # ties: the line shown first
         if best is None or scores[best] <= 0 or support < self.SUPPORT:
-            return Answer(IDK, [], True, support, (time.perf_counter() - t0) * 1000.0)
+            return Answer(self.abstain, [], True, support, (time.perf_counter() - t0) * 1000.0)
         n = lines[best]["n"]
         text = line_answer(query_words, lines[best])
         return Answer(f"{text} [#{n}]", [prompt.citations[n - 1]], False, support, (time.perf_counter() - t0) * 1000.0)

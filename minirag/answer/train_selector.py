@@ -27,13 +27,15 @@ from typing import Callable
 import numpy as np
 
 from ..evaluation.answers import contains
+from ..evaluation.squad import f1 as squad_f1
 from ..index.bm25.index import BM25Index, BM25Params
 from ..text.analyze import Analyzer, AnalyzerConfig
 from ..text.chunks import Chunk, index_text
+from .reading.cloze import synthesize_generic
 from .reading.learner_questions import LearnerQuestion, synthesize
-from .select.features import FEATURES
+from .select.generic import GenericFeaturizer, span_key
 from .select.scorer import AnswerScorer, Group
-from .select.selector import NULL_FEATURES, AnswerSelector, pool
+from .select.selector import AnswerSelector, feature_names, pool
 from .select.settings import SelectorSettings
 from .select.terms import GrammarTerms, answer_key
 from .select.vocabulary import Vocabulary
@@ -46,14 +48,25 @@ class Example:
     query: str
     answer: str | None
     weight: float
-    fold: int       # -1: always trained on (synthesized); 0 or 1: the dev half it belongs to
+    fold: int       # -1: always trained on; 0 or 1: the held-out half it belongs to (dev, else synthetic)
     answerable: bool
+    answers: tuple[str, ...] = ()  # every accepted answer (a SQuAD question's crowd answers)
+    real: bool = False             # a dev question of the corpus, not a synthesized one
 
 
-def right_answers(keys: list[str], texts: list[str], answer: str | None, exact_only: bool) -> np.ndarray:
-    """(m,) which candidates give the answer: the same words, else (dev) the shortest that contain it."""
+def right_answers(keys: list[str], texts: list[str], answer: str | None, exact_only: bool,
+                  answers: tuple[str, ...] = (), generic: bool = False) -> np.ndarray:
+    """(m,) which candidates give the answer: the same words, else (dev) the shortest that contain it; with
+    generic keys, the same words as any accepted answer, else the candidates of best SQuAD F1 (>= 0.5)."""
     if answer is None:
         return np.zeros(len(keys), dtype=bool)
+    if generic:
+        wants = {span_key(a) for a in (answers or (answer,))}
+        right = np.array([k in wants for k in keys], dtype=bool)
+        if right.any() or exact_only or not len(keys):
+            return right
+        f1 = np.array([squad_f1(t, list(answers or (answer,))) for t in texts])
+        return (f1 >= max(0.5, f1.max())) if f1.max() >= 0.5 else right
     want = answer_key(answer)
     right = np.array([k == want for k in keys], dtype=bool)
     if right.any() or exact_only:
@@ -70,27 +83,51 @@ def dev_fold(qid: str) -> int:
 
 
 def examples(learner: list[LearnerQuestion], questions: list[dict], dev_weight: float) -> list[Example]:
-    out = [Example(q.query, q.answer, 1.0, -1, q.answer is not None) for q in learner]
-    out += [Example(q["query"], q.get("answer"), dev_weight, dev_fold(q["qid"]), bool(q.get("answerable", True)))
-            for q in questions if q.get("split") == "dev"]
+    """The synthesized questions and the dev ones; without dev questions, a third of the synthesized
+    ones are held out in two halves instead, for the threshold."""
+    dev = [q for q in questions if q.get("split") == "dev"]
+    out = [Example(q.query, q.answer, 1.0, -1 if dev or i % 3 else dev_fold(q.qid), q.answer is not None)
+           for i, q in enumerate(learner)]
+    out += [Example(q["query"], q.get("answer"), dev_weight, dev_fold(q["qid"]), bool(q.get("answerable", True)),
+                    tuple(q.get("answers") or ()), True) for q in dev]
     return out
 
 
-def decide(p_best: float, p_none: float, threshold: float) -> bool:
-    """Answer (True) or abstain: the best answer must beat "none of them" and the threshold."""
+def bm25_over(chunks: list[Chunk]) -> BM25Index:
+    """The BM25 a training question's chunks come from (the "grammar" analyzer: query filler dropped,
+    Spanish stems, accents folded)."""
+    analyzer = Analyzer(AnalyzerConfig(query_stopwords=("en", "es"), stemmer="spanish", fold_accents=True))
+    return BM25Index.build([index_text(c) for c in chunks], analyzer, BM25Params(title_weight=1.0),
+                           [c.title for c in chunks])
+
+
+def synthesized(docs: list[dict], terms: GrammarTerms, lexicon: dict, s: SelectorSettings) -> list[LearnerQuestion]:
+    """The questions the selector learns from besides dev: learner questions about the grammar (grammar
+    features) and questions from the corpus's sentences and tables, answerable and not (generic ones)."""
+    out = synthesize(docs, terms, s.questions, s.seed, lexicon.get("lexicon", {})) if "grammar" in s.features else []
+    return out + (synthesize_generic(docs, s.questions, s.seed) if "generic" in s.features else [])
+
+
+def decide(p_best: float, p_none: float, threshold: float, rule: str = "best") -> bool:
+    """Answer (True) or abstain. Rule "best": the best answer must beat "none of them" and the threshold;
+    rule "none" (generic features, hundreds of spans sharing the probability): "none of them" must be
+    at most the threshold."""
+    if rule == "none":
+        return p_none <= threshold
     return p_best >= threshold and p_best > p_none
 
 
-def calibrate(outcomes: list[tuple[bool, bool, float, float]]) -> tuple[float, dict]:
-    """The threshold whose decisions do best on (answerable, best answer right, p_best, p_none) outcomes:
-    mean of the share of answerable questions answered right and of unanswerable ones abstained."""
+def calibrate(outcomes: list[tuple[bool, float, float, float]], rule: str = "best") -> tuple[float, dict]:
+    """The threshold whose decisions do best on (answerable, best answer right (or its F1), p_best, p_none)
+    outcomes: mean of the share of answerable questions answered right and of unanswerable ones abstained."""
     def score(th: float) -> tuple[float, float, float]:
-        ans = [r for a, r, pb, pn in outcomes if a and decide(pb, pn, th)]
+        ans = [r for a, r, pb, pn in outcomes if a and decide(pb, pn, th, rule)]
         right = sum(ans) / max(1, sum(a for a, *_ in outcomes))
-        unans = [not decide(pb, pn, th) for a, _, pb, pn in outcomes if not a]
+        unans = [not decide(pb, pn, th, rule) for a, _, pb, pn in outcomes if not a]
         abstained = sum(unans) / len(unans) if unans else 1.0
         return (right + abstained) / 2, right, abstained
-    best = max(THRESHOLDS, key=lambda th: (score(th)[0], -th))
+    grid = THRESHOLDS if rule == "best" else tuple(round(0.025 * i, 3) for i in range(1, 41))
+    best = max(grid, key=lambda th: (score(th)[0], -th))
     total, right, abstained = score(best)
     return best, {"threshold": best, "answered_right": round(right, 4), "unanswerable_abstained": round(abstained, 4),
                   "questions": len(outcomes)}
@@ -103,16 +140,17 @@ def train_selector(docs: list[dict], chunks: list[Chunk], lexicon: dict, terms: 
     t0 = time.perf_counter()
     langs = {d["doc_id"]: d.get("lang", "") for d in docs}
     vocab = Vocabulary.from_chunks(chunks, lexicon, terms, langs)
-    selector = AnswerSelector(vocab, None, s.depth)
-    analyzer = Analyzer(AnalyzerConfig(query_stopwords=("en", "es"), stemmer="spanish", fold_accents=True))
-    bm25 = BM25Index.build([index_text(c) for c in chunks], analyzer, BM25Params(title_weight=1.0),
-                           [c.title for c in chunks])
-    learner = synthesize(docs, terms, s.questions, s.seed, lexicon.get("lexicon", {}))
+    generic = "generic" in s.features
+    selector = AnswerSelector(vocab, None, s.depth, s.features,
+                              GenericFeaturizer.from_texts([c.text for c in chunks]) if generic else None)
+    names, null_names = feature_names(s.features)
+    bm25 = bm25_over(chunks)
+    learner = synthesized(docs, terms, lexicon, s)
     items, groups = [], []
     for i, ex in enumerate(examples(learner, questions, s.dev_weight), start=1):
         idx, _ = bm25.search(ex.query, s.depth)
         r = selector.read(ex.query, [chunks[j] for j in idx], langs)
-        right = right_answers(r.keys, r.texts, ex.answer, exact_only=ex.fold < 0)
+        right = right_answers(r.keys, r.texts, ex.answer, not ex.real, ex.answers, generic)
         if i % 500 == 0:
             log(f"train_reader: {i} questions read ({time.perf_counter() - t0:.0f} s)")
         if ex.answerable and not right.any():
@@ -120,11 +158,11 @@ def train_selector(docs: list[dict], chunks: list[Chunk], lexicon: dict, terms: 
         items.append((ex, r, right))
         groups.append(Group(r.X, right, r.z, ex.weight))
     log(f"train_reader: {len(groups)} questions with candidates, {sum(len(g.right) for g in groups)} candidates")
-    scorer = AnswerScorer(len(FEATURES), len(NULL_FEATURES), s.hidden, s.seed)
+    scorer = AnswerScorer(len(names), len(null_names), s.hidden, s.seed)
     losses = scorer.fit(groups, s.steps, s.lr, s.l2)
     outcomes = []
     for k in (0, 1):  # the threshold from answers to dev questions a scorer did not see
-        held = AnswerScorer(len(FEATURES), len(NULL_FEATURES), s.hidden, s.seed)
+        held = AnswerScorer(len(names), len(null_names), s.hidden, s.seed)
         held.params = {name: v.copy() for name, v in scorer.params.items()}  # a warm start: a third of the steps
         held.fit([g for g, (ex, *_) in zip(groups, items) if ex.fold != k], max(1, s.steps // 3), s.lr, s.l2)
         for ex, r, right in (it for it in items if it[0].fold == k):
@@ -132,13 +170,22 @@ def train_selector(docs: list[dict], chunks: list[Chunk], lexicon: dict, terms: 
             answers = pool(r.texts, p, r.keys, r.analysis)
             best = answers[0] if answers else None
             said = best.text if best else ""
-            outcomes.append((ex.answerable, bool(best and ex.answer and (right[best.best] or contains(said, ex.answer))),
-                             best.p if best else 0.0, p_none))
-    threshold, dev = calibrate(outcomes)
+            ok = (squad_f1(said, list(ex.answers or (ex.answer,))) if generic
+                  else float(right[best.best] or contains(said, ex.answer))) if best and ex.answer else 0.0
+            outcomes.append((ex.answerable, ok, best.p if best else 0.0, p_none))
+    rule = "none" if generic else "best"
+    threshold, dev = calibrate(outcomes, rule)
+    real = sum(ex.real for ex, *_ in items)
+    dev["calibrated_on"] = "dev" if real else "synthetic"
+    if not real:
+        dev["warning"] = ("no real question: the threshold was calibrated on held-out synthesized questions; "
+                          "add dev questions (split: dev) to calibrate it on questions people ask")
+        log(f"train_reader: warning: {dev['warning']}")
     log(f"train_reader: fitted in {time.perf_counter() - t0:.0f} s; dev (held out) at threshold {threshold}: {dev}")
-    report = {"threshold": threshold, "dev_heldout": dev, "features": list(FEATURES), "null_features": list(NULL_FEATURES),
-              "weights": scorer.describe(FEATURES),
-              "training": {"learner_questions": len(learner),
+    report = {"threshold": threshold, "rule": rule, "dev_heldout": dev, "calibrated_on": dev["calibrated_on"],
+              "feature_sets": list(s.features), "features": list(names), "null_features": list(null_names),
+              "weights": scorer.describe(names),
+              "training": {"learner_questions": len(learner), "seconds": round(time.perf_counter() - t0, 1),
                            "dev_questions": sum(q.get("split") == "dev" for q in questions),
                            "questions_trained": len(groups), "candidates": int(sum(len(g.right) for g in groups)),
                            "steps": s.steps},

@@ -214,7 +214,8 @@ def main_retrievers(cc: dict) -> list[str]:
 
 def has_answers(cc: dict) -> bool:
     """Whether the corpus's questions carry answers for a reader to be scored on."""
-    return cc["source"]["format"] == "markdown" and cc["source"]["questions_format"] == "minirag"
+    src = cc["source"]
+    return src["format"] == "squad" or (src["format"] == "markdown" and src["questions_format"] == "minirag")
 
 
 def answered(cc: dict) -> list[str]:

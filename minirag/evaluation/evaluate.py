@@ -22,13 +22,20 @@ from __future__ import annotations
 
 import csv
 import io
-import statistics
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from ..artifacts.io import atomic_write_text, write_json
 from ..text.chunks import Chunk
-from . import answers as scoring
+from .answer_scores import (
+    ANSWER_COLUMNS,
+    answer_metrics,
+    answer_rows_of,
+    answer_table,
+    best_spans,
+    mean,
+    split_of,
+)
 from .losses import COLUMNS as LOSS_COLUMNS
 from .losses import loss_rows, shares
 from .metrics import retrieval_metrics
@@ -92,23 +99,6 @@ def rank_of(reciprocal_rank: float) -> int | None:
     return round(1 / reciprocal_rank) if reciprocal_rank else None
 
 
-def mean(values: Iterable[float]) -> float:
-    values = list(values)
-    return sum(values) / len(values) if values else 0.0
-
-
-def percentile(values: list[float], p: float) -> float:
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    idx = min(len(ordered) - 1, max(0, int(round(p / 100 * (len(ordered) - 1)))))
-    return ordered[idx]
-
-
-def split_of(q: dict) -> str:
-    return q.get("split") or "test"
-
-
 def splits_of(questions: list[dict]) -> list[str]:
     """The splits the figures are given for: ["test"] alone, or "test", "dev" and "all" when
     some questions are marked dev (choices are made on dev; test is what is reported)."""
@@ -117,45 +107,6 @@ def splits_of(questions: list[dict]) -> list[str]:
 
 def in_split(q: dict, split: str) -> bool:
     return split == "all" or split_of(q) == split
-
-
-def answer_rows_of(questions: list[dict], recs: dict, chunk_qrels: dict, texts: dict[str, str]) -> dict:
-    rows = {}
-    for q in questions:
-        a = recs[q["qid"]]
-        gold = q["answer"] if q["answerable"] and q["answer"] else None
-        relevant = chunk_qrels.get(q["qid"], {})  # unanswerable questions have no qrels
-        said = a["abstained"] is False and gold is not None
-        rows[q["qid"]] = {
-            "contains": bool(said and scoring.contains(a["answer"], gold)),
-            "em": bool(said and scoring.exact_match(a["answer"], gold)),
-            "f1": scoring.token_f1(a["answer"], gold) if said else 0.0,
-            "cites": bool(q["answerable"] and any(relevant.get(c, 0) > 0 for c in a["citations"])),
-            "faithful": bool(not a["abstained"] and scoring.faithful(a["answer"], [texts[c] for c in a["citations"]])),
-            "in_prompt": any(relevant.get(c, 0) > 0 for c in a.get("prompt_chunks", [])),
-            "abstain_ok": a["abstained"] == (not q["answerable"]),
-            "answer": a["answer"], "abstained": a["abstained"], "citations": a["citations"]}
-    return rows
-
-
-def answer_metrics(qs: list[dict], recs: dict, rows: dict) -> dict:
-    answerable = [q for q in qs if q["answerable"]]
-    given = [q for q in qs if not rows[q["qid"]]["abstained"]]
-    reached = [q for q in answerable if rows[q["qid"]]["in_prompt"]]
-    lat = [recs[q["qid"]]["latency_ms"] for q in qs]
-    return {
-        "reader": next(iter(recs.values()))["reader"] if recs else "",
-        "contains_answer": mean(rows[q["qid"]]["contains"] for q in answerable),
-        "exact_match": mean(rows[q["qid"]]["em"] for q in answerable),
-        "f1": mean(rows[q["qid"]]["f1"] for q in answerable),
-        "cites_relevant": mean(rows[q["qid"]]["cites"] for q in answerable),
-        "faithful": mean(rows[q["qid"]]["faithful"] for q in given),
-        "abstention_accuracy": mean(rows[q["qid"]]["abstain_ok"] for q in qs),
-        "unanswerable_abstained": mean(rows[q["qid"]]["abstained"] for q in qs if not q["answerable"]),
-        "relevant_in_prompt": len(reached),
-        "contains_answer_when_in_prompt": mean(rows[q["qid"]]["contains"] for q in reached),
-        "latency_ms_p50": statistics.median(lat) if lat else 0.0,
-        "latency_ms_p95": percentile(lat, 95)}
 
 
 def split_metrics(qs: list[dict], scores: dict, answers: dict, answer_rows: dict, losses: list[dict]) -> dict:
@@ -198,7 +149,8 @@ def evaluate(corpus: str, questions: list[dict], chunks: Sequence[Chunk], runs: 
             per_query[qid][name] = rank_of(m["mrr"])
             per_query[qid][name + "_doc"] = rank_of(by_level["doc"][qid]["mrr"])
     texts = {c.id: c.text for c in chunks}
-    answer_rows = {name: answer_rows_of(questions, recs, chunk_qrels, texts) for name, recs in answers.items()}
+    answer_rows = {name: answer_rows_of(questions, recs, chunk_qrels, texts, best_spans(candidates, name))
+                   for name, recs in answers.items()}
     depth = max((r["depth"] for recs in (candidates or {}).values() for r in recs.values()), default=0)
     losses = loss_rows(questions, chunk_qrels, runs, candidates or {}, answers, depth)
     splits = splits_of(questions)
@@ -275,24 +227,3 @@ def write_evaluation(out_dir: str | Path, result: dict, questions: list[dict], r
     write_qrels(out_dir / "qrels.doc.txt", result["doc_qrels"])
     atomic_write_text(out_dir / "answers.csv", to_csv(answer_table(questions, result["answer_rows"]), ANSWER_COLUMNS))
     atomic_write_text(out_dir / "losses.csv", to_csv(result["losses"], LOSS_COLUMNS))
-
-
-ANSWER_COLUMNS = ["qid", "split", "query", "gold", "reader", "retriever", "answer", "citations", "abstained",
-                  "correct", "exact_match", "f1", "cites_relevant", "faithful", "relevant_in_prompt"]
-
-
-def answer_table(questions: list[dict], answer_rows: dict) -> list[dict]:
-    """eval/answers.csv: one row per question, reader and retriever, what was said and how it scored
-    (`correct`: contains the gold answer, or abstains on an unanswerable question)."""
-    rows = []
-    for q in questions:
-        for name, by_q in answer_rows.items():
-            reader, run = name.split("/", 1)
-            a = by_q[q["qid"]]
-            rows.append({"qid": q["qid"], "split": split_of(q), "query": q["query"], "gold": q.get("answer") or "",
-                         "reader": reader, "retriever": run, "answer": a["answer"],
-                         "citations": " ".join(a["citations"]), "abstained": a["abstained"],
-                         "correct": a["contains"] if q["answerable"] else a["abstain_ok"], "exact_match": a["em"],
-                         "f1": round(a["f1"], 4), "cites_relevant": a["cites"], "faithful": a["faithful"],
-                         "relevant_in_prompt": a["in_prompt"]})
-    return rows

@@ -43,12 +43,14 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
     def documents(self) -> list[str]:
         if self.source["format"] == "beir":
             return paths(Path(self.source["path"]) / "corpus.jsonl")
+        if self.source["format"] == "squad":
+            return paths(self.source["path"])
         # a name with { or } is no Snakemake input (a wildcard to it); curate refuses it, naming it
         return sorted(str(p) for p in Path(self.source["path"]).glob(self.source["glob"])
                       if p.is_file() and "{" not in str(p) and "}" not in str(p))
 
     def source_files(self) -> Given:
-        """The documents, given to curate as their folder (a BEIR collection's folder)."""
+        """The documents, given to curate as their folder (a BEIR collection's folder, a SQuAD file)."""
         return Given(self.source["path"], tuple(self.documents()))
 
     def question_files(self) -> Given:
@@ -57,6 +59,8 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
             root = Path(self.source["path"])
             return Given(self.source["path"], tuple(paths(root / "queries.jsonl",
                                                           root / "qrels" / f"{self.source['split']}.tsv")))
+        if self.source["format"] == "squad":
+            return Given(self.source["path"], (self.source["path"],))
         return Given(self.source["questions"], (self.source["questions"],))
 
     def chunk(self) -> dict:

@@ -83,8 +83,9 @@ class AnswerInputs:
 
     def candidates(self, name: str) -> dict:
         """A candidates job's inputs beyond the run and the chunks: the lexicon, the terms, the selector's weights."""
+        model, sidecar = self.layout.reader_files(self.selector())[:2]
         return {"lexicon": str(self.layout.lexicon), "terms": self.terms_file(),
-                "model": str(self.layout.reader_model(self.selector()))}
+                "model": Given(str(model), (str(model), str(sidecar)))}
 
     def prompt(self, name: str) -> dict:
         """The run's scored candidates, when the corpus has an answer selector."""

@@ -37,7 +37,7 @@ class ScaleInputs:
         """The source files of one shard: a markdown document's id is its path, so a folder's
         shard lists only its own files and editing one reruns that shard alone; a BEIR corpus is
         one file, read by every shard."""
-        if self.source["format"] == "beir":
+        if self.source["format"] in ("beir", "squad"):
             return self.documents()
         from ..text.corpus import path_doc_id, source_paths
         root = Path(self.source["path"])

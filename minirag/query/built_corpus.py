@@ -8,7 +8,7 @@ and the chunks' content hashes, sources.py) and return plain JSON-ready dicts:
     search -> {"query", "retriever", "results": [{"rank", "chunk_id", "score", "doc_id", "section", "text"}]}
     answer -> {"query", "retriever", "reader", "answer", "abstained", "citations": [{"n", "chunk_id",
                "doc_id", "section", "text"}], "evidence": [{"n", "text"}], "retrieved": [rows as in search],
-               "latency_ms", "prompt"}
+               ["abstention": {"threshold", "calibrated_on", "warning"}], "latency_ms", "prompt"}
 
 A request that cannot be served as asked raises `UsageError` naming the field (`query`,
 `retriever`, `reader`, `k`); an unknown retriever or reader is an `UnknownName`, listing the
@@ -212,4 +212,16 @@ class BuiltCorpus:
                 "abstained": answer.abstained, "citations": cited,
                 "evidence": [{"n": ln["n"], "text": ln["text"]} for ln in prompt.evidence],
                 "retrieved": [self.row(i, cid, score) for i, (cid, score) in enumerate(ranked, 1)],
-                **answer.origin, "latency_ms": round(total_ms, 3), "prompt": prompt.text}
+                **answer.origin, **abstention_of(rd), "latency_ms": round(total_ms, 3), "prompt": prompt.text}
+
+
+def abstention_of(reader) -> dict:
+    """What an answer selector's abstention threshold was calibrated on ("dev": the corpus's dev questions;
+    "synthetic": held-out synthesized ones, with a warning; "config": set by hand); {} for other readers."""
+    on = getattr(reader, "calibrated_on", "")
+    if not on:
+        return {}
+    warning = ("no real question was used: the threshold was calibrated on held-out synthesized questions"
+               if on == "synthetic" else "")
+    return {"abstention": {"threshold": reader.threshold, "calibrated_on": on,
+                           **({"warning": warning} if warning else {})}}

@@ -34,21 +34,60 @@ SELECTOR = """
 Scores every cell and clause of a run's top chunks (`candidates/<run>.jsonl`) with a listwise
 {model} over {features} features, trained on {learner:,} learner-phrased questions synthesized
 from the corpus's tables and prose (`readers/{name}.tasks.jsonl`) and the {dev} dev questions. It answers
-with the best answer when that beats "none of them" and its probability is at least {threshold}
-(calibrated on dev). On the dev questions each half of the scorer was fitted without: answered right
-{right:.3f}, unanswerable abstained {abstained:.3f}. Heaviest weights (per standard deviation):
-{weights}.
+with the best answer when {rule} {threshold} ({calibrated}). On the held-out questions each half of the
+scorer was fitted without: answered right {right:.3f}, unanswerable abstained {abstained:.3f}. Feature sets:
+{sets}. Heaviest weights (per standard deviation): {weights}.
+{warning}"""
+CALIBRATED = {"dev": "calibrated on the corpus's dev questions",
+              "synthetic": "calibrated on held-out synthesized questions: no real question was used"}
+SQUAD = """
+### SQuAD's answer metrics (test split)
+
+EM and F1 as SQuAD's official script computes them (lowercased, punctuation and the articles a / an / the
+removed; the best over a question's accepted answers). An unanswerable question scores 1 only when the
+reader abstains. "no abstention" scores the selector's best span on the answerable questions as if the
+reader had answered every one. Answer length: words of the given answers (abstentions left out).
+
+{table}
 """
-SLICES = (("all", lambda r: True), ("en", lambda r: r["lang"] == "en"), ("es", lambda r: r["lang"] == "es"),
-          ("cross", lambda r: r["lang"] == "cross"), ("verbatim", lambda r: r["difficulty"] == "verbatim"),
-          ("paraphrase", lambda r: r["difficulty"] == "paraphrase"), ("conjugation", lambda r: bool(r["conjugation"])))
+
+
+def slices(rows: pd.DataFrame) -> list[tuple[str, object]]:
+    """all, each language and each difficulty that occurs (in order), and conjugation when some question has it."""
+    out: list[tuple[str, object]] = [("all", lambda r: True)]
+    out += [(lang, lambda r, v=lang: r["lang"] == v) for lang in dict.fromkeys(rows["lang"]) if lang]
+    out += [(d, lambda r, v=d: r["difficulty"] == v) for d in dict.fromkeys(rows["difficulty"]) if d]
+    if rows["conjugation"].astype(str).isin(["True", "true"]).any():
+        out.append(("conjugation", lambda r: str(r["conjugation"]) in ("True", "true")))
+    return out
+
+
+def squad_table(metrics: dict) -> pd.DataFrame:
+    """Readers × runs: SQuAD EM / F1 overall, answerable, unanswerable (and abstained), with no abstention."""
+    rows = []
+    for reader, by_run in metrics.get("readers", {}).items():
+        for run, a in by_run.items():
+            s, words = a.get("squad"), a.get("answer_words", {})
+            if not s:
+                continue
+            rows.append({"Reader": reader, "Run": run, "EM": s["overall"]["em"], "F1": s["overall"]["f1"],
+                         "answerable EM": s["answerable"]["em"], "answerable F1": s["answerable"]["f1"],
+                         "unanswerable abstained": s["unanswerable"]["abstained"],
+                         "answerable F1, no abstention": s["answerable_no_abstention"]["f1"],
+                         "answer words (mean)": words.get("mean", 0.0), "answer words (p90)": words.get("p90", 0)})
+    return pd.DataFrame(rows)
+
+
+def render_squad(metrics: dict, md_table) -> str:
+    table = squad_table(metrics)
+    return SQUAD.format(table=md_table(table, ("Reader", "Run"))) if len(table) else ""
 
 
 def loss_table(rows: pd.DataFrame) -> pd.DataFrame:
     """Readers × slices: n, the share lost at each stage, among candidates, right when among."""
     out = []
     for reader, mine in rows.groupby("reader", sort=False):
-        for label, keep in SLICES:
+        for label, keep in slices(mine):
             part = mine[mine.apply(keep, axis=1)]
             if not len(part):
                 continue
@@ -86,4 +125,9 @@ def render_selector(name: str, meta: dict) -> str:
                            features=len(meta["features"]), learner=meta["training"]["learner_questions"],
                            dev=meta["training"]["dev_questions"], threshold=meta["threshold"],
                            right=dev["answered_right"], abstained=dev["unanswerable_abstained"],
+                           rule=("the probability of \"none of them\" is at most" if meta.get("rule") == "none"
+                                 else "that beats \"none of them\" and its probability is at least"),
+                           calibrated=CALIBRATED.get(meta.get("calibrated_on", "dev"), "calibrated on dev"),
+                           sets=", ".join(meta.get("feature_sets", ["grammar"])),
+                           warning=f"\n**Warning:** {dev['warning']}.\n" if dev.get("warning") else "",
                            weights=", ".join(f"`{k}` {v:+.2f}" for k, v in heavy) or "(an MLP: no single weights)")

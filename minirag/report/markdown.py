@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .answering import render_losses
+from .answering import render_losses, render_squad
 from .cells import md_table
 from .paired import note as delta_note
 from .pretrained import coverage_notes, pretrained_notes
@@ -188,7 +188,8 @@ def render_corpus(t: CorpusTables, results: str | Path, jobs: list) -> str:
                  if len(unanswerable) else "")
         out.append(ANSWERS.format(k=cc["prompt"]["k"], table=md_table(answers, ("Reader", "Run")),
                                   note=delta_note(answers, "Δ contains answer vs the reader's best run"),
-                                  unanswerable=shown) + render_losses(t, run, md_table) + render_reading(t, results))
+                                  unanswerable=shown) + render_squad(t.metrics, md_table) + render_losses(t, run, md_table)
+                   + render_reading(t, results))
     times = t.stage_times(jobs)
     if len(times):
         out.append(STAGE_TIMES.format(total=times["seconds"].sum(), table=md_table(times)))

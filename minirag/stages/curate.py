@@ -1,4 +1,4 @@
-"""curate: the corpus's documents -> docs.jsonl (markdown front matter or a BEIR corpus.jsonl)."""
+"""curate: the corpus's documents -> docs.jsonl (markdown front matter, a BEIR corpus.jsonl or a SQuAD JSON file)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,9 @@ def curate(settings: dict, source: Path, glob: str, out: Path, shard: int = -1, 
     if settings["format"] == "beir":
         from ..datasets.beir import iter_beir_documents
         docs = iter_beir_documents(source, default_lang=settings["default_lang"] or "en", warn=log, keep=keep)
+    elif settings["format"] == "squad":
+        from ..datasets.squad import iter_squad_documents
+        docs = iter_squad_documents(source, default_lang=settings["default_lang"] or "en", keep=keep)
     else:
         from ..text.corpus import curate_markdown
         docs = curate_markdown(source, glob, settings["fields"], settings["default_lang"], tuple(settings["langs"]),

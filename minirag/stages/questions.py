@@ -10,13 +10,16 @@ from .common import log, run_stage
 
 
 def questions(settings: dict, source: Path, docs: Path, out: Path) -> list[Path]:
-    """Validate the questions (markdown corpus) or take a BEIR split's judged queries."""
+    """Validate the questions (markdown corpus), take a BEIR split's judged queries or a SQuAD file's questions."""
     if settings["format"] == "beir":
         from ..datasets.beir import load_beir_questions
         # ids and language are all a judged query is checked against: a large corpus's texts stay on disk
         documents = [{"doc_id": d["doc_id"], "lang": d["lang"]} for d in iter_records(docs, "documents")]
         qs = load_beir_questions(source, settings["split"], documents, lang=documents[0]["lang"] if documents else "en",
                                  strict=settings["strict_qrels"], warn=log)
+    elif settings["format"] == "squad":
+        from ..datasets.squad import load_squad_questions
+        qs = load_squad_questions(source, load_records(docs, "documents"), tuple(settings.get("dev_docs", ())))
     else:
         from ..text.questions import load_questions
         qs = load_questions(source, load_records(docs, "documents"), settings["questions_format"],

@@ -29,7 +29,8 @@ from ..artifacts.io import sha256_text, shown
 from ..artifacts.safe_yaml import load_yaml
 from ..settings import PATH_PATTERN, setting
 
-QUESTION_LANGS = ("en", "es", "cross")
+QUESTION_LANGS = ("en", "es", "cross")  # the KB's values: a question in English, in Spanish, or across the two
+LANG_CODE_RE = re.compile(r"^(?:[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*|cross)$")
 CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x80-\x9f]")  # C0 but tab/newlines, DEL, C1
 SURROGATE_RE = re.compile(r"[\ud800-\udfff]")  # only a JSON escape makes one: it is not text, UTF-8 cannot hold it
 FRONT_MATTER_NODES, FRONT_MATTER_DEPTH = 10_000, 20  # what front matter may expand to (safe_yaml.py)
@@ -46,8 +47,8 @@ class FieldNames:
 @dataclass(frozen=True)
 class SourceSettings:
     """Where a corpus's documents and questions are, and how to read them (stages curate, questions)."""
-    format: Literal["markdown", "beir"] = "markdown"
-    path: str = setting("kb/docs", min_length=1, pattern=PATH_PATTERN)  # markdown: the docs folder; beir: its folder
+    format: Literal["markdown", "beir", "squad"] = "markdown"
+    path: str = setting("kb/docs", min_length=1, pattern=PATH_PATTERN)  # markdown: the docs folder; beir: its folder; squad: the JSON file
     glob: str = setting("**/*.md", min_length=1)   # markdown only: which files under path are documents
     questions: str = setting("kb/eval/questions.jsonl", min_length=1, pattern=PATH_PATTERN)  # markdown: questions
     split: str = setting("test", min_length=1, pattern=PATH_PATTERN)  # beir only: qrels/<split>.tsv: judged queries
@@ -58,7 +59,9 @@ class SourceSettings:
     langs: tuple[str, ...] = ()                     # the languages documents may declare (empty: any)
     questions_format: Literal["minirag", "gold_docs"] = "minirag"  # gold_docs: {qid, query, gold_docs}, no answers
     outside_links: Literal["refuse", "follow"] = "refuse"  # markdown: a symlink under path that leads out of it
-    question_langs: tuple[str, ...] = setting(QUESTION_LANGS, min_items=1)  # allowed values of a question's lang
+    # allowed values of a question's lang; empty: any language code ("fr", "pt-BR") or "cross"
+    question_langs: tuple[str, ...] = ()
+    dev_docs: tuple[str, ...] = ()                  # squad only: the articles (titles) whose questions are the dev split
 
 
 class CorpusError(ValueError):

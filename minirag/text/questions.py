@@ -2,7 +2,8 @@
 
 Two formats (`source.questions_format`):
 - `minirag` (kb/README.md): qid, query, lang, difficulty, tags, gold [{doc_id, evidence}],
-  answer, answerable. The evidence must occur verbatim in its gold document and the answer in
+  answer (a string, or a list of accepted answers, the first in the first evidence), answerable;
+  lang is any language code or "cross" unless `source.question_langs` lists the allowed ones. The evidence must occur verbatim in its gold document and the answer in
   the first evidence; each gold entry gets the character span of its evidence, which is what
   makes relevance independent of chunking.
 - `gold_docs`: qid, query, gold_docs [doc ids], optional lang, difficulty, tags; scored per
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..artifacts.io import numbered_jsonl, shown
-from .corpus import QUESTION_LANGS, CorpusError, id_problem, normalise, text_problem
+from .corpus import LANG_CODE_RE, CorpusError, id_problem, normalise, text_problem
 
 QUESTION_FIELDS = ("qid", "query", "lang", "difficulty", "gold", "answer", "answerable")
 DIFFICULTIES = ("verbatim", "paraphrase")
@@ -66,8 +67,16 @@ class Where:
             self.fail(f"{shown(value)} is not one of {', '.join(allowed)}", field)
         return value
 
+    def lang(self, value: Any, allowed: tuple[str, ...]) -> str:
+        """A question's language: one of `allowed`, or (none set) any language code or "cross"."""
+        if allowed:
+            return self.choice(value, "lang", allowed)
+        if not isinstance(value, str) or not LANG_CODE_RE.match(value):
+            self.fail(f"{shown(value)} is not a language code (en, fr, pt-BR) or cross", "lang")
+        return value
 
-def validate_question(q: Any, docs_by_id: dict[str, dict], w: Where, langs: tuple[str, ...] = QUESTION_LANGS) -> dict:
+
+def validate_question(q: Any, docs_by_id: dict[str, dict], w: Where, langs: tuple[str, ...] = ()) -> dict:
     if not isinstance(q, dict):
         w.fail("each line must be a JSON object")
     missing = [f for f in QUESTION_FIELDS if f not in q]
@@ -75,7 +84,7 @@ def validate_question(q: Any, docs_by_id: dict[str, dict], w: Where, langs: tupl
         w.fail(f"missing field(s): {', '.join(missing)}")
     w.qid = w.checked_qid(q)
     query = w.text(q, "query")
-    lang = w.choice(q["lang"], "lang", langs)
+    lang = w.lang(q["lang"], langs)
     difficulty = w.choice(q["difficulty"], "difficulty", DIFFICULTIES)
     tags = w.strings(q, "tags")
     if not isinstance(q["answerable"], bool):
@@ -99,13 +108,17 @@ def validate_question(q: Any, docs_by_id: dict[str, dict], w: Where, langs: tupl
         if start < 0:
             w.fail(f"evidence not found verbatim in {doc_id}: {evidence[:80]!r}", "gold")
         clean_gold.append({"doc_id": doc_id, "evidence": evidence, "char_start": start, "char_end": start + len(evidence)})
-    answer = q["answer"]
+    answer, accepted = q["answer"], {}
     if q["answerable"]:
-        answer = normalise(w.text(q, "answer"))
+        answers = [normalise(a) for a in w.strings(q, "answer")] if isinstance(q["answer"], list) else []
+        answer = answers[0] if answers else normalise(w.text(q, "answer"))
+        if isinstance(q["answer"], list) and not answers:
+            w.fail("a list of accepted answers needs at least one", "answer")
         if answer not in clean_gold[0]["evidence"]:
             w.fail(f"{shown(answer)} is not in its evidence", "answer")
+        accepted = {"answers": answers} if answers else {}  # every accepted answer; `answer` is the first
     return {"qid": w.qid, "query": normalise(query), "lang": lang, "difficulty": difficulty, "tags": list(tags),
-            "answerable": q["answerable"], "answer": answer, "gold": clean_gold, **split_of(q, w)}
+            "answerable": q["answerable"], "answer": answer, **accepted, "gold": clean_gold, **split_of(q, w)}
 
 
 def split_of(q: dict, w: Where) -> dict:
@@ -124,7 +137,7 @@ def gold_docs_question(q: Any, docs_by_id: dict[str, dict], w: Where, langs: tup
         q = {**q, "qid": str(q["qid"])}
     w.qid = w.checked_qid(q)
     query = w.text(q, "query")
-    lang = w.choice(q.get("lang", langs[0]), "lang", langs)
+    lang = w.lang(q.get("lang", langs[0] if langs else "en"), langs)
     gold_docs = w.strings(q, "gold_docs")
     for doc_id in gold_docs:
         if doc_id not in docs_by_id:
@@ -139,7 +152,7 @@ def gold_docs_question(q: Any, docs_by_id: dict[str, dict], w: Where, langs: tup
 
 
 def load_questions(path: str | Path, docs: list[dict], questions_format: str = "minirag",
-                   langs: tuple[str, ...] = QUESTION_LANGS) -> list[dict]:
+                   langs: tuple[str, ...] = ()) -> list[dict]:
     """Read and validate markdown-corpus questions against the curated docs."""
     path = Path(path)
     if not path.exists():

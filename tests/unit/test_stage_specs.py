@@ -33,7 +33,7 @@ UNITS_IVF = config_with({"train_cap": 3,
                                                 "sweep": {"nprobe": [4]}},
                                         "rrf": {"type": "rrf", "of": ["ivf", "bm25-units"]}}}, base=MINI_CORPUS)
 SHIPPED = ["workflow/config.yaml", "workflow/config.ablations.yaml", "workflow/config.scifact.yaml",
-           "workflow/config.dify.yaml", "workflow/config.arcd.yaml"]
+           "workflow/config.dify.yaml", "workflow/config.arcd.yaml", "workflow/config.squad.yaml"]
 
 
 def graphs(config: dict) -> list[CorpusGraph]:

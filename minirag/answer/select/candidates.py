@@ -25,12 +25,14 @@ from dataclasses import dataclass
 from ...text.chunks import Chunk
 from ...text.structure import LIST_ITEM_RE, PATH_SEP, SENTENCE_RE
 from ..evidence import MARKUP_RE, RULE_RE, WORD_RE, cells, format_row
+from .spans import spans_of
 
 CLAUSE_RE = re.compile(r"\s*(?:[,;:]|\s[–—-]\s|[()])\s*")
 QUOTED_RE = re.compile(r"\*\*([^*\n]{1,80})\*\*|\*([^*\n]{1,80})\*|[\"“«]([^\"”»\n]{1,80})[\"”»]")
 GLOSS_RE = re.compile(r"\*([^*\n]{1,60})\*\s*\(([^()*\n]{1,60})\)")
 DEFINITION_RE = re.compile(r"^([^=:;.\n]{1,40}?)\s+=\s+([^=;.\n]{1,80})")
 ARROW_SPLIT_RE = re.compile(r"[,;:()]|\s[–—-]\s")
+SPAN_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“«(¿¡ÁÉÍÓÚÑ])")
 MAX_WORDS = 30  # a longer stretch is a paragraph, not an answer
 PERSONS = ["yo", "tú", "él / ella / usted", "nosotros", "vosotros", "ellos / ellas / ustedes"]  # a paradigm's order
 
@@ -124,8 +126,14 @@ def prose_candidates(raw: str, kind: str) -> list[tuple[str, str, str]]:
     return out
 
 
-def candidates_of(chunk: Chunk, n: int, lang: str = "") -> list[Candidate]:
-    """Every candidate of one chunk ranked n-th, in reading order, each (kind, text, key, line) once."""
+def sentences(body: str) -> list[str]:
+    """A line's sentences, cut after . ! ? before a capital, a digit or a quote ("£1.3 billion" stays one)."""
+    return [s for s in SPAN_SENTENCE_RE.split(body) if s.strip()]
+
+
+def candidates_of(chunk: Chunk, n: int, lang: str = "", spans: bool = False) -> list[Candidate]:
+    """Every candidate of one chunk ranked n-th, in reading order, each (kind, text, key, line) once; with
+    `spans`, also the short spans of its prose (spans.py: names, dates, numbers, quotes, noun phrases)."""
     first = chunk.context.split("\n")[0] if chunk.context and not chunk.context.startswith("|") else chunk.title
     path = first.split(PATH_SEP) if first else []
     header = next((cells(ln) for ln in chunk.context.split("\n") if ln.lstrip().startswith("|")), [])
@@ -165,9 +173,14 @@ def candidates_of(chunk: Chunk, n: int, lang: str = "") -> list[Candidate]:
         header = []
         kind = "item" if LIST_ITEM_RE.match(line) else "sentence"
         body = LIST_ITEM_RE.sub("", line).strip()
-        pieces = [body] if kind == "item" else [m.group().strip() for m in SENTENCE_RE.finditer(body)]
+        if kind == "item":
+            pieces = [body]
+        else:
+            pieces = sentences(body) if spans else [m.group().strip() for m in SENTENCE_RE.finditer(body)]
         for piece in pieces:
             shown = plain(piece)
             for k, text, key in prose_candidates(piece, kind):
                 add(k, text, shown, key)
+            for k, text in (spans_of(shown) if spans else []):
+                add(k, text, shown)
     return out

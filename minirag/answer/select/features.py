@@ -121,7 +121,8 @@ class ChunkBlock:
             row = self.static[i]
             row[INDEX["text_is_concept"]] = p.text_concept
             row[INDEX["is_row_key"]] = c.kind == "cell" and p.text in p.keys
-            row[INDEX[f"kind_{c.kind}"]] = 1.0
+            if f"kind_{c.kind}" in INDEX:  # a span (generic.py) is none of the grammar's kinds
+                row[INDEX[f"kind_{c.kind}"]] = 1.0
             row[INDEX["log_words"]] = math.log1p(p.n_words)
             row[INDEX["long"]] = p.n_words > 6
         self.texts = [p.text for p in prepared]

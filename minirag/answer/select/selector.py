@@ -24,10 +24,12 @@ from ...text.chunks import Chunk
 from .analysis import QuestionAnalysis, analyze
 from .candidates import Candidate, candidates_of, shown_line
 from .features import FEATURES, INDEX, ChunkBlock, Featurizer
+from .generic import GENERIC, NULL_GENERIC, GenericBlock, GenericFeaturizer, span_key
 from .scorer import AnswerScorer
 from .terms import GrammarTerms, answer_key
 from .vocabulary import Vocabulary
 
+LINES = 6  # generic: the candidates of a question's six best-covering sentences compete
 NULL_FEATURES = ("bias", "best_key_lemma", "best_column_lemma", "best_concepts_met", "best_option", "lemma_found",
                  "concepts_asked", "other_language", "asks_rule", "asks_meaning", "asks_choice", "no_candidates")
 
@@ -38,6 +40,23 @@ def null_features(a: QuestionAnalysis, X: np.ndarray) -> np.ndarray:
     return np.array([1.0, best[INDEX["key_lemma"]], best[INDEX["column_lemma"]], best[INDEX["asked_concepts_met"]],
                      best[INDEX["option_exact"]], max(a.lemmas.values(), default=0.0), bool(a.concepts),
                      a.target_lang == "other", a.asks == "rule", a.asks == "meaning", a.asks == "choice", not len(X)])
+
+
+def best_lines(X: np.ndarray, lines: int) -> np.ndarray:
+    """The rows of candidates whose sentence is among the `lines` best-covering ones (ties kept)."""
+    cov = X[:, GENERIC.index("g_cov")] + 1e-4 * X[:, GENERIC.index("g_inv_rank")]  # ties: the better chunk's
+    distinct = np.unique(cov)[::-1]
+    floor = distinct[min(lines, len(distinct)) - 1] if len(distinct) else 0.0
+    own = X[:, GENERIC.index("g_all_in_q")] > 0  # never what the question already says (its row key, its names)
+    keep = np.flatnonzero((cov >= max(floor, 1e-3)) & ~own)
+    return keep if len(keep) else np.flatnonzero(~own)
+
+
+def feature_names(features: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(candidate feature names, none-option feature names) of a set of feature sets, in column order."""
+    names = (GENERIC if "generic" in features else ()) + (FEATURES if "grammar" in features else ())
+    null = (NULL_GENERIC if "generic" in features else ()) + (NULL_FEATURES if "grammar" in features else ())
+    return names, null
 
 
 @dataclass(frozen=True)
@@ -55,18 +74,24 @@ class Read:
     blocks: list[tuple[ChunkBlock, int]]
     X: np.ndarray
     z: np.ndarray
+    names: tuple[str, ...] = FEATURES  # the columns of X
+    rows: np.ndarray | None = None  # the candidates kept (generic: those of the best-covering sentences); None: all
+
+    def kept(self, values: list) -> list:
+        return values if self.rows is None else [values[i] for i in self.rows]
 
     @property
     def keys(self) -> list[str]:
         """Each candidate's answer key, in feature-row order."""
-        return [t for b, _ in self.blocks for t in b.texts]
+        return self.kept([t for b, _ in self.blocks for t in b.texts])
 
     @property
     def texts(self) -> list[str]:
-        return [c.text for b, _ in self.blocks for c in b.candidates]
+        return self.kept([c.text for b, _ in self.blocks for c in b.candidates])
 
     def candidate(self, i: int) -> Candidate:
         """The i-th candidate (feature row i) with its chunk's rank."""
+        i = int(self.rows[i]) if self.rows is not None else i
         for b, rank in self.blocks:
             if i < b.n:
                 return replace(b.candidates[i], n=rank)
@@ -91,7 +116,7 @@ class Selection:
         answers = []
         for a in self.answers[:keep]:
             c = self.read.candidate(a.best)
-            features = {name: round(float(v), 4) for name, v in zip(FEATURES, self.read.X[a.best]) if v}
+            features = {name: round(float(v), 4) for name, v in zip(self.read.names, self.read.X[a.best]) if v}
             answers.append({"text": a.text, "p": round(a.p, 4), **c.to_record(), "evidence": shown_line(c),
                             "features": features})
         return answers
@@ -131,10 +156,27 @@ def pool(texts: list[str], p: np.ndarray, keys: list[str], analysis: QuestionAna
 
 
 class AnswerSelector:
-    def __init__(self, vocab: Vocabulary, scorer: AnswerScorer | None, depth: int = 20):
-        self.vocab, self.scorer, self.depth = vocab, scorer, depth
+    """`features`: "generic" (spans, answer types, rows and columns: any corpus), "grammar" (the KB's
+    concepts), or both (grammar on top); `generic` holds the corpus's IDF the generic features weigh by."""
+
+    def __init__(self, vocab: Vocabulary, scorer: AnswerScorer | None, depth: int = 20,
+                 features: tuple[str, ...] = ("grammar",), generic: GenericFeaturizer | None = None):
+        self.vocab, self.scorer, self.depth, self.features = vocab, scorer, depth, tuple(features)
         self.featurizer = Featurizer(vocab.terms, vocab.language)
+        self.generic = generic if "generic" in self.features else None
+        self.lines = LINES
+        if "generic" in self.features and generic is None:
+            raise ValueError("generic features need the corpus's IDF (GenericFeaturizer)")
         self._blocks: dict[tuple[str, str], ChunkBlock] = {}
+
+    def block(self, chunk: Chunk, lang: str) -> ChunkBlock:
+        """A chunk's candidates prepared for each feature set (generic: spans too, keys keep numbers)."""
+        cands = candidates_of(chunk, 1, lang, spans=self.generic is not None)
+        b = self.featurizer.block(cands)
+        if self.generic is not None:
+            b.generic = GenericBlock(cands)
+            b.texts = [span_key(c.text) for c in cands]
+        return b
 
     def blocks(self, chunks: list[Chunk], langs: dict[str, str]) -> list[tuple[ChunkBlock, int]]:
         """(the candidates of a chunk, its rank) for the top `depth` chunks (each chunk read once per selector)."""
@@ -142,7 +184,7 @@ class AnswerSelector:
         for n, chunk in enumerate(chunks[: self.depth], start=1):
             key = (chunk.id, chunk.text)
             if key not in self._blocks:
-                self._blocks[key] = self.featurizer.block(candidates_of(chunk, 1, langs.get(chunk.doc_id, "")))
+                self._blocks[key] = self.block(chunk, langs.get(chunk.doc_id, ""))
             out.append((self._blocks[key], n))
         return out
 
@@ -154,8 +196,19 @@ class AnswerSelector:
     def read(self, query: str, chunks: list[Chunk], langs: dict[str, str]) -> Read:
         a = analyze(query, self.vocab)
         blocks = self.blocks(chunks, langs)
-        X = self.featurizer.matrix(a, blocks)
-        return Read(a, blocks, X, null_features(a, X))
+        parts, nulls = [], []
+        rows = None
+        if self.generic is not None:
+            Xg, zg = self.generic.matrix(self.generic.question(query), [(b.generic, n) for b, n in blocks])
+            rows = best_lines(Xg, self.lines)
+            parts.append(Xg[rows])
+            nulls.append(zg)
+        if "grammar" in self.features:
+            X = self.featurizer.matrix(a, blocks)
+            parts.append(X if rows is None else X[rows])
+            nulls.append(null_features(a, X))
+        return Read(a, blocks, np.concatenate(parts, axis=1), np.concatenate(nulls).astype(np.float32),
+                    feature_names(self.features)[0], rows)
 
     def select(self, query: str, chunks: list[Chunk], langs: dict[str, str]) -> Selection:
         if self.scorer is None:
@@ -167,8 +220,14 @@ class AnswerSelector:
 
 def load_selector(model, chunks: list[Chunk], langs: dict[str, str], lexicon, terms, depth: int) -> AnswerSelector:
     """The selector of trained weights (checked against their receipt), over the corpus's chunks (and
-    their documents' languages), lexicon.json and terms file."""
+    their documents' languages), lexicon.json and terms file; its feature sets are the sidecar's."""
+    from pathlib import Path
+
     from ...artifacts.integrity import load_json, verified
+    from ...artifacts.io import read_json
     lex = load_json(lexicon, "lexicon")
     vocab = Vocabulary.from_chunks(chunks, lex, GrammarTerms.load(terms, lex.get("lexicon", {})), langs)
-    return AnswerSelector(vocab, AnswerScorer.load(verified(model, "answer selector weights")), depth)
+    side = read_json(verified(Path(model).with_suffix(".json"), "answer selector sidecar"))
+    features = tuple(side.get("feature_sets", ("grammar",)))
+    generic = GenericFeaturizer.from_texts([c.text for c in chunks]) if "generic" in features else None
+    return AnswerSelector(vocab, AnswerScorer.load(verified(model, "answer selector weights")), depth, features, generic)

@@ -7,7 +7,7 @@ do not import (and so do not depend on) the selector itself.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from ...settings import setting
 
@@ -21,8 +21,12 @@ class CandidateSettings:
 
 @dataclass(frozen=True)
 class SelectorSettings:
-    ANSWER_TIME: ClassVar[tuple[str, ...]] = ("threshold",)  # changing them re-answers, never retrains
+    ANSWER_TIME: ClassVar[tuple[str, ...]] = ("threshold", "abstain")  # changing them re-answers, never retrains
     threshold: float | None = setting(None, minimum=0, maximum=1)  # abstain under this probability; null: calibrated on dev
+    abstain: str = setting("I don't know.", min_length=1)  # what the reader says when it abstains
+    # generic: short spans of prose, answer types from the question word, table row and column (any corpus);
+    # grammar: the grammar KB's concepts, lemmas and options; both: generic with grammar on top
+    features: tuple[Literal["generic", "grammar"], ...] = setting(("grammar",), min_items=1)
     questions: int = setting(1500, minimum=0)     # learner questions synthesized from the corpus to train on
     depth: int = setting(10, minimum=1)            # chunks a training question's candidates are read from
     hidden: int = setting(0, minimum=0)            # 0: logistic regression; > 0: an MLP of this width

@@ -17,6 +17,12 @@ def curate_settings(g, w) -> dict:
     return {k: src[k] for k in ("format", "fields", "default_lang", "langs", "outside_links")}
 
 
+def question_settings(g) -> dict:
+    src = g.source
+    out = {k: src[k] for k in ("format", "split", "questions_format", "question_langs", "strict_qrels")}
+    return {**out, "dev_docs": list(src["dev_docs"])} if src["format"] == "squad" else out
+
+
 def chunk_settings(g, w) -> dict:
     return settings_from_dict(ChunkSettings, g.cc["chunk"], "chunk").used()
 
@@ -30,8 +36,7 @@ CORPUS = [
           values=lambda g, w: {"glob": g.source["glob"]},
           reads=lambda g, w: {"source": g.source_files()}, writes={"out": Out("docs")}),
     Stage("questions", per=None, names=lambda g: one(),
-          settings=lambda g, w: {k: g.source[k] for k in ("format", "split", "questions_format", "question_langs",
-                                                           "strict_qrels")},
+          settings=lambda g, w: question_settings(g),
           reads=lambda g, w: {"source": g.question_files(), **docs(g)}, writes={"out": Out("questions")}),
     Stage("train_sample", per=None, names=lambda g: one(g.uses_train_sample()),
           settings=lambda g, w: {"train_cap": g.cc["train_cap"], "train_seed": g.cc["train_seed"]},

@@ -1,0 +1,155 @@
+"""Short answer spans inside a sentence of prose: what a reader of any corpus would underline.
+
+    spans_of("Rollo was the first Duke of Normandy in 911.")
+    -> [("name", "Rollo"), ("name", "Duke of Normandy"), ("date", "911"), ("phrase", "first Duke"), ...]
+
+Kinds, each a pattern over the sentence's words (offsets kept, so a span is a piece of its sentence):
+
+- `name`: a run of capitalised words, joined by of / de / the / and / y / del / la inside it ("Duke of
+  Normandy", "Sky Sports News"); a sentence's first word counts only when the next is capitalised too;
+- `date`: a year (1000-2099), a month with its day and year, a decade, a century ("10th century");
+- `number`: a number with what it counts ("300 people", "£1.3 billion", "25%");
+- `quote`: what quotes enclose;
+- `phrase`: a noun phrase, the words between function words and punctuation (at most six), with a
+  following "of X" joined, and the last one or two words of a longer one (its head).
+
+Function words are English and Spanish (evaluation/answers.py's list and a few more).
+
+What it leaves out: parsing (a phrase is a run of words, not a constituent) and spans across sentences.
+"""
+
+from __future__ import annotations
+
+import re
+
+TOKEN_RE = re.compile(r"[£$€¥]?\d[\d,.]*%?|\w+(?:['’.-]\w+)*|[^\w\s]")
+FUNCTION = frozenset("""
+a an the of to in on at for and or but nor is are was were be been being it its this that these those with
+as by from into onto over under after before during since until than then there their they them he she his
+her him we our you your i my me not no so if when where which who whom whose what why how also only very
+can could would should will shall may might must do does did has have had about between through against
+among such both either each other any some many much more most all while though although because within
+without upon per via out up down off
+el la los las un una unos unas de del en y o u es son se que lo al con por para fue era como su sus más
+""".split())
+JOINERS = frozenset("of de the and y del la for".split())
+MONTHS = frozenset("""january february march april may june july august september october november december
+enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre""".split())
+SCALE = frozenset("hundred thousand million billion trillion mil millón millones".split())
+YEAR_RE = re.compile(r"^(1[0-9]{3}|20[0-9]{2})s?$")
+NUM_RE = re.compile(r"^[£$€¥]?\d[\d,.]*%?$")
+ORDINAL_RE = re.compile(r"^\d+(st|nd|rd|th)$", re.I)
+QUOTE_RE = re.compile(r"[\"“«]([^\"”»\n]{1,60})[\"”»]")
+MAX_PHRASE = 6
+
+
+def tokens(sentence: str) -> list[tuple[str, int, int]]:
+    """(word, start, end) of every word and punctuation mark."""
+    return [(m.group(), m.start(), m.end()) for m in TOKEN_RE.finditer(sentence)]
+
+
+def is_word(t: str) -> bool:
+    return t[0].isalnum() or t[0] in "£$€¥"
+
+
+def capitalised(t: str) -> bool:
+    return t[0].isupper()
+
+
+def numeric(t: str) -> bool:
+    return bool(NUM_RE.match(t) or ORDINAL_RE.match(t))
+
+
+def name_runs(toks: list[tuple[str, int, int]]) -> list[tuple[int, int]]:
+    out, i, n = [], 0, len(toks)
+    while i < n:
+        if not (is_word(toks[i][0]) and capitalised(toks[i][0])):
+            i += 1
+            continue
+        j = i + 1
+        while j < n:
+            t = toks[j][0]
+            if is_word(t) and capitalised(t):
+                j += 1
+            elif t.lower() in JOINERS and j + 1 < n and is_word(toks[j + 1][0]) and capitalised(toks[j + 1][0]):
+                j += 2
+            else:
+                break
+        start = i
+        if i == 0 and toks[0][0].lower() in FUNCTION:
+            start = 1  # "The" or "In" opening a sentence is no part of the name
+        if start < j and not (i == 0 and j == 1):
+            out.append((start, j))
+        i = j
+    return out
+
+
+def number_runs(toks: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """(kind, i, j): dates and numbers with their unit."""
+    out, i, n = [], 0, len(toks)
+    while i < n:
+        t = toks[i][0]
+        low = t.lower()
+        if not (numeric(t) or (low in MONTHS and i + 1 < n and numeric(toks[i + 1][0]))):
+            i += 1
+            continue
+        j = i + 1
+        while j < n and (numeric(toks[j][0]) or toks[j][0].lower() in SCALE or toks[j][0].lower() in MONTHS
+                         or (toks[j][0] == "," and j + 1 < n and YEAR_RE.match(toks[j + 1][0]))):
+            j += 1
+        words = [w for w, *_ in toks[i:j]]
+        dated = any(w.lower() in MONTHS for w in words) or (len(words) == 1 and YEAR_RE.match(words[0]))
+        if j < n and toks[j][0].lower() in ("century", "centuries", "siglo", "siglos"):
+            out.append(("date", i, j + 1))
+        elif dated:
+            out.append(("date", i, j))
+            if i > 0 and toks[i - 1][0].lower() in MONTHS:
+                out.append(("date", i - 1, j))
+        else:
+            out.append(("number", i, j))
+            if j < n and is_word(toks[j][0]) and toks[j][0].lower() not in FUNCTION:
+                out.append(("number", i, j + 1))  # with what it counts
+        i = j
+    return out
+
+
+def phrase_runs(toks: list[tuple[str, int, int]]) -> list[tuple[int, int]]:
+    out, runs, i, n = [], [], 0, len(toks)
+    while i < n:
+        if not is_word(toks[i][0]) or toks[i][0].lower() in FUNCTION:
+            i += 1
+            continue
+        j = i
+        while j < n and is_word(toks[j][0]) and toks[j][0].lower() not in FUNCTION:
+            j += 1
+        runs.append((i, j))
+        i = j
+    for k, (i, j) in enumerate(runs):
+        if j - i <= MAX_PHRASE:
+            out.append((i, j))
+        if j - i >= 3:
+            out += [(j - 1, j), (j - 2, j)]
+        if k + 1 < len(runs) and runs[k + 1][0] == j + 1 and toks[j][0].lower() in ("of", "de", "del") \
+                and runs[k + 1][1] - i <= MAX_PHRASE + 2:
+            out.append((i, runs[k + 1][1]))  # "the Duke of Normandy", "la casa de Bernarda"
+    return out
+
+
+def spans_of(sentence: str) -> list[tuple[str, str]]:
+    """(kind, text) of every span of the sentence (module docstring), each text once, in kind order."""
+    toks = tokens(sentence)
+    found: list[tuple[str, int, int]] = [("name", i, j) for i, j in name_runs(toks)]
+    found += number_runs(toks)
+    found += [("phrase", i, j) for i, j in phrase_runs(toks)]
+    out, seen = [], set()
+    for kind, i, j in found:
+        text = sentence[toks[i][1]:toks[j - 1][2]].strip(" ,.;:")
+        if text and text not in seen and any(ch.isalnum() for ch in text):
+            seen.add(text)
+            out.append((kind, text))
+    for m in QUOTE_RE.finditer(sentence):
+        text = m.group(1).strip()
+        if text and text not in seen:
+            seen.add(text)
+            out.append(("quote", text))
+    return out

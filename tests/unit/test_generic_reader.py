@@ -1,0 +1,99 @@
+"""The answer selector's generic features on a corpus that is no grammar: a kettle's manual.
+
+Trained on questions synthesized from the manual alone (no dev question), it reads a three-column table
+by row and column, a two-column table, prose spans, and says it does not know what the manual does not say.
+"""
+
+from functools import lru_cache
+
+import pytest
+
+from minirag.answer.reading.cloze import synthesize_generic
+from minirag.answer.select.generic import GenericFeaturizer, GenericQuestion, content_stems
+from minirag.answer.select.selector import AnswerSelector
+from minirag.answer.select.settings import SelectorSettings
+from minirag.answer.select.spans import spans_of
+from minirag.answer.select.terms import GrammarTerms
+from minirag.answer.select.vocabulary import Vocabulary
+from minirag.answer.train_selector import bm25_over, decide, train_selector
+from minirag.text.chunker import chunk_document
+from minirag.text.corpus import FieldNames, curate_markdown
+
+MANUAL = "tests/fixtures/manual"
+
+
+@lru_cache(maxsize=1)
+def manual():
+    docs = curate_markdown(MANUAL, "*.md", FieldNames().__dict__, "en")
+    chunks = [c for d in docs for c in chunk_document(d, "none")]
+    s = SelectorSettings(features=("generic",), questions=300, steps=200)
+    scorer, learned, report = train_selector(docs, chunks, {}, GrammarTerms.base(), [], s)
+    vocab = Vocabulary.from_chunks(chunks, {}, GrammarTerms.base(), {})
+    selector = AnswerSelector(vocab, scorer, 10, ("generic",), GenericFeaturizer.from_texts([c.text for c in chunks]))
+    return docs, chunks, selector, report
+
+
+def answer(query: str) -> str | None:
+    docs, chunks, selector, report = manual()
+    ranked = [chunks[i] for i in bm25_over(chunks).search(query, 10)[0]]
+    picked = selector.select(query, ranked, {})
+    best = picked.answers[0] if picked.answers else None
+    return best.text if best and decide(best.p, picked.p_none, report["threshold"], report["rule"]) else None
+
+
+def test_spans_are_names_dates_numbers_and_noun_phrases():
+    spans = dict((t, k) for k, t in spans_of("Rollo met Charles the Simple in 911 and gave 300 people land."))
+    assert spans["Charles the Simple"] == "name" and spans["300 people"] == "number"
+    assert "land" in spans and "and" not in spans
+
+
+def test_question_words_give_the_expected_type_in_english_and_spanish():
+    types = {q: GenericQuestion(q, {}, 1.0).type for q in (
+        "Who founded it?", "¿Quién lo fundó?", "When was it built?", "¿Cuándo se construyó?", "In what year?",
+        "Where is it?", "¿Dónde está?", "How many people?", "¿Cuántos años?", "What colour is it?")}
+    assert list(types.values()) == ["person", "person", "date", "date", "date", "place", "place", "number",
+                                    "number", "thing"]
+    assert content_stems("What does error code E5 mean?") == ["error", "code", "e5", "mean"]
+
+
+def test_synthesized_questions_are_answerable_and_not():
+    docs = curate_markdown(MANUAL, "*.md", FieldNames().__dict__, "en")
+    qs = synthesize_generic(docs, 200, seed=0)
+    families = {q.family for q in qs}
+    assert "table" in families and {"swap", "negate", "term", "attribute"} & families
+    assert 0.1 < sum(q.answer is None for q in qs) / len(qs) < 0.5
+    assert [q.query for q in qs] == [q.query for q in synthesize_generic(docs, 200, seed=0)]
+
+
+def test_without_dev_questions_the_threshold_says_it_was_calibrated_on_synthetic_ones():
+    report = manual()[3]
+    assert report["calibrated_on"] == "synthetic" and "no real question" in report["dev_heldout"]["warning"]
+
+
+@pytest.mark.parametrize("query,expected", [
+    ("What does error code E5 mean?", "Temperature sensor fault"),   # three columns: the row's Meaning
+    ("What does E3 mean?", "Overheating protection"),
+    ("What to do for error E2?", "Close the lid until it clicks"),   # the same row, another column
+    ("What is the capacity?", "1.7 litres"),                         # two columns
+    ("What is the weight?", "1.2 kg"),
+])
+def test_a_table_is_read_by_its_row_and_column(query, expected):
+    assert answer(query) == expected
+
+
+def test_a_question_the_manual_does_not_answer_gets_no_answer():
+    assert answer("Does the kettle work with Alexa?") is None
+
+
+def test_the_grammar_features_go_on_top_of_the_generic_ones():
+    from minirag.answer.select.features import FEATURES
+    from minirag.answer.select.generic import GENERIC, NULL_GENERIC
+    from minirag.answer.select.selector import NULL_FEATURES, feature_names
+    docs, chunks, _, _ = manual()
+    vocab = Vocabulary.from_chunks(chunks, {}, GrammarTerms.base(), {})
+    both = AnswerSelector(vocab, None, 10, ("generic", "grammar"), GenericFeaturizer.from_texts([c.text for c in chunks]))
+    r = both.read("What does error code E5 mean?", chunks, {})
+    assert feature_names(("generic", "grammar")) == (GENERIC + FEATURES, NULL_GENERIC + NULL_FEATURES)
+    assert r.X.shape[1] == len(GENERIC) + len(FEATURES) and r.z.shape == (len(NULL_GENERIC) + len(NULL_FEATURES),)
+    assert "e5" not in r.keys  # the row key the question names is never a candidate answer
+    assert "temperature sensor fault" in r.keys
