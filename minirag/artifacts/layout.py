@@ -116,6 +116,10 @@ class CorpusLayout:
         """Vectors by (model, indexed text) that the embed job of `embedder` reuses (index/embed_cache.py)."""
         return self.root / "cache" / f"{embedder}.npz"
 
+    def question_pairs(self, embedder: str) -> Path:
+        """The synth_pairs stage's questions for an encoder: pairs/<embedder>.jsonl."""
+        return self.root / "pairs" / f"{embedder}.jsonl"
+
     def reranker(self, retriever: str) -> Path:
         return self.root / "rerankers" / f"{retriever}.npz"
 
@@ -231,7 +235,7 @@ class CorpusLayout:
         folder, stem = path.parent.name, path.name.rsplit(".", 1)[0]
         per_name = {"encoders": "train_biencoder", "vectors": "embed", "runs": "retrieve", "prompts": "prompt",
                     "candidates": "candidates",
-                    "rerankers": "train_reranker", "cache": "embed_cache"}
+                    "rerankers": "train_reranker", "cache": "embed_cache", "pairs": "synth_pairs"}
         if folder in per_name:
             return cls(path.parent.parent), per_name[folder], stem
         if folder == "readers":

@@ -254,6 +254,8 @@ def stage_settings(cc: dict, stage: str, name: str | None = None) -> dict:
         return settings_from_dict(ChunkSettings, cc["chunk"], "chunk").used()
     if stage in ("embed", "train_biencoder"):
         return dict(cc["embedders"][name])
+    if stage == "synth_pairs":  # what the synthesiser reads; `repeat` only retrains the encoder
+        return {k: v for k, v in cc["embedders"][name]["questions"].items() if k != "repeat"}
     if stage == "bm25":
         return dict(cc["bm25"][name])
     if stage == "ivf":  # name: an index; nprobe is not a build setting, so it reruns retrieve alone

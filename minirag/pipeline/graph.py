@@ -60,8 +60,22 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
         return flags(**self.chunk())
 
     def train(self, name: str) -> dict:
-        """A BEIR training split's files, when the encoder trains on its qrels."""
-        return self.beir_training() if self.cc["embedders"][name].get("train_qrels") else {}
+        """A BEIR training split's files, when the encoder trains on its qrels; its synthesised questions."""
+        questions = {"questions": str(self.layout.question_pairs(name))} if name in self.synthesising() else {}
+        return {**(self.beir_training() if self.cc["embedders"][name].get("train_qrels") else {}), **questions}
+
+    def synthesising(self) -> list[str]:
+        """The trained encoders that train on questions synthesised from the corpus (synth_pairs)."""
+        return [e for e in self.trained() if self.cc["embedders"][e].get("questions", {}).get("n", 0) > 0]
+
+    def synth_pairs(self, name: str) -> dict:
+        """The lexicon and terms file the learner questions are phrased with."""
+        if "learner" not in self.cc["embedders"][name]["questions"]["families"]:
+            return {}
+        return {"lexicon": str(self.layout.lexicon), "terms": self.terms_file()}
+
+    def synth_pairs_args(self, name: str) -> str:
+        return flags(**self.synth_pairs(name))
 
     def beir_training(self) -> dict:
         root = Path(self.source["path"])
@@ -69,9 +83,10 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
                 "beir_qrels": str(root / "qrels" / f"{self.source['train_split']}.tsv")}
 
     def train_args(self, name: str) -> str:
-        if not self.train(name):
-            return ""
-        return flags(beir=self.source["path"], train_split=self.source["train_split"], eval_split=self.source["split"])
+        inputs = self.train(name)
+        beir = {} if "beir_qrels" not in inputs else {
+            "beir": self.source["path"], "train_split": self.source["train_split"], "eval_split": self.source["split"]}
+        return flags(**beir, questions=inputs.get("questions"))
 
     def embedder_args(self, name: str) -> dict:
         """The files (or, for a pretrained model, the folder) an embedder reads, by the stage's argument name."""
@@ -147,6 +162,7 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
 
     def uses_lexicon(self) -> bool:
         return (any(kind_of(self.cc, r).expansion().enabled() for r in self.cc["retrievers"])
+                or any(self.synth_pairs(e) for e in self.synthesising())
                 or any("lexicon" in reader_kind(self.cc, r).training_inputs for r in self.trained_readers()))
 
     def rerankers(self) -> list[str]:
@@ -208,7 +224,8 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
         jobs += [("train_tokenizer", None)] * self.uses_tokenizer()
         shards = self.shard_ids()
         jobs += [(stage, str(i)) for stage in ("curate_shard", "chunk_shard") for i in shards]
-        jobs += [("chunk", None)] + [("units", None)] * self.uses_units() + [("lexicon", None)] * self.uses_lexicon() + [("train_biencoder", e) for e in self.trained()]
+        jobs += [("chunk", None)] + [("units", None)] * self.uses_units() + [("lexicon", None)] * self.uses_lexicon()
+        jobs += [("synth_pairs", e) for e in self.synthesising()] + [("train_biencoder", e) for e in self.trained()]
         jobs += [("embed_shard", f"{i}.{e}") for e in self.used_embedders() for i in shards]
         jobs += [("embed", e) for e in self.used_embedders()]
         jobs += [("bm25_shard", f"{i}.{x}") for x in self.used_indexes() for i in shards]
@@ -234,6 +251,7 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
                                                                  lay.shard_vectors(i, e).with_suffix(".json"))]
             files += [p for x in self.used_indexes() for p in lay.shard_bm25_files(i, x)]
         files += [lay.units] * self.uses_units() + [lay.lexicon] * self.uses_lexicon()
+        files += [lay.question_pairs(e) for e in self.synthesising()]
         for e in self.trained():
             files += [lay.encoder(e), lay.encoder_sidecar(e)]
         for e in self.used_embedders():

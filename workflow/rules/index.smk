@@ -1,6 +1,30 @@
 # Train the bi-encoder, embed chunks, build BM25 and IVF indexes: one job per name.
 
 
+rule synth_pairs:
+    input:
+        unpack(lambda wc: graph(wc).synth_pairs(wc.name)),
+        docs=lambda wc: graph(wc).training_docs(),
+        chunks=L.chunks,
+        code=code("synth_pairs"),
+    output:
+        pairs=L.question_pairs("{name}"),
+        receipt=L.receipt("synth_pairs", "{name}"),
+    log:
+        L.log("synth_pairs", "{name}"),
+    benchmark:
+        L.benchmark("synth_pairs", "{name}")
+    conda:
+        "../envs/minirag.yaml"
+    params:
+        settings=settings("synth_pairs"),
+        args=lambda wc: graph(wc).synth_pairs_args(wc.name),
+    shell:
+        "python -m minirag.stages.synth_pairs --settings {params.settings:q} "
+        "--docs {input.docs:q} --chunks {input.chunks:q} {params.args} --out {output.pairs:q} "
+        "--receipt {output.receipt:q} 2> {log:q}"
+
+
 rule train_biencoder:
     input:
         unpack(lambda wc: graph(wc).train(wc.name)),
