@@ -98,7 +98,7 @@ class Hashing(EmbedderKind):
 
 @dataclass(frozen=True)
 class QuestionSettings:
-    """Questions synthesised from the corpus as training pairs (index/questions.py; the synth_pairs stage)."""
+    """Questions synthesised from the corpus as training pairs (answer/reading/retrieval_questions.py; the synth_pairs stage)."""
     n: int = setting(0, minimum=0)                # questions per family (0: none; the pairs are mined only)
     families: tuple[Literal["learner", "generic"], ...] = ("learner",)  # the answer selector's, or any corpus's
     heldout: float = setting(0.2, minimum=0, maximum=0.9)  # share never trained on: it picks `repeat`

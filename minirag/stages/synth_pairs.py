@@ -1,6 +1,6 @@
 """synth_pairs: docs + chunks (+ lexicon, terms) -> pairs/<name>.jsonl, questions synthesised from the corpus.
 
-One record a question: {"qid", "query", "chunk", "family", "split", "gold", "negative"} (index/questions.py);
+One record a question: {"qid", "query", "chunk", "family", "split", "gold", "negative"} (answer/reading/retrieval_questions.py);
 `split` "train" feeds the encoder, "heldout" never does. Seeded: the same inputs and settings give the
 same bytes.
 """
@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+from ..answer.reading.retrieval_questions import add_hard_negatives, synthesize_questions
 from ..artifacts.integrity import load_records
 from ..artifacts.io import read_json, write_jsonl
 from ..index.bm25.index import BM25Index, BM25Params
 from ..index.embedders import QuestionSettings
-from ..index.questions import add_hard_negatives, synthesize_questions
 from ..settings import settings_from_dict
 from ..text.analyze import Analyzer, AnalyzerConfig
 from ..text.chunks import index_text, load_chunks

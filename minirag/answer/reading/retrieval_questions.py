@@ -3,7 +3,7 @@
 The GenQ recipe of the BEIR paper (Thakur et al. 2021: synthetic queries train a dense retriever
 for the target corpus), with the corpus's own templates instead of a T5:
 
-- `learner`: the questions the answer selector trains on (answer/reading/learner_questions.py):
+- `learner`: the questions the answer selector trains on (learner_questions.py):
   plain, paraphrased, fill-in-the-blank, alternatives, confirmations, cross-language, misspelt
   questions about table cells, arrows, glosses and rules (and English phrases to say in Spanish,
   given the lexicon). Each names its answer and its document; the question's gold is the line of
@@ -18,7 +18,7 @@ picks the questions' share against the mined sources and, for a corpus without a
 fusion weights. Hard negatives (`hard_negatives`): the top BM25 chunk of each question that does not
 overlap its gold.
 
-What it leaves out: tokenisation and training (biencoder_train.py), and checking that a question has
+What it leaves out: tokenisation and training (index/biencoder_train.py), and checking that a question has
 one answer only (two rows may share a key; the gold is the first line that holds it).
 """
 
@@ -30,18 +30,16 @@ from typing import Sequence
 
 import numpy as np
 
-from ..artifacts.io import sha256_text
-from .pairs import sentence_spans
+from ...artifacts.io import sha256_text
+from ...index.pairs import sentence_spans
+from ...rank.synth import candidates
+from ..select.terms import fold
+from .learner_questions import synthesize
 
 FAMILIES = ("learner", "generic")
 WORD_RE = re.compile(r"[^\W\d_]+")
 DEFINITION_RE = re.compile(r"^(?:the |an? |el |la |los |las )?(?P<x>[^,;:.]{3,60}?) (?P<v>is|are|es|son) ", re.I)
 MIN_SENTENCE_WORDS = 6
-
-
-def fold(text: str) -> str:
-    from ..answer.select.terms import fold as fold_terms
-    return fold_terms(text)
 
 
 def heldout_of(query: str, seed: int, share: float) -> bool:
@@ -63,7 +61,6 @@ def line_span(text: str, answer: str, key: str = "") -> tuple[int, int] | None:
 
 def learner_questions(docs: list[dict], terms, n: int, seed: int, lexicon: dict | None) -> list[dict]:
     """The answer selector's learner questions, each with its gold span: (query, family, doc, start, end)."""
-    from ..answer.reading.learner_questions import synthesize
     texts = {d["doc_id"]: d["text"] for d in docs}
     out = []
     for q in synthesize(docs, terms, n, seed, lexicon):
@@ -109,7 +106,6 @@ def sentence_questions(chunks: Sequence[dict]) -> list[dict]:
 
 def generic_questions(docs: list[dict], chunks: Sequence[dict]) -> list[dict]:
     """Every generic question of the corpus: table cells and headings (rank/synth.py), then sentences."""
-    from ..rank.synth import candidates
     out = [{"query": query, "family": "generic:table" if "{heading}" not in t else "generic:heading",
             "doc_id": doc_id, "char_start": lo, "char_end": hi} for t, query, doc_id, lo, hi in candidates(docs)]
     return out + sentence_questions(chunks)
