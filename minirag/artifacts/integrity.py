@@ -62,13 +62,15 @@ def files_under(path: Path) -> list[Path]:
 
 
 def write_receipt(receipt: str | Path, stage: str, name: str | None, settings, inputs: list[Path],
-                  outputs: list[Path]) -> None:
-    """Record the sha256 of every input file (folders: each file inside) and every output."""
+                  outputs: list[Path], fitted: dict | None = None) -> None:
+    """Record the sha256 of every input file (folders: each file inside) and every output, and what
+    the job fitted, when it fitted anything (a fusion's weights)."""
     root = Path(receipt).parent.parent
     write_json(receipt, {
         "stage": stage, "name": name, "settings": settings,
         "inputs": {os.path.normpath(p): sha256_file(p) for given in inputs for p in files_under(Path(given))},
         "outputs": {Path(os.path.relpath(p, root)).as_posix(): describe(Path(p)) for p in outputs},
+        **({"fitted": fitted} if fitted is not None else {}),
     })
 
 

@@ -117,6 +117,10 @@ class CorpusLayout:
         """Vectors by (model, indexed text) that the embed job of `embedder` reuses (index/embed_cache.py)."""
         return self.at("embed_cache", name=embedder)
 
+    def question_pairs(self, embedder: str) -> Path:
+        """The synth_pairs stage's questions for an encoder: pairs/<embedder>.jsonl."""
+        return self.at("question_pairs", name=embedder)
+
     def reranker(self, retriever: str) -> Path:
         return self.at("reranker", name=retriever)
 

@@ -84,6 +84,7 @@ ARTIFACTS: dict[str, Artifact] = _kinds(
     Artifact("chunks", "chunks.jsonl", "chunk", check="records"),
     Artifact("units", "units.jsonl", "units", check="records"),
     Artifact("lexicon", "lexicon.json", "lexicon", check="json_file"),
+    Artifact("question_pairs", "pairs/{name}.jsonl", "synth_pairs", "{name}", "records"),
     Artifact("encoder", "encoders/{name}.npz", "train_biencoder", "{name}", "weights"),
     Artifact("encoder_sidecar", "encoders/{name}.json", "train_biencoder", "{name}", "json_file"),
     Artifact("vectors", "vectors/{name}.npy", "embed", "{name}", "vectors"),

@@ -18,41 +18,49 @@ import numpy as np
 from .biencoder import BiEncoderConfig, MiniBiEncoder, encode_texts, pack
 
 
-def info_nce(yq: np.ndarray, yp: np.ndarray, same: np.ndarray, temperature: float
-             ) -> tuple[float, np.ndarray, np.ndarray]:
-    """Symmetric InfoNCE with in-batch negatives; returns (loss, dL/dyq, dL/dyp).
+def info_nce(yq: np.ndarray, yp: np.ndarray, same: np.ndarray, temperature: float,
+             yn: np.ndarray | None = None, same_n: np.ndarray | None = None,
+             ) -> tuple[float, np.ndarray, np.ndarray, np.ndarray | None]:
+    """Symmetric InfoNCE with in-batch negatives; returns (loss, dL/dyq, dL/dyp, dL/dyn).
 
     S = yq yp^T / tau; L = (CE(rows of S, diagonal) + CE(columns of S, diagonal)) / 2
     (van den Oord et al. 2018, "CPC"; the symmetric form is CLIP's, Radford et al. 2021).
     `same[i, j]` (i != j) marks pair j as another positive of pair i (an identical query
     or passage text): that off-diagonal logit is masked out of both softmaxes rather than
-    being pushed down as a false negative.
+    being pushed down as a false negative. Hard negatives `yn` (M, d) join every query's
+    softmax over passages (DPR's "gold + BM25 negative", Karpukhin et al. 2020) but not the
+    passages' softmax over queries; `same_n[i, m]` masks a negative that is query i's passage.
     """
     B = len(yq)
     eye = np.eye(B, dtype=bool)
     S = (yq @ yp.T) / temperature  # (B, B)
     S = np.where(same & ~eye, -np.inf, S)
-    S_row = S - S.max(axis=1, keepdims=True)
+    Sn = np.zeros((B, 0), dtype=S.dtype) if yn is None else np.where(same_n, -np.inf, (yq @ yn.T) / temperature)  # (B, M)
+    R = np.concatenate([S, Sn], axis=1)  # (B, B + M)
+    R_row = R - R.max(axis=1, keepdims=True)
     S_col = S - S.max(axis=0, keepdims=True)
-    logp_row = S_row - np.log(np.exp(S_row).sum(axis=1, keepdims=True))  # (B, B) log softmax over passages
+    logp_row = R_row - np.log(np.exp(R_row).sum(axis=1, keepdims=True))  # (B, B + M) log softmax over passages
     logp_col = S_col - np.log(np.exp(S_col).sum(axis=0, keepdims=True))  # (B, B) log softmax over queries
-    loss = -0.5 * (np.trace(logp_row) + np.trace(logp_col)) / B
-    dS = (np.exp(logp_row) + np.exp(logp_col) - 2.0 * eye) / (2.0 * B)  # (B, B); masked entries get 0
+    loss = -0.5 * (np.trace(logp_row[:, :B]) + np.trace(logp_col)) / B
+    dS = (np.exp(logp_row[:, :B]) + np.exp(logp_col) - 2.0 * eye) / (2.0 * B)  # (B, B); masked entries get 0
     dyq = dS @ yp / temperature  # (B, d)
     dyp = dS.T @ yq / temperature  # (B, d)
-    return float(loss), dyq, dyp
-
+    if yn is None:
+        return float(loss), dyq, dyp, None
+    dSn = np.exp(logp_row[:, B:]) / (2.0 * B)  # (B, M)
+    return float(loss), dyq + dSn @ yn / temperature, dyp, dSn.T @ yq / temperature
 
 
 def loss_and_grads(model: MiniBiEncoder, a: Sequence[Sequence[int]], b: Sequence[Sequence[int]],
-               same: np.ndarray) -> tuple[float, dict[str, np.ndarray]]:
-    """InfoNCE loss of a batch of pairs and its gradients; one pass encodes a and b together."""
-    flat, lens = pack(list(a) + list(b), model.config.max_tokens)
-    y, cache = model.forward(flat, lens)  # (2B, d)
+                   same: np.ndarray, n: Sequence[Sequence[int]] = (), same_n: np.ndarray | None = None,
+                   ) -> tuple[float, dict[str, np.ndarray]]:
+    """InfoNCE loss of a batch of pairs (and hard negatives `n`) and its gradients; one pass encodes all."""
+    flat, lens = pack(list(a) + list(b) + list(n), model.config.max_tokens)
+    y, cache = model.forward(flat, lens)  # (2B + M, d)
     B = len(a)
-    loss, dyq, dyp = info_nce(y[:B], y[B:], same, model.config.temperature)
-    return loss, model.backward(np.concatenate([dyq, dyp]), cache)
-
+    yn = y[2 * B:] if len(n) else None
+    loss, dyq, dyp, dyn = info_nce(y[:B], y[B:2 * B], same, model.config.temperature, yn, same_n)
+    return loss, model.backward(np.concatenate([dyq, dyp] + ([dyn] if dyn is not None else [])), cache)
 
 
 class Adam:
@@ -100,12 +108,15 @@ def same_matrix(a_ids: np.ndarray, b_ids: np.ndarray) -> np.ndarray:
 
 def train_biencoder(pairs: list[tuple[str, str]], tokenizer, config: BiEncoderConfig,
                     progress: Callable[[int, int, int, float], None] | None = None,
+                    negatives: Sequence[str | None] | None = None,
                     ) -> tuple[MiniBiEncoder, list[float]]:
     """Train a MiniBiEncoder on (a, b) pairs; returns the model and the mean loss of each epoch.
 
     Each distinct text is tokenized once; token vectors start with idf-scaled norms
     (`idf_init`) computed on the training texts. Batches come from a seeded permutation
     per epoch; the last, smaller batch of an epoch is kept (it still has negatives if B > 1).
+    `negatives[i]`, when given, is a hard negative passage of pair i (None: none): each batch's
+    hard negatives join every query's softmax (info_nce).
     `progress(epoch, step, n_steps, loss)` is called after every step (epochs count from 1).
     Same config, seed, pairs and tokenizer give byte-identical weights on one BLAS thread
     count; OpenBLAS sums a product differently with 1 and 2 threads, so pin it
@@ -116,15 +127,10 @@ def train_biencoder(pairs: list[tuple[str, str]], tokenizer, config: BiEncoderCo
     index: dict[str, int] = {}
     a_ids = np.array([index.setdefault(a, len(index)) for a, _ in pairs], dtype=np.int64)  # (n,)
     b_ids = np.array([index.setdefault(b, len(index)) for _, b in pairs], dtype=np.int64)  # (n,)
+    n_ids = np.array([-1 if x is None else index.setdefault(x, len(index)) for x in negatives or [None] * len(pairs)],
+                     dtype=np.int64)  # (n,); -1: no hard negative
     tokens = [ids[:config.max_tokens] for ids in encode_texts(tokenizer, list(index), config)]
-
-    model = MiniBiEncoder(tokenizer.vocab_size, config)
-    # Mean pooling weighs every token alike; starting rare tokens with longer vectors makes
-    # the untrained encoder a random projection of an idf-weighted bag of tokens (a TF-IDF
-    # control), which training then refines. Normalised by the mean so the scale stays ~1.
-    idf = token_idf(tokens, tokenizer.vocab_size)  # (V,)
-    scale = (idf / idf.mean()) ** config.idf_init  # (V,)
-    model.params["tok_emb"] *= scale[:, None].astype(model.params["tok_emb"].dtype)
+    model = initial_model(tokens, tokenizer.vocab_size, config)
     opt = Adam(model.params, config.lr)
     rng = np.random.default_rng([config.seed, 1])  # batch order; init used stream [seed]
     n, bs = len(pairs), config.batch_size
@@ -136,11 +142,25 @@ def train_biencoder(pairs: list[tuple[str, str]], tokenizer, config: BiEncoderCo
         for step in range(n_steps):
             idx = order[step * bs:(step + 1) * bs]
             qa, pb = a_ids[idx], b_ids[idx]
+            neg = np.unique(n_ids[idx][n_ids[idx] >= 0])  # (M,) the batch's distinct hard negatives
             loss, grads = loss_and_grads(model, [tokens[i] for i in qa], [tokens[i] for i in pb],
-                                               same_matrix(qa, pb))
+                                         same_matrix(qa, pb), [tokens[i] for i in neg],
+                                         (pb[:, None] == neg[None, :]) | (qa[:, None] == neg[None, :]))
             opt.step(grads)
             total += loss * len(idx)
             if progress is not None:
                 progress(epoch, step + 1, n_steps, loss)
         losses.append(total / n)
     return model, losses
+
+
+def initial_model(tokens: list[list[int]], vocab_size: int, config: BiEncoderConfig) -> MiniBiEncoder:
+    """A seeded MiniBiEncoder whose token vectors start with idf-scaled norms over the training texts."""
+    model = MiniBiEncoder(vocab_size, config)
+    # Mean pooling weighs every token alike; starting rare tokens with longer vectors makes
+    # the untrained encoder a random projection of an idf-weighted bag of tokens (a TF-IDF
+    # control), which training then refines. Normalised by the mean so the scale stays ~1.
+    idf = token_idf(tokens, vocab_size)  # (V,)
+    scale = (idf / idf.mean()) ** config.idf_init  # (V,)
+    model.params["tok_emb"] *= scale[:, None].astype(model.params["tok_emb"].dtype)
+    return model

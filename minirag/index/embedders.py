@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Iterable, Mapping
+from typing import Any, Callable, ClassVar, Iterable, Literal, Mapping
 
 import numpy as np
 
@@ -98,8 +98,24 @@ class Hashing(EmbedderKind):
 
 
 @dataclass(frozen=True)
+class QuestionSettings:
+    """Questions synthesised from the corpus as training pairs (answer/reading/retrieval_questions.py; the synth_pairs stage)."""
+    n: int = setting(0, minimum=0)                # questions per family (0: none; the pairs are mined only)
+    families: tuple[Literal["learner", "generic"], ...] = ("learner",)  # the answer selector's, or any corpus's
+    heldout: float = setting(0.2, minimum=0, maximum=0.9)  # share never trained on: it picks `repeat`
+    hard_negatives: bool = True                   # each question's best BM25 chunk that does not hold its answer
+    seed: int = 0                                 # which questions, which are held out
+    repeat: int = setting(1, minimum=1)           # each training question's pair goes in this many times
+
+    def synthesis(self) -> dict:
+        """The settings the synth_pairs stage reads (`repeat` is the encoder's alone)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "repeat"}
+
+
+@dataclass(frozen=True)
 class BiEncoderSettings(BiEncoderConfig):
     train_qrels: bool = False  # add (query, relevant doc) pairs of source.train_split (BEIR)
+    questions: QuestionSettings = QuestionSettings()  # synthesised (question, chunk) pairs added to the mined ones
 
     def model_config(self) -> BiEncoderConfig:
         return BiEncoderConfig(**{f.name: getattr(self, f.name) for f in fields(BiEncoderConfig)})

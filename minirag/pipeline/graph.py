@@ -77,8 +77,19 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
         return {"train_split": self.source["train_split"], "eval_split": self.source["split"]}
 
     def train(self, name: str) -> dict:
-        """A BEIR training split's files, when the encoder trains on its qrels."""
-        return self.beir_training() if self.cc["embedders"][name].get("train_qrels") else {}
+        """A BEIR training split's files, when the encoder trains on its qrels; its synthesised questions."""
+        questions = {"questions": str(self.layout.question_pairs(name))} if name in self.synthesising() else {}
+        return {**(self.beir_training() if self.cc["embedders"][name].get("train_qrels") else {}), **questions}
+
+    def synthesising(self) -> list[str]:
+        """The trained encoders that train on questions synthesised from the corpus (synth_pairs)."""
+        return [e for e in self.trained() if self.cc["embedders"][e].get("questions", {}).get("n", 0) > 0]
+
+    def synth_pairs(self, name: str) -> dict:
+        """The lexicon and terms file the learner questions are phrased with."""
+        if "learner" not in self.cc["embedders"][name]["questions"]["families"]:
+            return {}
+        return {"lexicon": str(self.layout.lexicon), "terms": self.terms_file()}
 
     def embedder_files(self, name: str) -> dict:
         """The files (or, for a pretrained model, the folder of files) an embedder reads, by the stage's
@@ -144,6 +155,7 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
 
     def uses_lexicon(self) -> bool:
         return (any(kind_of(self.cc, r).expansion().enabled() for r in self.cc["retrievers"])
+                or any(self.synth_pairs(e) for e in self.synthesising())
                 or any("lexicon" in reader_kind(self.cc, r).training_inputs for r in self.trained_readers()))
 
     def rerankers(self) -> list[str]:
@@ -223,6 +235,8 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
         those jobs' inputs, from the same specs."""
         from .stages import BY_RULE
         files = [str(self.layout.docs), str(self.layout.chunks)]
+        # a fusion whose weights the retrieve stage fitted reads them back from that job's receipt
+        files += [str(self.layout.receipt("retrieve", r)) for r, s in self.cc["retrievers"].items() if s.get("fit")]
         jobs = [("retrieve", {"name": r}) for r in self.cc["retrievers"]]
         jobs += [("candidates", {"name": r}) for r in self.selected_runs()[:1]]
         jobs += [("generate", {"reader": r, "name": ""}) for r in self.trained_readers()]

@@ -46,8 +46,10 @@ class Sources:
                  query_files: Mapping[str, Mapping[str, Path]] | None = None,
                  indexes: Mapping[str, Path] | None = None, units: tuple[Path, Path] | None = None,
                  models: Mapping[str, Path] | None = None, lexicon: Path | None = None,
-                 ivf: Mapping[str, Path] | None = None, mmap: bool = False):
+                 ivf: Mapping[str, Path] | None = None, mmap: bool = False,
+                 fits: Mapping[str, Path] | None = None):
         self.chunks = chunks
+        self._fits = fits or {}  # receipts of fusions whose weights the retrieve stage fitted
         self.mmap = mmap  # vectors as read-only memory maps (a build stage); in RAM for a server
         self._ivf = ivf or {}
         self._vectors, self._query_files, self._indexes = vectors or {}, query_files or {}, indexes or {}
@@ -65,7 +67,8 @@ class Sources:
                    {e: embedder_kind(cc, e).files(layout, e) for e in cc["embedders"]},
                    {i: layout.bm25(i) for i in cc["bm25"]}, (layout.units, layout.docs),
                    {r: layout.reranker(r) for r in cc["retrievers"] if kind_of(cc, r).trained}, layout.lexicon,
-                   {i: layout.ivf(i) for i in ivf_indexes(cc)})
+                   {i: layout.ivf(i) for i in ivf_indexes(cc)},
+                   fits={r: layout.receipt("retrieve", r) for r in cc["retrievers"] if cc["retrievers"][r].get("fit")})
 
     @cached_property
     def units(self) -> list[Chunk]:
@@ -104,6 +107,14 @@ class Sources:
         if name not in self._rerankers:
             self._rerankers[name] = load_model(self._path(self._models, name, "reranker model of"))
         return self._rerankers[name]
+
+    def fitted_weights(self, name: str) -> list[float]:
+        """The weights the retrieve stage fitted for the fusion `name`, from its run's receipt."""
+        from ..artifacts.io import read_json
+        receipt = read_json(self._path(self._fits, name, "receipt of the fitted fusion"))
+        if not isinstance(receipt, dict) or "weights" not in receipt.get("fitted", {}):
+            raise MissingArtifact(f"{self._fits[name]}: no fitted weights; re-run retrieve {name}")
+        return [float(w) for w in receipt["fitted"]["weights"]]
 
     def _path(self, table: Mapping[str, Path], name: str, what: str) -> Path:
         if name not in table:

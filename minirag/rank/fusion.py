@@ -26,8 +26,9 @@ Ties (equal fused scores) keep the order in which ids were first seen, walking t
 rankings in the order given and each best first, as `reciprocal_rank_fusion` does.
 The TREC writer later rounds scores to 6 decimals and breaks its own ties by id.
 
-What it leaves out: learned weights and score calibration across queries; linear weights
-are used as given, not rescaled to sum to 1.
+Weights (RRF's per ranking, linear's) are given by the config or fitted on the dev split
+(fit.py). What it leaves out: score calibration across queries; weights are used as given, not
+rescaled to sum to 1.
 """
 
 from __future__ import annotations
@@ -39,12 +40,15 @@ import numpy as np
 from .ranking import Ranking, Retriever
 
 
-def reciprocal_rank_fusion(rankings: Sequence[Ranking], k_rrf: int = 60, top_k: int | None = None) -> Ranking:
-    """Fuse rankings by RRF; ties keep the order in which ids were first seen."""
+def reciprocal_rank_fusion(rankings: Sequence[Ranking], k_rrf: int = 60, top_k: int | None = None,
+                           weights: Sequence[float] | None = None) -> Ranking:
+    """Fuse rankings by RRF, each ranking's terms times its weight when `weights` are given
+    (weighted RRF); ties keep the order in which ids were first seen."""
     score: dict[str, float] = {}
-    for ranking in rankings:
+    for r, ranking in enumerate(rankings):
+        w = 1.0 if weights is None else float(weights[r])
         for rank, (cid, _) in enumerate(ranking, start=1):
-            score[cid] = score.get(cid, 0.0) + 1.0 / (k_rrf + rank)
+            score[cid] = score.get(cid, 0.0) + (1.0 / (k_rrf + rank) if weights is None else w / (k_rrf + rank))
     fused = sorted(score.items(), key=lambda x: -x[1])
     return fused if top_k is None else fused[:top_k]
 

@@ -38,6 +38,14 @@ from ..pipeline.stage import path_params
 KNOWN_FAILURES = (ValueError, RuntimeError, OSError, KeyError)
 
 
+class Written(list):
+    """The files a stage wrote, and what it fitted on the way (a fusion's weights) for its receipt."""
+
+    def __init__(self, paths, fitted: dict | None = None):
+        super().__init__(paths)
+        self.fitted = fitted
+
+
 def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
@@ -121,7 +129,8 @@ def run_stage(fn: Callable, argv: list[str] | None = None) -> None:
             stage, _, name = receipt.stem.partition(".")
             inputs = [p for n, many in path_params(fn).items() if not n.startswith("out")
                       for p in (args[n] if many else [args[n]]) if p is not None]
-            write_receipt(receipt, stage, name or None, args.get("settings"), inputs, list(written))
+            write_receipt(receipt, stage, name or None, args.get("settings"), inputs, list(written),
+                          getattr(written, "fitted", None))
     except KNOWN_FAILURES as exc:
         if debug:
             raise

@@ -6,12 +6,13 @@ import time
 from pathlib import Path
 
 from ..artifacts.integrity import load_records
+from ..evaluation.evaluate import build_qrels
 from ..evaluation.trec import load_run, write_run
 from ..index.embedders import given_files
 from ..query.sources import Sources
 from ..rank.kinds import RetrieverKind
 from ..text.chunks import load_chunks
-from .common import log, run_stage
+from .common import Written, log, run_stage
 
 
 def retrieve(settings: dict, name: str, questions: Path, docs: Path, chunks: Path, out: Path, runs: list[Path] = (),
@@ -30,6 +31,7 @@ def retrieve(settings: dict, name: str, questions: Path, docs: Path, chunks: Pat
                       {kind.index(): index} if index else {}, (units, docs) if units else None,
                       {name: model} if model else {}, lexicon, {kind.ivf_index(): ivf} if ivf else {}, mmap=True)
     t0 = time.perf_counter()
+    fitted = None
     if kind.family == "channel":
         channel = kind.open(sources)
         ranked = channel.search_batch([q["query"] for q in qs], depth)
@@ -38,10 +40,14 @@ def retrieve(settings: dict, name: str, questions: Path, docs: Path, chunks: Pat
                 f"({len(items)} rows)")
     else:
         inputs = [load_run(p) for p in runs]  # ordered as kind.upstream()
+        if kind.family == "fusion" and kind.s.fit:
+            dev = [q for q in qs if q.get("split") == "dev" and q.get("answerable", True)]
+            fitted = kind.fit(inputs, build_qrels(dev, items)[0], depth)
+            log(f"retrieve: {name}: weights {fitted['weights']} fitted on {fitted['fitted_on']}")
         ranked = [kind.combine(q["query"], [r.get(q["qid"], []) for r in inputs], sources, depth) for q in qs]
     write_run(out, {q["qid"]: r for q, r in zip(qs, ranked)}, name)
     log(f"retrieve: {name} ({kind.type}) {len(qs)} queries in {time.perf_counter() - t0:.2f}s -> {out}")
-    return [out]
+    return Written([out], fitted)
 
 
 if __name__ == "__main__":

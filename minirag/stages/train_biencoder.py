@@ -14,14 +14,15 @@ from ..index.embedders import BiEncoderSettings
 from ..index.pairs import mine_pairs, pairs_sha256
 from ..settings import settings_from_dict
 from ..text.bpe import load_tokenizer
-from ..text.chunks import check_slices, load_chunks
+from ..text.chunks import check_slices, index_text, load_chunks
 from .common import log, run_stage
 
 
 def train_biencoder(settings: dict, docs: Path, chunks: Path, tokenizer: Path, out: Path, beir: Path | None = None,
-                    train_split: str = "", eval_split: str = "") -> list[Path]:
-    """Mine pairs from the chunks of `docs` (the corpus, or its training sample) and a BEIR training
-    split's qrels; train, save weights + sidecar."""
+                    train_split: str = "", eval_split: str = "", questions: Path | None = None) -> list[Path]:
+    """Mine pairs from the chunks of `docs` (the corpus, or its training sample), add a BEIR training
+    split's qrels and the synth_pairs stage's questions (their train split, each with its hard negative);
+    train, save weights + sidecar."""
     s = settings_from_dict(BiEncoderSettings, {k: v for k, v in settings.items() if k != "type"}, "biencoder")
     cfg = s.model_config()
     documents = load_records(docs, "documents")
@@ -34,14 +35,38 @@ def train_biencoder(settings: dict, docs: Path, chunks: Path, tokenizer: Path, o
         from ..datasets.beir import beir_train_pairs
         # repeated: a few thousand labelled pairs among tens of thousands of mined ones
         pairs += cfg.qrels_repeat * beir_train_pairs(beir, train_split, eval_split)
+    negatives: list[str | None] = [None] * len(pairs)
+    if questions is not None:
+        found, hard = question_pairs(questions, {c.id: index_text(c) for c in kept}, s.questions.hard_negatives)
+        pairs += s.questions.repeat * found
+        negatives += s.questions.repeat * hard
     by_source = dict(sorted(Counter(source for source, _, _ in pairs).items()))
     log(f"train_biencoder: {len(pairs)} pairs ({', '.join(f'{k} {n}' for k, n in by_source.items())})")
     model, losses = train([(x, y) for _, x, y in pairs], load_tokenizer(tokenizer), cfg,
-                          progress=make_progress(cfg.epochs))
+                          progress=make_progress(cfg.epochs),
+                          negatives=negatives if any(n is not None for n in negatives) else None)
     model.save(out, {"settings": settings, "tokenizer_sha256": sha256_file(tokenizer), "training_pairs": len(pairs),
-                     "pairs_by_source": by_source, "training_data_sha256": pairs_sha256(pairs),
+                     "pairs_by_source": by_source, "hard_negatives": sum(n is not None for n in negatives),
+                     "training_data_sha256": pairs_sha256(
+                         [(*p, n) for p, n in zip(pairs, negatives)] if any(negatives) else pairs),
                      "loss_per_epoch": losses})
     return [out, out.with_suffix(".json")]
+
+
+def question_pairs(path: Path, texts: dict[str, str], hard_negatives: bool
+                   ) -> tuple[list[tuple[str, str, str]], list[str | None]]:
+    """("questions", question, its chunk's text) of every training question of the synth_pairs file, and
+    each one's hard negative's text (None: none, or not used); held-out questions are never read."""
+    pairs, negatives = [], []
+    for q in load_records(path, "synthesised questions"):
+        if q["split"] != "train":
+            continue
+        if q["chunk"] not in texts:
+            raise ValueError(f"{path}: question {q['qid']} names chunk {q['chunk']}, not a chunk of the corpus; "
+                             "re-run synth_pairs")
+        pairs.append(("questions", q["query"], texts[q["chunk"]]))
+        negatives.append(texts.get(q.get("negative") or "") if hard_negatives else None)
+    return pairs, negatives
 
 
 def make_progress(epochs: int):

@@ -102,7 +102,7 @@ def test_info_nce_masks_pairs_sharing_a_text_instead_of_treating_them_as_negativ
     same = same_matrix(np.array([0, 1, 2]), np.array([5, 5, 6]))
     assert same.tolist() == [[True, True, False], [True, True, False], [False, False, True]]
     tau = 0.1
-    loss, dyq, dyp = info_nce(yq, yp, same, tau)
+    loss, dyq, dyp, _ = info_nce(yq, yp, same, tau)
     S = yq @ yp.T / tau
     allowed = ~same | np.eye(3, dtype=bool)
 
@@ -113,7 +113,7 @@ def test_info_nce_masks_pairs_sharing_a_text_instead_of_treating_them_as_negativ
     expected = 0.5 * (np.mean([ce(S[i], allowed[i], i) for i in range(3)])
                       + np.mean([ce(S[:, j], allowed[:, j], j) for j in range(3)]))
     assert loss == pytest.approx(expected, rel=1e-12)
-    unmasked, _, _ = info_nce(yq, yp, np.eye(3, dtype=bool), tau)
+    unmasked, _, _, _ = info_nce(yq, yp, np.eye(3, dtype=bool), tau)
     assert unmasked > loss + 1e-3
 
 

@@ -39,7 +39,8 @@ def test_sweep_expands_into_one_retriever_per_value():
         "rrf": {"type": "rrf", "of": ["dense", "bm25"], "sweep": {"k": [5, 200]}}}), "c")
     assert cc["retrievers"]["rrf@k=5"]["k"] == 5 and cc["retrievers"]["rrf@k=200"]["sweep_of"] == "rrf"
     assert "sweep" not in cc["retrievers"]["rrf"]
-    assert stage_settings(cc, "retrieve", "rrf@k=5") == {"type": "rrf", "of": ["dense", "bm25"], "k": 5, "depth": 100}
+    assert stage_settings(cc, "retrieve", "rrf@k=5") == {"type": "rrf", "of": ["dense", "bm25"], "k": 5, "weights": [],
+                                                     "fit": False, "depth": 100}
     assert answered(cc) == ["dense", "bm25", "rrf"]  # sweep points are scored on retrieval only
 
 
@@ -144,7 +145,7 @@ def test_the_ablation_study_holds_every_default_run_with_the_same_settings():
     workflow = Path(__file__).resolve().parents[2] / "workflow"
     lean = load_corpus(workflow / "config.yaml", "kb")
     study = load_corpus(workflow / "config.ablations.yaml", "kb-ablations")
-    assert len(lean["retrievers"]) == 12 and len(study["retrievers"]) == 32
+    assert len(lean["retrievers"]) == 14 and len(study["retrievers"]) == 34
     for key in ("source", "tokenizer", "chunk", "prompt", "depth", "readers", "serve"):
         assert lean[key] == study[key], key
     for section in ("retrievers", "embedders", "bm25"):

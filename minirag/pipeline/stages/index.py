@@ -46,6 +46,11 @@ def name_value(g, w) -> dict:
 VECTORS = {"out": Out("vectors"), "sidecar": Out("vectors_sidecar", arg=None)}
 
 EMBED = [
+    # what the synthesiser reads of the encoder's `questions`; `repeat` only retrains the encoder
+    Stage("synth_pairs", names=lambda g: named(g.synthesising()),
+          settings=lambda g, w: {k: v for k, v in g.cc["embedders"][w["name"]]["questions"].items() if k != "repeat"},
+          reads=lambda g, w: {"docs": g.training_docs(), "chunks": str(g.layout.chunks), **g.synth_pairs(w["name"])},
+          writes={"out": Out("question_pairs")}),
     Stage("train_biencoder", names=lambda g: named(g.trained()), settings=embedder_settings,
           values=lambda g, w: g.beir_splits() if g.train(w["name"]) else {},
           reads=lambda g, w: {"docs": g.training_docs(), "chunks": str(g.layout.chunks),

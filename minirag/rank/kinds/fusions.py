@@ -6,35 +6,79 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ...settings import SettingsError, setting
+from ..fit import fit_weights
 from ..fusion import linear_fusion, reciprocal_rank_fusion
 from ..ranking import Ranking
 from .base import RetrieverKind
 
 
 class Fusion(RetrieverKind):
-    """A kind that combines the runs named in its `of` setting."""
+    """A kind that combines the runs named in its `of` setting, with weights the config gives or,
+    with `fit: true`, fitted on the dev split by the retrieve stage (rank/fit.py) and kept in the
+    run's receipt, where a live retriever reads them back (`sources.fitted_weights`)."""
     family, upstream_key = "fusion", "of"
+    fitted: list[float] | None = None
 
     def upstream(self) -> list[str]:
         return list(self.s.of)
+
+    def given_weights(self) -> list[float]:
+        raise NotImplementedError
+
+    def fuse(self, rankings: list[Ranking], weights: list[float], depth: int) -> Ranking:
+        raise NotImplementedError
+
+    def weights(self, sources) -> list[float]:
+        if not self.s.fit:
+            return self.given_weights()
+        if self.fitted is None:
+            self.fitted = sources.fitted_weights(self.name)
+        return self.fitted
+
+    def combine(self, query, rankings, sources, depth) -> Ranking:
+        return self.fuse(rankings, self.weights(sources), depth)
+
+    def fit(self, inputs: list[dict], dev_qrels: dict, depth: int) -> dict:
+        """Fit the weights on the dev questions' qrels (none: the given weights); what the receipt records."""
+        if not dev_qrels:
+            self.fitted = self.given_weights()
+            return {"weights": self.fitted, "fitted_on": "nothing: no dev questions; the config's weights"}
+        record = fit_weights(lambda rs, w: self.fuse(rs, w, depth), inputs, dev_qrels)
+        self.fitted = record["weights"]
+        return {**record, "fitted_on": "dev"}
+
+    def weights_text(self) -> str:
+        return "weights fitted on dev" if self.s.fit else "/".join(f"{w:g}" for w in self.given_weights())
 
 
 @dataclass(frozen=True)
 class RRFSettings:
     of: tuple[str, ...] = setting(min_items=2)  # the retrievers whose runs are fused
     k: int = setting(60, minimum=1)             # the constant of Cormack et al. 2009
+    weights: tuple[float, ...] = ()             # one weight per run of `of` (weighted RRF); default all 1
+    fit: bool = False                           # fit the weights on the dev split (rank/fit.py), not `weights`
+
+    def check(self, where: str) -> None:
+        if self.weights and len(self.weights) != len(self.of):
+            raise SettingsError(f"{where}.weights: one weight per retriever in 'of' ({len(self.of)})")
 
 
 class RRF(Fusion):
     """Reciprocal Rank Fusion of the runs in `of`, each contributing its top max(depth, 20)."""
     type, Settings, sweepable = "rrf", RRFSettings, ("k",)
 
-    def combine(self, query, rankings, sources, depth) -> Ranking:
+    def given_weights(self) -> list[float]:
+        return list(self.s.weights) or [1.0] * len(self.s.of)
+
+    def fuse(self, rankings, weights, depth) -> Ranking:
         n = max(depth, 20)
-        return reciprocal_rank_fusion([r[:n] for r in rankings], self.s.k, top_k=depth)
+        plain = not self.s.fit and not self.s.weights  # the unweighted formula, bit for bit
+        return reciprocal_rank_fusion([r[:n] for r in rankings], self.s.k, top_k=depth,
+                                      weights=None if plain else weights)
 
     def describe(self, cc) -> str:
-        return f"RRF k={self.s.k} of {' + '.join(self.s.of)}"
+        weighted = f", {self.weights_text()}" if self.s.fit or self.s.weights else ""
+        return f"RRF k={self.s.k}{weighted} of {' + '.join(self.s.of)}"
 
 
 @dataclass(frozen=True)
@@ -43,14 +87,17 @@ class LinearSettings:
     alpha: float = setting(0.6, minimum=0, maximum=1)    # weight of the first of `of` (the seed's 0.6 dense); 1 - alpha the second
     norm: Literal["minmax", "zscore"] = "minmax"         # how each ranking's scores are normalised first
     weights: tuple[float, ...] = ()                      # one weight per run of `of`, instead of alpha
+    fit: bool = False                                    # fit the weights on the dev split (rank/fit.py)
 
     def check(self, where: str) -> None:
         if self.weights and len(self.weights) != len(self.of):
             raise SettingsError(f"{where}.weights: one weight per retriever in 'of' ({len(self.of)})")
-        if not self.weights and len(self.of) != 2:
+        if not self.weights and not self.fit and len(self.of) != 2:
             raise SettingsError(f"{where}.weights: alpha weighs two runs; give one weight per retriever in 'of'")
 
     def resolved_weights(self) -> list[float]:
+        if not self.weights and len(self.of) != 2:  # fitted: equal weights until fitted
+            return [1.0 / len(self.of)] * len(self.of)
         return list(self.weights) or [self.alpha, 1.0 - self.alpha]
 
 
@@ -58,9 +105,14 @@ class Linear(Fusion):
     """A weighted sum of normalised scores of the runs in `of` (the seed write-up's hybrid)."""
     type, Settings, sweepable = "linear", LinearSettings, ("alpha",)
 
-    def combine(self, query, rankings, sources, depth) -> Ranking:
-        return linear_fusion(rankings, self.s.resolved_weights(), norm=self.s.norm, top_k=depth)
+    def given_weights(self) -> list[float]:
+        return self.s.resolved_weights()
+
+    def fuse(self, rankings, weights, depth) -> Ranking:
+        return linear_fusion(rankings, weights, norm=self.s.norm, top_k=depth)
 
     def describe(self, cc) -> str:
+        if self.s.fit:
+            return f"linear {self.s.norm} {self.weights_text()} of {' + '.join(self.s.of)}"
         weights = list(self.s.weights) or [self.s.alpha, round(1 - self.s.alpha, 6)]
         return f"linear {self.s.norm} {'/'.join(f'{w:g}' for w in weights)} of {' + '.join(self.s.of)}"

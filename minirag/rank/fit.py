@@ -1,0 +1,62 @@
+"""Fusion weights fitted on judged questions: a grid over the weight simplex, scored by hit@5 + MRR@10.
+
+    weights = argmax over w in {0, 0.1, ..., 1}^n, sum w = 1, of  mean_q hit@5(q) + mean_q MRR@10(q)
+
+where each question's ranking is the fusion's, with weights w, of its channels' rankings. A weight
+of 1 on one channel ranks as that channel does (RRF and linear alike), so the grid holds every
+channel alone and the fitted fusion does no worse than its best channel on the questions it is
+fitted on. Ties go to the point nearest equal weights, then the first in grid order.
+
+The questions are the corpus's dev split (never test); a corpus without one keeps the weights
+the config gives. What was fitted, on what and how well is returned for the run's receipt.
+
+What it leaves out: per-query weights (the same weights serve every question) and any
+question set other than dev.
+"""
+
+from __future__ import annotations
+
+from itertools import product
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .ranking import Ranking
+
+STEP = 0.1
+CUTOFF_HIT, CUTOFF_RR = 5, 10
+
+
+def simplex(n: int, step: float = STEP) -> list[tuple[float, ...]]:
+    """Every n-vector of multiples of `step` (>= 0) summing to 1, in lexicographic order."""
+    m = int(round(1 / step))
+    return [tuple(round(i / m, 6) for i in p) for p in product(range(m + 1), repeat=n) if sum(p) == m]
+
+
+def question_score(ranking: Sequence[str], relevant: dict[str, int]) -> float:
+    """hit@5 + reciprocal rank within the top 10 of one question."""
+    hit = float(any(relevant.get(c, 0) > 0 for c in ranking[:CUTOFF_HIT]))
+    rr = next((1.0 / (i + 1) for i, c in enumerate(ranking[:CUTOFF_RR]) if relevant.get(c, 0) > 0), 0.0)
+    return hit + rr
+
+
+def fit_weights(fuse: Callable[[list[Ranking], list[float]], Ranking], inputs: list[dict[str, Ranking]],
+                qrels: dict[str, dict[str, int]]) -> dict:
+    """The grid point whose fusion of `inputs` (one {qid: ranking} per channel) scores best on `qrels`.
+
+    Returns {"weights", "score", "channels_alone", "questions"}: the mean score of the fitted weights
+    and of each channel alone on the same questions."""
+    qids = [q for q in qrels if any(v > 0 for v in qrels[q].values())]
+    n = len(inputs)
+    equal = np.full(n, 1.0 / n)
+
+    def mean_score(w: Sequence[float]) -> float:
+        return float(np.mean([question_score([c for c, _ in fuse([r.get(q, []) for r in inputs], list(w))], qrels[q])
+                              for q in qids]))
+
+    grid = simplex(n)
+    scores = [mean_score(w) for w in grid]
+    best = max(range(len(grid)), key=lambda i: (round(scores[i], 9), -float(np.abs(np.array(grid[i]) - equal).sum()), -i))
+    alone = [round(scores[grid.index(tuple(1.0 if j == i else 0.0 for j in range(n)))], 4) for i in range(n)]
+    return {"weights": list(grid[best]), "score": round(scores[best], 4), "channels_alone": alone,
+            "questions": len(qids), "objective": f"mean hit@{CUTOFF_HIT} + MRR@{CUTOFF_RR}"}

@@ -1,0 +1,81 @@
+import json
+
+import pytest
+
+from minirag.artifacts.integrity import write_receipt
+from minirag.query.sources import Sources
+from minirag.rank.fit import fit_weights, simplex
+from minirag.rank.fusion import reciprocal_rank_fusion
+from minirag.rank.kinds import RetrieverKind
+from minirag.settings import SettingsError
+
+
+def test_the_grid_is_the_weight_simplex_with_every_channel_alone():
+    grid = simplex(2)
+    assert len(grid) == 11 and all(abs(sum(w) - 1) < 1e-9 for w in grid)
+    assert (1.0, 0.0) in grid and (0.0, 1.0) in grid and (0.5, 0.5) in grid
+    assert len(simplex(3)) == 66
+
+
+def test_weighted_rrf_scales_each_rankings_terms_and_a_zero_weight_leaves_the_other_order():
+    a = [("x", 1.0), ("y", 0.5)]
+    b = [("y", 1.0), ("z", 0.5)]
+    fused = dict(reciprocal_rank_fusion([a, b], 60, weights=[2.0, 0.5]))
+    assert fused["x"] == 2.0 / 61 and fused["y"] == 2.0 / 62 + 0.5 / 61
+    assert [c for c, _ in reciprocal_rank_fusion([a, b], 60, weights=[1.0, 0.0])][:2] == ["x", "y"]
+    assert reciprocal_rank_fusion([a, b], 60) == reciprocal_rank_fusion([a, b], 60, weights=None)
+
+
+def channels():
+    """A good channel (the relevant chunk first, a distractor second) and a noisy one (the distractor first,
+    the relevant chunk tenth): with equal weights the distractor wins."""
+    good, noisy, qrels = {}, {}, {}
+    for i in range(20):
+        rel = f"r{i}"
+        good[f"q{i}"] = [(rel, 1.0)] + [(f"g{i}-{j}", 0.9 - j / 100) for j in range(9)]
+        noisy[f"q{i}"] = [(f"g{i}-0", 1.0)] + [(f"n{i}-{j}", 0.9 - j / 100) for j in range(8)] + [(rel, 0.5)]
+        qrels[f"q{i}"] = {rel: 1}
+    return good, noisy, qrels
+
+
+def test_fitting_gives_a_noisy_channel_no_weight_and_scores_at_least_the_best_channel_alone():
+    good, noisy, qrels = channels()
+    rrf = RetrieverKind.from_spec({"type": "rrf", "of": ["a", "b"], "fit": True}, "retrievers.h")
+    record = rrf.fit([noisy, good], qrels, 10)
+    assert record["fitted_on"] == "dev" and record["questions"] == 20
+    assert record["score"] >= max(record["channels_alone"])
+    assert record["weights"][0] < record["weights"][1]
+    fused = rrf.combine("q0", [noisy["q0"], good["q0"]], None, 10)
+    assert fused[0][0] == "r0"
+
+
+def test_linear_fusion_fits_too_and_the_equal_weights_win_a_tie():
+    good, _, qrels = channels()
+    record = fit_weights(lambda rs, w: reciprocal_rank_fusion(rs, 60, weights=w), [good, good], qrels)
+    assert record["weights"] == [0.5, 0.5]
+    lin = RetrieverKind.from_spec({"type": "linear", "of": ["a", "b", "c"], "fit": True}, "retrievers.l")
+    assert len(lin.fit([good, good, good], qrels, 10)["weights"]) == 3
+
+
+def test_without_dev_questions_the_configs_weights_stay_and_the_receipt_says_so():
+    rrf = RetrieverKind.from_spec({"type": "rrf", "of": ["a", "b"], "fit": True, "weights": [0.7, 0.3]}, "r.h")
+    record = rrf.fit([{}, {}], {}, 10)
+    assert record["weights"] == [0.7, 0.3] and "no dev" in record["fitted_on"]
+
+
+def test_rrf_weights_need_one_per_input():
+    with pytest.raises(SettingsError, match="weights"):
+        RetrieverKind.from_spec({"type": "rrf", "of": ["a", "b"], "weights": [1.0]}, "retrievers.h")
+
+
+def test_the_fitted_weights_travel_in_the_receipt_to_a_live_retriever(tmp_path):
+    out = tmp_path / "runs" / "h.trec"
+    out.parent.mkdir()
+    out.write_text("q0 Q0 x 1 1.0 h\n")
+    receipt = tmp_path / "receipts" / "retrieve.h.json"
+    receipt.parent.mkdir()
+    write_receipt(receipt, "retrieve", "h", {}, [], [out], {"weights": [0.2, 0.8], "fitted_on": "dev"})
+    assert json.loads(receipt.read_text())["fitted"]["weights"] == [0.2, 0.8]
+    rrf = RetrieverKind.from_spec({"type": "rrf", "of": ["a", "b"], "fit": True}, "retrievers.h")
+    rrf.name = "h"
+    assert rrf.weights(Sources([], fits={"h": receipt})) == [0.2, 0.8]
