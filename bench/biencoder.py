@@ -66,7 +66,8 @@ from minirag.text.analyze import Analyzer, AnalyzerConfig  # noqa: E402
 from minirag.text.bpe import BPETokenizer  # noqa: E402
 from minirag.text.chunker import chunk_document  # noqa: E402
 from minirag.text.chunks import index_text  # noqa: E402
-from minirag.text.corpus import curate_markdown, load_questions  # noqa: E402
+from minirag.text.corpus import curate_markdown  # noqa: E402
+from minirag.text.questions import load_questions  # noqa: E402
 
 WIDE = dict(d=256, hidden=512, token_dim=256, temperature=0.1)
 # SciFact: abstracts are longer than KB chunks; fewer unsupervised pairs per abstract leave

@@ -58,11 +58,13 @@ def load_corpus(path: str | Path, corpus: str) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     """Check each config file given (exists, is a file, bounded YAML, schema, every corpus); one line each."""
+    import argparse
     import sys
 
     from .corpus import corpus_names
-    paths = sys.argv[1:] if argv is None else argv
-    for path in paths:
+    ap = argparse.ArgumentParser(prog="python -m minirag.config.load", description=main.__doc__)
+    ap.add_argument("paths", nargs="+", metavar="FILE", help="a config file (YAML), e.g. workflow/config.yaml")
+    for path in ap.parse_args(argv).paths:
         try:
             config = load_config(path)
             names = corpus_names(config)
