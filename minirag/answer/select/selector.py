@@ -165,10 +165,37 @@ class AnswerSelector:
         return Selection(r, p, p_none, pool(r.texts, p, r.keys, r.analysis))
 
 
-def load_selector(model, chunks: list[Chunk], langs: dict[str, str], lexicon, terms, depth: int) -> AnswerSelector:
+def load_selector(model, chunks: list[Chunk], langs: dict[str, str], lexicon, terms, depth: int,
+                  files: dict | None = None) -> AnswerSelector:
     """The selector of trained weights (checked against their receipt), over the corpus's chunks (and
-    their documents' languages), lexicon.json and terms file."""
+    their documents' languages), lexicon.json and terms file. `files` names the docs and chunks files
+    `chunks` and `langs` come from: when train_reader built the vocabulary from those very files (and
+    this lexicon and terms file), the one in its sidecar is read (milliseconds), else it is rebuilt
+    from the chunks (a second on the KB)."""
     from ...artifacts.integrity import load_json, verified
     lex = load_json(lexicon, "lexicon")
-    vocab = Vocabulary.from_chunks(chunks, lex, GrammarTerms.load(terms, lex.get("lexicon", {})), langs)
+    grammar = GrammarTerms.load(terms, lex.get("lexicon", {}))
+    record = stored_vocabulary(model, {**(files or {}), "lexicon": lexicon, "terms": terms}) if files else None
+    vocab = Vocabulary.from_record(record, grammar) if record else Vocabulary.from_chunks(chunks, lex, grammar, langs)
     return AnswerSelector(vocab, AnswerScorer.load(verified(model, "answer selector weights")), depth)
+
+
+def stored_vocabulary(model, files: dict) -> dict | None:
+    """The vocabulary train_reader wrote in the selector's sidecar, if built from `files` (name -> path:
+    docs, chunks, lexicon, terms, compared by sha256), else None."""
+    from pathlib import Path
+
+    from ...artifacts.content import fail
+    from ...artifacts.integrity import load_json
+    from ...artifacts.io import sha256_file
+    from ...artifacts.vocab_record import vocabulary_problem
+    sidecar = Path(model).with_suffix(".json")
+    record = load_json(sidecar, "answer selector sidecar").get("vocabulary")
+    if record is None:
+        return None
+    if (problem := vocabulary_problem(record)):
+        fail(sidecar, problem)
+    built_from = record["built_from"]
+    if set(built_from) != set(files):
+        return None
+    return record if all(built_from[k] == sha256_file(path) for k, path in files.items()) else None
