@@ -16,8 +16,9 @@ from .base import RetrieverKind
 
 class Reorder(RetrieverKind):
     """A kind that re-orders the run named in its `base` (or `of`) setting; `mechanism` names
-    what it adds, and the report sets it against that run."""
-    family, upstream_key = "diversifier", "base"
+    what it adds, and the report sets it against that run. Its run's scores are positions, so
+    `search` and `answer` show none (`score`: null)."""
+    family, upstream_key, scored = "diversifier", "base", False
 
     def upstream(self) -> list[str]:
         return [getattr(self.s, self.upstream_key)]
