@@ -26,8 +26,9 @@ from pathlib import Path
 from ..artifacts.io import sha256_file
 from ..query.built_corpus import BuiltCorpus
 
-SERVED = ("docs.jsonl", "chunks.jsonl", "units.jsonl", "tokenizer.json", "lexicon.json",
-          "encoders", "vectors", "bm25", "ivf", "rerankers", "readers")  # what a snapshot reads
+SERVED = ("docs.jsonl", "questions.jsonl", "chunks.jsonl", "units.jsonl", "tokenizer.json", "lexicon.json",
+          "encoders", "vectors", "bm25", "ivf", "rerankers", "readers",
+          "eval/metrics.json")  # what a snapshot reads (metrics: the default retriever; questions: the page's example)
 
 
 def served_files(root: Path) -> list[Path]:
