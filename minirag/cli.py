@@ -199,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     sys.stderr.reconfigure(errors="backslashreplace")
     args = build_parser().parse_args(argv)
     try:
-        if getattr(args, "configfile", None) and args.corpus is None:
+        if getattr(args, "configfile", None) and args.corpus is None and args.fn not in (cmd_search, cmd_answer):
             from .query.defaults import default_corpus
             args.corpus = default_corpus(args.configfile)
         return args.fn(args) or 0

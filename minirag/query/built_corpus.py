@@ -81,11 +81,10 @@ class BuiltCorpus:
              results: str | Path = "results") -> "BuiltCorpus":
         """The corpus `corpus` of the config (default: its first built corpus) as the graph built it."""
         from ..artifacts.missing import MissingArtifact
-        from ..config.load import load_corpus
-        from .defaults import build_command, default_corpus
-        corpus = corpus or default_corpus(configfile)
+        from .defaults import build_command, named_corpus
+        corpus, cc = named_corpus(configfile, corpus)
         try:
-            return cls(corpus, load_corpus(configfile, corpus), results)
+            return cls(corpus, cc, results)
         except MissingArtifact as exc:
             raise MissingArtifact(f"corpus {corpus!r} is not built ({exc.args[0].split(';')[0]}); "
                                   f"build it with: {build_command(configfile)}") from None

@@ -25,6 +25,19 @@ def default_corpus(configfile: str | Path) -> str:
     return corpus_names(load_config(configfile))[0]
 
 
+def named_corpus(configfile: str | Path, corpus: str | None) -> tuple[str, dict]:
+    """(the corpus's name, its checked settings): `corpus`, else the config's first built one; the
+    config file read once, the corpus checked by minirag's own checks (load.py: no JSON-schema pass)."""
+    from ..config.corpus import ConfigError, corpus_config, corpus_names
+    from ..config.load import load_config
+    config = load_config(configfile, schema=False)
+    try:
+        corpus = corpus or corpus_names(config)[0]
+        return corpus, corpus_config(config, corpus)
+    except ConfigError as exc:
+        raise ConfigError(f"{configfile}: {exc}" if not str(exc).startswith(str(configfile)) else str(exc)) from None
+
+
 def build_command(configfile: str | Path) -> str:
     return "make report" if Path(configfile) == Path(DEFAULT_CONFIG) else f"make build CONFIG={configfile}"
 
