@@ -41,7 +41,6 @@ import os
 import re
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, ClassVar, Mapping
 
 from ..settings import Kind, setting
@@ -143,11 +142,10 @@ class ExtractiveReader(Reader):
     @classmethod
     def from_settings(cls, settings: SelectorSettings, model) -> "ExtractiveReader":
         """The threshold set, else the one calibrated on the dev questions (the weights' sidecar)."""
-        from ..artifacts.integrity import verified
-        from ..artifacts.io import read_json
+        from .select.selector import selector_sidecar
         if settings.threshold is not None:
             return cls(settings.threshold)
-        return cls(read_json(verified(Path(model).with_suffix(".json"), "answer selector sidecar"))["threshold"])
+        return cls(selector_sidecar(model)["threshold"])
 
     def generate(self, prompt: Prompt, max_new_tokens: int | None = None) -> Answer:
         t0 = time.perf_counter()

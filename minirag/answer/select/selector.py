@@ -17,6 +17,7 @@ What it leaves out: retrieval (the chunks come ranked) and writing the answer (r
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -186,11 +187,10 @@ def stored_vocabulary(model, files: dict) -> dict | None:
     from pathlib import Path
 
     from ...artifacts.content import fail
-    from ...artifacts.integrity import load_json
     from ...artifacts.io import sha256_file
     from ...artifacts.vocab_record import vocabulary_problem
     sidecar = Path(model).with_suffix(".json")
-    record = load_json(sidecar, "answer selector sidecar").get("vocabulary")
+    record = selector_sidecar(model).get("vocabulary")
     if record is None:
         return None
     if (problem := vocabulary_problem(record)):
@@ -199,3 +199,20 @@ def stored_vocabulary(model, files: dict) -> dict | None:
     if set(built_from) != set(files):
         return None
     return record if all(built_from[k] == sha256_file(path) for k, path in files.items()) else None
+
+
+def selector_sidecar(model) -> dict:
+    """The selector's sidecar (readers/<name>.json), checked against its receipt and read once per
+    version of the file: the reader takes its threshold from it, the selector its vocabulary. Read only."""
+    from pathlib import Path
+
+    from ...artifacts.missing import require
+    path = require(Path(model).with_suffix(".json"), "answer selector sidecar")
+    st = path.stat()
+    return _sidecar(str(path), st.st_size, st.st_mtime_ns)
+
+
+@lru_cache(maxsize=4)
+def _sidecar(path: str, size: int, mtime_ns: int) -> dict:
+    from ...artifacts.integrity import load_json
+    return load_json(path, "answer selector sidecar")
