@@ -178,7 +178,7 @@ def test_server_refuses_to_start_on_missing_or_misaligned_artifacts(built, tmp_p
         ServerProcess(project, *COMMON, timeout_s=60).start()
     shutil.rmtree(project / "results/mini/bm25")
     vectors.unlink()
-    with pytest.raises(RuntimeError, match="snakemake"):
+    with pytest.raises(RuntimeError, match="build it with: make build CONFIG=mini.yaml"):
         ServerProcess(project, *COMMON, timeout_s=60).start()
 
 
