@@ -9,6 +9,11 @@ The seed's public API is importable from here:
     hybrid = minirag.HybridRetriever(minirag.DenseRetriever(store), minirag.BM25.from_chunks(chunks))
     ranked, prompt, answer = minirag.rag_answer(query, hybrid, minirag.ExtractiveReader(), chunks, k=3)
 
+and a corpus the graph built answers through `BuiltCorpus` (docs/api.md):
+
+    kb = minirag.BuiltCorpus.open("workflow/config.yaml")
+    kb.search("past tense of swim", k=3); kb.answer("past tense of swim"); kb.metrics["retrieval"]
+
 Names load on first use (PEP 562), so importing one stage's module never runs the
 others' code: the Snakemake rules list the modules a stage executes as its inputs, and an
 eager import here would make every stage depend on every module.
@@ -31,7 +36,7 @@ _EXPORTS = {
     "HashingEmbedder": "index.hashing", "MiniBiEncoder": "index.biencoder", "FlatVectorStore": "index.store",
     "BM25": "rank.retrievers", "DenseRetriever": "rank.retrievers", "HybridRetriever": "rank.fusion",
     "reciprocal_rank_fusion": "rank.fusion", "build_prompt": "answer.prompt", "ExtractiveReader": "answer.readers",
-    "rag_answer": "answer.rag",
+    "rag_answer": "answer.rag", "BuiltCorpus": "query.built_corpus",
 }
 __all__ = sorted(_EXPORTS)
 

@@ -62,9 +62,10 @@ def cmd_search(a) -> int:
         print_json(out)
     else:
         for r in out["results"]:
-            snippet = " ".join(r["text"].split())[:160]
-            print(f"{r['rank']:>2}. {r['score']:.4f}  {r['chunk_id']}  {r['doc_id']} § {r['section']}\n    {snippet}")
+            score = "" if r["score"] is None else f"{r['score']:.4f}  "  # a reorder's scores are positions
+            print(f"{r['rank']:>2}. {score}{r['chunk_id']}  {r['doc_id']} § {r['section']}\n    {r['snippet']}")
     return 0
+
 
 
 def cmd_answer(a) -> int:
@@ -74,9 +75,10 @@ def cmd_answer(a) -> int:
     else:
         print(out["answer"])
         for c in out["citations"]:
-            print(f"  cites [#{c['n']}] {c['chunk_id']} ({c['doc_id']} § {c['section']})")
-        retrieved = ", ".join(r["chunk_id"] for r in out["retrieved"])
-        print(f"  [{out['latency_ms']:.1f} ms end to end; retrieved {retrieved}]")
+            rank = f"rank {c['rank']}" if c["rank"] else "not ranked"
+            print(f"  cites [#{c['n']}] {c['doc_id']}:{c['line']} § {c['section']} (chunk {c['chunk_id']}, {rank})")
+        print(f"  [{out['latency_ms']:.1f} ms end to end; retriever {out['retriever']} ({out['retriever_why']}), "
+              f"reader {out['reader']}]")
     return 0
 
 
@@ -157,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     def common(sp):
-        sp.add_argument("--corpus", default="kb", help="a corpus of the config (default: kb)")
+        sp.add_argument("--corpus", default=None, help="a corpus of the config (default: its first built one)")
         sp.add_argument("--configfile", default="workflow/config.yaml")
         sp.add_argument("--results", default="results", help="the results folder the graph built")
         sp.add_argument("--debug", action="store_true", help="show the traceback of a failure")
@@ -165,7 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name, fn, k_default in (("search", cmd_search, 5), ("answer", cmd_answer, None)):
         sp = sub.add_parser(name, help=f"{name} over built artifacts (no rebuild)")
         sp.add_argument("query")
-        sp.add_argument("--retriever", default=None, help="a retriever of the config (default: its `serve`, else its first fusion)")
+        sp.add_argument("--retriever", default=None, help="a retriever of the config (default: its `serve`, else the best on the dev split)")
         sp.add_argument("-k", type=positive_int, default=k_default,
                         help="chunks to return" if name == "search" else "chunks in the prompt (default: prompt.k)")
         sp.add_argument("--json", action="store_true")
@@ -197,6 +199,9 @@ def main(argv: list[str] | None = None) -> int:
     sys.stderr.reconfigure(errors="backslashreplace")
     args = build_parser().parse_args(argv)
     try:
+        if getattr(args, "configfile", None) and args.corpus is None and args.fn not in (cmd_search, cmd_answer):
+            from .query.defaults import default_corpus
+            args.corpus = default_corpus(args.configfile)
         return args.fn(args) or 0
     except UsageError as exc:
         if args.debug:
@@ -208,5 +213,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.debug:
             raise
         from .artifacts.missing import MissingArtifact
+        if isinstance(exc, MissingArtifact) and getattr(args, "configfile", None):
+            from .query.defaults import build_command  # the command that builds this config, not one file
+            log(f"error: {str(exc).split('; build it with:')[0]}; build it with: {build_command(args.configfile)}")
+            return EXIT_USAGE
         log(f"error: {exc.args[0] if isinstance(exc, KeyError) and exc.args else exc}")
         return EXIT_USAGE if isinstance(exc, MissingArtifact) else EXIT_FAILED

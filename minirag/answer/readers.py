@@ -41,7 +41,6 @@ import os
 import re
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, ClassVar, Mapping
 
 from ..settings import Kind, setting
@@ -146,9 +145,8 @@ class ExtractiveReader(Reader):
     @classmethod
     def from_settings(cls, settings: SelectorSettings, model) -> "ExtractiveReader":
         """The threshold set, else the one calibrated on the dev questions (the weights' sidecar)."""
-        from ..artifacts.integrity import verified
-        from ..artifacts.io import read_json
-        side = read_json(verified(Path(model).with_suffix(".json"), "answer selector sidecar")) if model else {}
+        from .select.selector import selector_sidecar
+        side = selector_sidecar(model) if model else {}
         rule, on = side.get("rule", "best"), side.get("calibrated_on", "dev")
         if settings.threshold is not None:
             return cls(settings.threshold, settings.abstain, rule, "config")

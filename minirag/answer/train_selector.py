@@ -190,5 +190,6 @@ def train_selector(docs: list[dict], chunks: list[Chunk], lexicon: dict, terms: 
                            "questions_trained": len(groups), "candidates": int(sum(len(g.right) for g in groups)),
                            "steps": s.steps},
               "loss_curve": {"window": 10, "label": "listwise cross-entropy",
-                             "values": [round(float(np.mean(losses[i:i + 10])), 5) for i in range(0, len(losses), 10)]}}
+                             "values": [round(float(np.mean(losses[i:i + 10])), 5) for i in range(0, len(losses), 10)]},
+              "vocabulary": vocab.to_record()}  # last: what answering reads instead of rebuilding it (selector.py)
     return scorer, learner, report

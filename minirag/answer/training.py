@@ -80,6 +80,13 @@ def train_extractive(settings: dict, name: str, files: dict[str, Path], out: Pat
     tasks_path = out.with_suffix(".tasks.jsonl")
     write_jsonl(tasks_path, (q.to_record() for q in learner))
     scorer.save_atomic(out)
+    report["vocabulary"]["built_from"] = vocabulary_inputs(files)
     write_json(out.with_suffix(".json"), {"format": "minirag-answer-selector/1", "settings": settings,
                                           "weights": out.name, "weights_sha256": sha256_bytes(out.read_bytes()),
                                           "tasks_sha256": sha256_bytes(tasks_path.read_bytes()), **report})
+
+
+def vocabulary_inputs(files: dict[str, Path]) -> dict[str, str]:
+    """The sha256 of each file the answer selector's vocabulary is built from (its load checks them)."""
+    from ..artifacts.io import sha256_file
+    return {k: sha256_file(files[k]) for k in ("docs", "chunks", "lexicon", "terms")}

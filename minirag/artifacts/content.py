@@ -13,6 +13,7 @@ has one function here that reads what the file holds and refuses what no stage w
     bm25 postings  (a shard's) the same bounds, term frequencies >= 1
     ivf            centroids and rows finite, offsets rising from 0 to N, order a permutation
     weights        (encoders, rerankers, readers) every array finite
+    vocabulary     (an answer selector's sidecar) its keys of the types vocab_record.py lists
     records, json  JSON objects a line / a JSON value, without NaN or Infinity (JSON has neither)
     figure         a PNG signature
 
@@ -234,6 +235,16 @@ def json_file(path: Path) -> None:
         fail(path, f"not JSON ({exc})")
 
 
+def reader_sidecar(path: Path) -> None:
+    """JSON; an answer selector's vocabulary in it, as vocab_record.py says."""
+    json_file(path)
+    record = read_json(path)
+    if isinstance(record, dict) and "vocabulary" in record:
+        from .vocab_record import vocabulary_problem
+        if (problem := vocabulary_problem(record["vocabulary"])):
+            fail(path, problem)
+
+
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
@@ -259,6 +270,7 @@ CHECKS = {
     "weights": lambda path, _: weights(load_npz(path), path),
     "records": lambda path, _: records(path),
     "json_file": lambda path, _: json_file(path),
+    "reader_sidecar": lambda path, _: reader_sidecar(path),
     "figure": lambda path, _: figure(path),
 }
 

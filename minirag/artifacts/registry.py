@@ -96,7 +96,7 @@ ARTIFACTS: dict[str, Artifact] = _kinds(
     Artifact("reranker_sidecar", "rerankers/{name}.json", "train_reranker", "{name}", "json_file"),
     Artifact("run", "runs/{name}.trec", "retrieve", "{name}", "run"),
     Artifact("reader", "readers/{name}.npz", "train_reader", "{name}", "weights"),
-    Artifact("reader_sidecar", "readers/{name}.json", "train_reader", "{name}", "json_file"),
+    Artifact("reader_sidecar", "readers/{name}.json", "train_reader", "{name}", "reader_sidecar"),
     Artifact("reader_tasks", "readers/{name}.tasks.jsonl", "train_reader", "{name}", "records"),
     Artifact("candidates", "candidates/{name}.jsonl", "candidates", "{name}", "records"),
     Artifact("prompts", "prompts/{name}.jsonl", "prompt", "{name}", "records"),

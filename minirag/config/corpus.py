@@ -62,7 +62,7 @@ class CorpusSettings:
     note: str = ""                             # markdown shown at the top of the corpus's report section
     assertions: str = setting("", pattern=PATH_PATTERN)  # YAML file of assertions (workflow/assertions.*.yaml)
     strict: bool = False                       # true: a failing assertion fails the build
-    serve: str = ""                            # the retriever `search` and `answer` use unasked; "" = the first fusion
+    serve: str = ""                            # the retriever `search` and `answer` use unasked; "" = the best on dev
     answer: tuple[str, ...] = ("*",)           # runs every reader answers; "*" = all but sweep points, [] = none
     shards: int = setting(1, minimum=1, maximum=10_000)        # > 1: chunk, embed and BM25 run as one job per shard, then merge
     train_cap: int = setting(0, minimum=0)     # > 0: tokenizer, bi-encoder and reader learn from at most this many documents

@@ -120,5 +120,13 @@ def render() -> str:
     return json.dumps(config_schema(), indent=1, ensure_ascii=False) + "\n"
 
 
-if __name__ == "__main__":
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+    argparse.ArgumentParser(prog="python -m minirag.config.schema", description="Print the config's JSON schema "
+                            "(redirect it to workflow/schemas/config.schema.yaml).").parse_args(argv)
     sys.stdout.write(render())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

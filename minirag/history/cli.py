@@ -80,7 +80,7 @@ def cmd_diff(a) -> int:
     if a.json:
         print(json.dumps(d, ensure_ascii=False, indent=2))
     else:
-        print(render.markdown(d, a.limit) if a.md else render.text(d, a.limit), end="")
+        print(render.markdown(d, a.limit, a.all) if a.md else render.text(d, a.limit, a.all), end="")
     return 0
 
 
@@ -100,6 +100,7 @@ def add_commands(sub, positive_int) -> None:
     sp.add_argument("--corpus", default=None, help="the corpus to compare (default: the build's first)")
     sp.add_argument("--build", default=None, help="with two runs: the build they are of (default: the last)")
     sp.add_argument("--limit", type=positive_int, default=10, help="flipped questions shown per run and change")
+    sp.add_argument("--all", action="store_true", help="every metric, unchanged ones too, and every flipped question")
     sp.add_argument("--md", action="store_true", help="markdown instead of text")
     common(sp)
     sp.set_defaults(fn=cmd_diff)

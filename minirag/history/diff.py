@@ -10,7 +10,8 @@ markdown):
   side and B - A with its paired bootstrap interval and randomization p, Holm-adjusted over
   the table (evaluation/significance.py);
 - `flips`: per run, the test questions whose chunk hit@5 changed (gained: B finds what A
-  missed; lost: the reverse), each with its query, the gold, and what each side answered (the
+  missed; lost: the reverse), each with its query, the gold, the first gold chunk's rank on each
+  side (`rank_a`, `rank_b`; None beyond the run's depth) and what each side answered (the
   first reader's answer on that run, else the run's top document); and per reader and run,
   the questions whose answer went from wrong to right or back.
 
@@ -133,7 +134,7 @@ def metric_rows(a: Side, b: Side, pairs: list[tuple[str, str]]) -> list[dict]:
 
 def flips(a: Side, b: Side, pairs: list[tuple[str, str]]) -> list[dict]:
     """Per run pair, the test questions whose chunk hit@5 differs, with the gold and both answers."""
-    at = a.listing["metrics"].index("hit@5")
+    at, rr = a.listing["metrics"].index("hit@5"), a.listing["metrics"].index("mrr")
     out = []
     for ra, rb in pairs:
         sa, sb = a.scores(ra)["chunk"], b.scores(rb)["chunk"]
@@ -142,9 +143,14 @@ def flips(a: Side, b: Side, pairs: list[tuple[str, str]]) -> list[dict]:
             ha, hb = sa[qid][at], sb[qid][at]
             if ha != hb and qs.get(qid, {}).get("split", "test") == "test":
                 out.append({"run": ra if ra == rb else f"{ra} -> {rb}", "qid": qid, "change": "gained" if hb else "lost",
-                            "query": qs[qid]["query"], "gold": qs[qid]["gold"],
-                            "a": a.said(ra, qid), "b": b.said(rb, qid)})
+                            "query": qs[qid]["query"], "gold": qs[qid]["gold"], "rank_a": gold_rank(sa[qid][rr]),
+                            "rank_b": gold_rank(sb[qid][rr]), "a": a.said(ra, qid), "b": b.said(rb, qid)})
     return out
+
+
+def gold_rank(mrr: float) -> int | None:
+    """The rank of the first gold chunk, from its reciprocal rank (None: not in the run)."""
+    return round(1 / mrr) if mrr > 0 else None
 
 
 def answer_flips(a: Side, b: Side, pairs: list[tuple[str, str]]) -> list[dict]:

@@ -234,7 +234,9 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
         reads (the selector's candidates inputs, the trained readers' weights); the same files as
         those jobs' inputs, from the same specs."""
         from .stages import BY_RULE
-        files = [str(self.layout.docs), str(self.layout.chunks)]
+        # the questions (the page's example) and the metrics (the best retriever on dev answers unasked)
+        files = [str(self.layout.docs), str(self.layout.chunks), str(self.layout.questions),
+                 str(self.layout.eval("metrics.json"))]
         # a fusion whose weights the retrieve stage fitted reads them back from that job's receipt
         files += [str(self.layout.receipt("retrieve", r)) for r, s in self.cc["retrievers"].items() if s.get("fit")]
         jobs = [("retrieve", {"name": r}) for r in self.cc["retrievers"]]

@@ -1,14 +1,21 @@
 """A built corpus opened for questions: what the CLI's `search`/`answer --json` print and the
 HTTP service returns, from one place, so the two cannot disagree.
 
-`BuiltCorpus.open(configfile, corpus, results)` reads the config and the chunks; `search` and
-`answer` open the retriever and reader they are asked for (checked against their receipts
-and the chunks' content hashes, sources.py) and return plain JSON-ready dicts:
+`BuiltCorpus.open(configfile, corpus, results)` reads the config and the chunks (default: the
+config's first built corpus); `search` and `answer` open the retriever and reader they are asked
+for (checked against their receipts and the chunks' content hashes, sources.py) and return plain
+JSON-ready dicts:
 
-    search -> {"query", "retriever", "results": [{"rank", "chunk_id", "score", "doc_id", "section", "text"}]}
-    answer -> {"query", "retriever", "reader", "answer", "abstained", "citations": [{"n", "chunk_id",
-               "doc_id", "section", "text"}], "evidence": [{"n", "text"}], "retrieved": [rows as in search],
-               ["abstention": {"threshold", "calibrated_on", "warning"}], "latency_ms", "prompt"}
+    search -> {"query", "retriever", "results": [{"rank", "chunk_id", "score", "doc_id", "section", "text",
+               "snippet"}]}
+    answer -> {"query", "retriever", "retriever_why", "reader", "answer", "abstained", "citations": [{"n",
+               "chunk_id", "doc_id", "line", "rank", "section", "text"}], "evidence": [{"n", "text"}],
+               "retrieved": [rows as in search], ["abstention": {"threshold", "calibrated_on", "warning"}],
+               "latency_ms", "prompt"}
+
+`score` is None for a retriever whose run's scores are positions (a reranker, MMR, a cap). Unasked,
+the retriever is the config's `serve`, else the best on the dev split (`retriever_why` says which,
+defaults.py); every cited chunk is listed, with its line and its rank (citations.py).
 
 A request that cannot be served as asked raises `UsageError` naming the field (`query`,
 `retriever`, `reader`, `k`); an unknown retriever or reader is an `UnknownName`, listing the
@@ -25,6 +32,7 @@ from functools import cached_property
 from pathlib import Path
 
 from ..text.chunks import Chunk
+from .citations import Recorded, snippet
 
 
 class UsageError(ValueError):
@@ -67,21 +75,38 @@ class BuiltCorpus:
         self.by_id: dict[str, Chunk] = {c.id: c for c in chunks}
         self._retrievers: dict = {}
         self._readers: dict = {}
+        self._front: dict[str, int] = {}
 
     @classmethod
-    def open(cls, configfile: str | Path, corpus: str, results: str | Path) -> "BuiltCorpus":
-        from ..config.load import load_corpus
-        return cls(corpus, load_corpus(configfile, corpus), results)
+    def open(cls, configfile: str | Path = "workflow/config.yaml", corpus: str | None = None,
+             results: str | Path = "results") -> "BuiltCorpus":
+        """The corpus `corpus` of the config (default: its first built corpus) as the graph built it."""
+        from ..artifacts.missing import MissingArtifact
+        from .defaults import build_command, named_corpus
+        corpus, cc = named_corpus(configfile, corpus)
+        try:
+            return cls(corpus, cc, results)
+        except MissingArtifact as exc:
+            raise MissingArtifact(f"corpus {corpus!r} is not built ({exc.args[0].split(';')[0]}); "
+                                  f"build it with: {build_command(configfile)}") from None
 
     # ------------------------------------------------------------ names
     @cached_property
+    def metrics(self) -> dict | None:
+        """eval/metrics.json (checked against its receipt), or None when the corpus has not been evaluated."""
+        from ..artifacts.integrity import load_json
+        path = self.layout.eval("metrics.json")
+        return load_json(path, "metrics") if path.exists() else None
+
+    @cached_property
+    def served(self) -> tuple[str, str]:
+        """(the default retriever, why): the config's `serve`, else the best on the dev split (defaults.py)."""
+        from .defaults import served_retriever
+        return served_retriever(self.cc, None if self.cc["serve"] else self.metrics)
+
+    @property
     def default_retriever(self) -> str:
-        """The config's `serve` retriever, else its first fusion, else its first retriever."""
-        from ..config.corpus import family, main_retrievers
-        if self.cc["serve"]:
-            return self.cc["serve"]
-        main = main_retrievers(self.cc)
-        return next((r for r in main if family(self.cc, r) == "fusion"), main[0])
+        return self.served[0]
 
     @property
     def default_reader(self) -> str:
@@ -101,7 +126,17 @@ class BuiltCorpus:
         from ..config.corpus import family
         from ..rank.kinds import kind_of
         return [{"name": r, "family": family(self.cc, r), "description": kind_of(self.cc, r).describe(self.cc),
-                 "default": r == self.default_retriever} for r in self.cc["retrievers"]]
+                 "default": r == self.default_retriever, "scored": kind_of(self.cc, r).scored}
+                for r in self.cc["retrievers"]]
+
+    @cached_property
+    def placeholder(self) -> str:
+        """What the page's question box says: the corpus's name and its first dev question (else its first)."""
+        from ..artifacts.integrity import load_records
+        path = self.layout.questions
+        qs = load_records(path, "questions") if path.exists() else []
+        example = next((q for q in qs if q.get("split") == "dev"), qs[0] if qs else None)
+        return f"Ask {self.corpus} a question" + (f", e.g. {example['query']}" if example else "")
 
     def describe_readers(self) -> list[dict]:
         return [{"name": r, "type": spec["type"], "default": r == self.default_reader}
@@ -132,10 +167,24 @@ class BuiltCorpus:
         return name, self._readers[name]
 
     @cached_property
+    def docs(self) -> dict[str, dict]:
+        """docs.jsonl by document id."""
+        from ..artifacts.integrity import load_records
+        return {d["doc_id"]: d for d in load_records(self.layout.docs, "documents")}
+
+    @cached_property
     def langs(self) -> dict[str, str]:
         """Each document's language (docs.jsonl), which the answer selector reads its candidates in."""
-        from ..artifacts.integrity import load_records
-        return {d["doc_id"]: d.get("lang", "") for d in load_records(self.layout.docs, "documents")}
+        return {doc_id: d.get("lang", "") for doc_id, d in self.docs.items()}
+
+    def front_lines(self, doc_id: str) -> int:
+        """The lines of a document's markdown file before its curated text (its front matter), read once."""
+        from .citations import front_lines
+        if doc_id not in self._front:
+            src = self.cc["source"]
+            path = Path(src["path"]) / doc_id if src["format"] == "markdown" else None
+            self._front[doc_id] = front_lines(path, self.docs[doc_id]["text"])
+        return self._front[doc_id]
 
     @cached_property
     def selector(self):
@@ -150,7 +199,7 @@ class BuiltCorpus:
             return None
         model = require(self.layout.reader_model(name), f"weights of reader {name!r}")
         return load_selector(model, list(self.by_id.values()), self.langs, self.layout.lexicon, graph.terms_file(),
-                             self.cc["candidates"]["depth"])
+                             self.cc["candidates"]["depth"], {"docs": self.layout.docs, "chunks": self.layout.chunks})
 
     def is_remote(self, reader: str | None = None) -> bool:
         """Whether the reader (default: the first) answers by calling another server."""
@@ -169,6 +218,9 @@ class BuiltCorpus:
                 self.reader(name)
         if self.selector is not None:  # every chunk's candidates read now, not on a first question
             self.selector.prepare(list(self.by_id.values()), self.langs)
+        self.served, self.placeholder  # the default retriever (metrics), the page's example question
+        for doc_id in self.docs:
+            self.front_lines(doc_id)
         return self
 
     # ------------------------------------------------------------ asking
@@ -176,42 +228,53 @@ class BuiltCorpus:
         if k is not None and not (1 <= k <= self.depth):
             raise UsageError("k", f"between 1 and the run depth, {self.depth} (corpora.{self.corpus}.depth), got {k}")
 
-    def row(self, rank: int, chunk_id: str, score: float) -> dict:
-        c = self.by_id[chunk_id]
-        return {"rank": rank, "chunk_id": chunk_id, "score": round(score, 6), "doc_id": c.doc_id,
-                "section": c.section, "text": c.text}
+    def scored(self, retriever: str) -> bool:
+        """Whether the retriever's scores mean something: a reorder's (a reranker, MMR, a cap) are positions."""
+        from ..rank.kinds import kind_of
+        return kind_of(self.cc, retriever).scored
+
+    def rows(self, ranked, retriever: str) -> list[dict]:
+        """The ranking as rows; `score` None when the retriever's scores are positions."""
+        shown = self.scored(retriever)
+        return [{"rank": i, "chunk_id": cid, "score": round(score, 6) if shown else None,
+                 "doc_id": self.by_id[cid].doc_id, "section": self.by_id[cid].section, "text": self.by_id[cid].text,
+                 "snippet": snippet(self.by_id[cid].text)} for i, (cid, score) in enumerate(ranked, 1)]
 
     def search(self, query: str, retriever: str | None = None, k: int = 5) -> dict:
         query = check_query(query)
         self.check_k(k)
         name, r = self.retriever(retriever)
         ranked = r.search(query, k=k)
-        return {"query": query, "retriever": name,
-                "results": [self.row(i, cid, score) for i, (cid, score) in enumerate(ranked, 1)]}
+        return {"query": query, "retriever": name, "results": self.rows(ranked, name)}
 
     def answer(self, query: str, retriever: str | None = None, reader: str | None = None,
                k: int | None = None) -> dict:
         from ..answer.rag import rag_answer
+        from .citations import cite
         query = check_query(query)
         self.check_k(k)
         t0 = time.perf_counter()
         name, r = self.retriever(retriever)
         reader_name, rd = self.reader(reader)
         p = self.cc["prompt"]
+        r = Recorded(r)  # the whole ranking the selector read, for the ranks of citations below the top k
         ranked, prompt, answer = rag_answer(query, r, rd, self.by_id, k=k or p["k"], selector=self.selector,
                                             langs=self.langs if self.selector else {}, answers=p["answers"],
                                             template=p["template"], evidence_lines=p["evidence_lines"],
                                             evidence_chars=p["evidence_chars"])
         total_ms = (time.perf_counter() - t0) * 1000
+        ranks = {cid: i for i, (cid, _) in enumerate(r.ranked, 1)}
         cited = []
         for cid in answer.citations:
-            n = prompt.citations.index(cid) + 1
-            c = self.by_id[cid]
-            cited.append({"n": n, "chunk_id": cid, "doc_id": c.doc_id, "section": c.section, "text": c.text})
-        return {"query": query, "retriever": name, "reader": reader_name, "answer": answer.text,
+            n, c = prompt.citations.index(cid) + 1, self.by_id[cid]
+            evidence = [ln["text"] for ln in prompt.evidence if ln["n"] == n]
+            cited.append(cite(n, c, self.docs[c.doc_id]["text"], self.front_lines(c.doc_id), evidence, ranks,
+                              answer.text))
+        why = self.served[1] if retriever is None else "asked for"
+        return {"query": query, "retriever": name, "retriever_why": why, "reader": reader_name, "answer": answer.text,
                 "abstained": answer.abstained, "citations": cited,
                 "evidence": [{"n": ln["n"], "text": ln["text"]} for ln in prompt.evidence],
-                "retrieved": [self.row(i, cid, score) for i, (cid, score) in enumerate(ranked, 1)],
+                "retrieved": self.rows(ranked, name),
                 **answer.origin, **abstention_of(rd), "latency_ms": round(total_ms, 3), "prompt": prompt.text}
 
 

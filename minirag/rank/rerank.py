@@ -45,17 +45,28 @@ class FeatureMaker:
     is a concept matched by any of its alternatives at that alternative's weight. The matching
     runs over all candidates and lines at once (rerank_lines.py)."""
 
-    def __init__(self, analyzer: Analyzer, chunks: Sequence[Chunk], expander: QueryExpander | None = None):
+    def __init__(self, analyzer: Analyzer, chunks: Sequence[Chunk], expander: QueryExpander | None = None,
+                 stored: dict | None = None):
         self.analyzer, self.expander = analyzer, expander
-        df: dict[str, int] = {}
-        for c in chunks:
-            for w in set(analyzer(c.context + "\n" + c.text)):
-                df[w] = df.get(w, 0) + 1
+        self.texts_sha256 = texts_sha256(chunks)
         n = len(chunks)
+        if isinstance(stored, dict) and stored.get("texts_sha256") == self.texts_sha256 and stored.get("n") == n:
+            df = stored["terms"]  # counted by train_reranker over these very texts (df_record)
+        else:
+            df = {}
+            for c in chunks:
+                for w in set(analyzer(c.context + "\n" + c.text)):
+                    df[w] = df.get(w, 0) + 1
+        self.df, self.n = df, n
         self.idf = {w: math.log(1 + (n - d + 0.5) / (d + 0.5)) for w, d in df.items()}
         self.default_idf = math.log(1 + (n + 0.5) / 0.5)
         self._ids: dict[str, int] = {}  # word -> term id of the chunk codes
         self._codes: dict[str, ChunkCode] = {}
+
+    def df_record(self) -> dict:
+        """The document frequencies, for the reranker's sidecar: a FeatureMaker over the same chunk
+        texts reads them instead of analyzing every chunk again."""
+        return {"n": self.n, "texts_sha256": self.texts_sha256, "terms": dict(sorted(self.df.items()))}
 
     def weight(self, w: str) -> float:
         return self.idf.get(w, self.default_idf)
@@ -134,6 +145,15 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1.0, steps: int = 25)
     return w, b, losses
 
 
+def texts_sha256(chunks: Sequence[Chunk]) -> str:
+    """The sha256 of the chunks' texts with their context, as the document frequencies count them."""
+    import hashlib
+    h = hashlib.sha256()
+    for c in chunks:
+        h.update((c.context + "\n" + c.text).encode("utf-8") + b"\0")
+    return h.hexdigest()
+
+
 def rerank(ranking: Ranking, x: np.ndarray, w: np.ndarray, b: float, n: int) -> Ranking:
     """The top n re-ordered by the model's probability (ties keep the first-stage order), the rest
     after them in their order; scores are positional (n, n-1, ...), as diversify.py writes them."""
@@ -155,7 +175,8 @@ def save_model(path, w: np.ndarray, b: float, sidecar: dict) -> None:
 
 
 def load_model(path) -> dict:
-    """A trained reranker's {"w": (F,), "b": float}, both files checked against their job's receipt."""
+    """A trained reranker's {"w": (F,), "b": float, "df": its document frequencies or None}, both files
+    checked against their job's receipt."""
     from pathlib import Path
 
     from ..artifacts.content import weights
@@ -167,7 +188,7 @@ def load_model(path) -> dict:
                          "re-run train_reranker")
     arrays = load_npz(verified(path, "reranker model"))
     weights(arrays, path)
-    return {"w": arrays["w"], "b": float(arrays["b"][0])}
+    return {"w": arrays["w"], "b": float(arrays["b"][0]), "df": meta.get("df")}
 
 
 DEFAULT_ANALYZER = AnalyzerConfig(fold_accents=True, query_stopwords=("en", "es"), stemmer="spanish")

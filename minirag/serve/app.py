@@ -103,6 +103,7 @@ def create_app(live: LiveCorpus, max_query_chars: int = 2000) -> FastAPI:
     async def retrievers() -> dict[str, Any]:
         built = live.current.built
         return {"corpus": built.corpus, "depth": built.depth, "default": built.default_retriever,
+                "default_why": built.served[1], "placeholder": built.placeholder,
                 "retrievers": built.describe_retrievers(), "readers": built.describe_readers()}
 
     @app.get("/chunks/{chunk_id}", summary="One chunk: its document, section and text")

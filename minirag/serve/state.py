@@ -32,7 +32,8 @@ def served_files(cc: dict, root: Path) -> list[Path]:
     generate jobs, from their stage specs (CorpusGraph.served)."""
     from ..artifacts.layout import CorpusLayout
     from ..pipeline.graph import CorpusGraph
-    return [Path(p) for p in CorpusGraph(cc, CorpusLayout(Path(root))).served()]
+    # what is not there is not loaded either (a corpus without questions has no metrics)
+    return [Path(p) for p in CorpusGraph(cc, CorpusLayout(Path(root))).served() if Path(p).is_file()]
 
 
 def manifest_path(configfile: str | Path, results: str | Path) -> Path:

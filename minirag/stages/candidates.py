@@ -25,7 +25,7 @@ def candidates(settings: dict, questions: Path, docs: Path, chunks: Path, run: P
     chunk_list = load_chunks(chunks, docs)
     by_id = {c.id: c for c in chunk_list}
     langs = {d["doc_id"]: d.get("lang", "") for d in load_records(docs, "documents")}
-    selector = load_selector(model, chunk_list, langs, lexicon, terms, settings["depth"])
+    selector = load_selector(model, chunk_list, langs, lexicon, terms, settings["depth"], {"docs": docs, "chunks": chunks})
     ranked = load_run(run)
     records = []
     for q in load_records(questions, "questions"):

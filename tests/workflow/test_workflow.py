@@ -301,7 +301,7 @@ def test_search_on_missing_artifacts_names_the_command(tmp_path):
     proc = run([sys.executable, "-m", "minirag", "search", "x", "--corpus", "mini", "--configfile", "mini.yaml"],
                project, check=False)
     assert proc.returncode == 2
-    assert "results/mini/chunks.jsonl is missing" in proc.stderr and "snakemake -c1" in proc.stderr
+    assert "results/mini/chunks.jsonl is missing" in proc.stderr and "make build CONFIG=mini.yaml" in proc.stderr
 
 
 @pytest.mark.parametrize("extra, message", [

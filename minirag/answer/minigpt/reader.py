@@ -26,7 +26,7 @@ import re
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, ClassVar, Iterator
+from typing import TYPE_CHECKING, Callable, ClassVar, Iterator
 
 import numpy as np
 
@@ -35,10 +35,11 @@ from ...settings import setting
 from ...text.bpe import BPETokenizer
 from ..evidence import content_words, words_of
 from ..prompt import IDK, Prompt
-from ..reading.tasks import IDK as TASK_IDK
-from ..reading.tasks import ReadingTask
 from .model import MiniGPT, MiniGPTConfig
 from .train import load_model, load_sidecar, train
+
+if TYPE_CHECKING:  # the tasks module (and what it reads) is imported where a reader trains or reads
+    from ..reading.tasks import ReadingTask
 
 CITE_RE = re.compile(r"\[#(\d+)\]")
 WORD_RE = re.compile(r"\w+")
@@ -181,6 +182,7 @@ def read(model: MiniGPT, enc: TaskEncoder, question: str, lines: list[tuple[int,
          min_support: float) -> tuple[str, int | None]:
     """(answer, index into `lines` of the line it cites), or ("I don't know", None): when the model says so,
     cites no line it was shown, or cites a line holding less than `min_support` of the question's words."""
+    from ..reading.tasks import IDK as TASK_IDK
     src, kept = enc.source(question, lines, max_new_tokens)
     said, m = parse(answer_ids(model, enc, question, src, max_new_tokens))
     if not said or normalise(said) == normalise(TASK_IDK) or m is None:

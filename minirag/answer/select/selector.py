@@ -17,6 +17,7 @@ What it leaves out: retrieval (the chunks come ranked) and writing the answer (r
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -218,16 +219,55 @@ class AnswerSelector:
         return Selection(r, p, p_none, pool(r.texts, p, r.keys, r.analysis))
 
 
-def load_selector(model, chunks: list[Chunk], langs: dict[str, str], lexicon, terms, depth: int) -> AnswerSelector:
+def load_selector(model, chunks: list[Chunk], langs: dict[str, str], lexicon, terms, depth: int,
+                  files: dict | None = None) -> AnswerSelector:
     """The selector of trained weights (checked against their receipt), over the corpus's chunks (and
-    their documents' languages), lexicon.json and terms file; its feature sets are the sidecar's."""
-    from pathlib import Path
-
+    their documents' languages), lexicon.json and terms file. `files` names the docs and chunks files
+    `chunks` and `langs` come from: when train_reader built the vocabulary from those very files (and
+    this lexicon and terms file), the one in its sidecar is read (milliseconds), else it is rebuilt
+    from the chunks (a second on the KB). Its feature sets are the sidecar's."""
     from ...artifacts.integrity import load_json, verified
-    from ...artifacts.io import read_json
     lex = load_json(lexicon, "lexicon")
-    vocab = Vocabulary.from_chunks(chunks, lex, GrammarTerms.load(terms, lex.get("lexicon", {})), langs)
-    side = read_json(verified(Path(model).with_suffix(".json"), "answer selector sidecar"))
-    features = tuple(side.get("feature_sets", ("grammar",)))
+    grammar = GrammarTerms.load(terms, lex.get("lexicon", {}))
+    record = stored_vocabulary(model, {**(files or {}), "lexicon": lexicon, "terms": terms}) if files else None
+    vocab = Vocabulary.from_record(record, grammar) if record else Vocabulary.from_chunks(chunks, lex, grammar, langs)
+    features = tuple(selector_sidecar(model).get("feature_sets", ("grammar",)))
     generic = GenericFeaturizer.from_texts([c.text for c in chunks]) if "generic" in features else None
     return AnswerSelector(vocab, AnswerScorer.load(verified(model, "answer selector weights")), depth, features, generic)
+
+
+def stored_vocabulary(model, files: dict) -> dict | None:
+    """The vocabulary train_reader wrote in the selector's sidecar, if built from `files` (name -> path:
+    docs, chunks, lexicon, terms, compared by sha256), else None."""
+    from pathlib import Path
+
+    from ...artifacts.content import fail
+    from ...artifacts.io import sha256_file
+    from ...artifacts.vocab_record import vocabulary_problem
+    sidecar = Path(model).with_suffix(".json")
+    record = selector_sidecar(model).get("vocabulary")
+    if record is None:
+        return None
+    if (problem := vocabulary_problem(record)):
+        fail(sidecar, problem)
+    built_from = record["built_from"]
+    if set(built_from) != set(files):
+        return None
+    return record if all(built_from[k] == sha256_file(path) for k, path in files.items()) else None
+
+
+def selector_sidecar(model) -> dict:
+    """The selector's sidecar (readers/<name>.json), checked against its receipt and read once per
+    version of the file: the reader takes its threshold from it, the selector its vocabulary. Read only."""
+    from pathlib import Path
+
+    from ...artifacts.missing import require
+    path = require(Path(model).with_suffix(".json"), "answer selector sidecar")
+    st = path.stat()
+    return _sidecar(str(path), st.st_size, st.st_mtime_ns)
+
+
+@lru_cache(maxsize=4)
+def _sidecar(path: str, size: int, mtime_ns: int) -> dict:
+    from ...artifacts.integrity import load_json
+    return load_json(path, "answer selector sidecar")

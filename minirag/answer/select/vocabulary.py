@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from ...artifacts.vocab_record import FORMAT
 from ...text.analyze import load_stopwords
 from ..evidence import QUESTION_WORDS
 from .candidates import candidates_of
@@ -70,6 +71,11 @@ class Vocabulary:
         for k, vs in lexicon.items():
             self.lexicon.setdefault(fold(k), [])
             self.lexicon[fold(k)] = sorted(set(self.lexicon[fold(k)]) | {fold(v) for v in vs})
+        self.index()
+
+    def index(self) -> None:
+        """The lookups `near` reads: by one deletion (keys and forms), by stem (keys)."""
+        keys = self.keys
         self.by_deletion: dict[str, list[str]] = {}  # a word less one letter -> the keys and forms it is
         self.by_stem: dict[str, list[str]] = {}
         for k in sorted(keys | set(self.forms)):
@@ -122,6 +128,28 @@ class Vocabulary:
         vocab.form_concepts = {f: {next(iter(v)) for v in dims.values() if len(v) == 1} for f, dims in named.items()}
         vocab.suffix_concepts = suffix_concepts(vocab.form_concepts)
         vocab.word_langs = by_lang
+        return vocab
+
+    def to_record(self) -> dict:
+        """What `from_chunks` found, as JSON (the terms aside: they load from their file), every mapping
+        in the order it was built in, so `from_record` gives the same vocabulary."""
+        return {"format": FORMAT, "keys": sorted(self.keys), "words": sorted(self.words), "forms": self.forms,
+                "lexicon": self.lexicon, "form_concepts": {f: sorted(c) for f, c in self.form_concepts.items()},
+                "suffix_concepts": {e: sorted(c) for e, c in self.suffix_concepts.items()},
+                "word_langs": self.word_langs}
+
+    @classmethod
+    def from_record(cls, record: dict, terms: GrammarTerms) -> "Vocabulary":
+        """The vocabulary `to_record` wrote (ValueError for another format)."""
+        if not isinstance(record, dict) or record.get("format") != FORMAT:
+            raise ValueError(f"not a vocabulary of format {FORMAT!r}")
+        vocab = cls.__new__(cls)
+        vocab.keys, vocab.words, vocab.terms = set(record["keys"]), set(record["words"]), terms
+        vocab.forms, vocab.lexicon = record["forms"], record["lexicon"]
+        vocab.form_concepts = {f: set(c) for f, c in record["form_concepts"].items()}
+        vocab.suffix_concepts = {e: set(c) for e, c in record["suffix_concepts"].items()}
+        vocab.word_langs = record["word_langs"]
+        vocab.index()
         return vocab
 
     def language(self, text: str) -> str:

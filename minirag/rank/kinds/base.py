@@ -18,6 +18,7 @@ class RetrieverKind(Kind):
     sweepable: ClassVar[tuple[str, ...]] = ()
     upstream_key: ClassVar[str] = ""  # the setting that names the runs it reads ("of", "base")
     trained: ClassVar[bool] = False   # the graph trains a model for it (train_reranker) before it ranks
+    scored: ClassVar[bool] = True     # False: its run's scores are positions (n, n-1, ...), not shown to users
     name: str = ""                    # the config's name for it (kind_of sets it)
 
     # what it reads

@@ -16,8 +16,9 @@ from .base import RetrieverKind
 
 class Reorder(RetrieverKind):
     """A kind that re-orders the run named in its `base` (or `of`) setting; `mechanism` names
-    what it adds, and the report sets it against that run."""
-    family, upstream_key = "diversifier", "base"
+    what it adds, and the report sets it against that run. Its run's scores are positions, so
+    `search` and `answer` show none (`score`: null)."""
+    family, upstream_key, scored = "diversifier", "base", False
 
     def upstream(self) -> list[str]:
         return [getattr(self.s, self.upstream_key)]
@@ -99,7 +100,7 @@ class Rerank(Reorder):
 
     def combine(self, query, rankings, sources, depth) -> Ranking:
         model = sources.reranker(self.name)
-        features = sources.features(self.s.analyzer, self.s.expand)
+        features = sources.features(self.s.analyzer, self.s.expand, model.get("df"))
         head = rankings[0][: self.s.candidates]
         x = features.features(query, head, sources.chunks_by_id)  # (N, F)
         return rerank(rankings[0], x, model["w"], model["b"], self.s.candidates)[:depth]

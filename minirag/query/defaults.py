@@ -1,0 +1,67 @@
+"""What the command line and the server pick when the user does not say: the corpus, the retriever,
+and the command that builds a corpus that is not there yet.
+
+- `default_corpus(configfile)`: the config's first built corpus (its `build` list, else its first
+  corpus), so `--configfile mine.yaml` alone opens the corpus mine.yaml builds.
+- `served_retriever(cc, metrics)`: the config's `serve` retriever; without one, the main retriever
+  the evaluation ranks best on the dev split (chunk hit@5, MRR breaking a tie; the test split when
+  there is no dev split); without metrics, the first fusion, else the first retriever. It returns
+  the name and one line saying why, which `answer` prints and the page shows.
+- `build_command(configfile)`: `make report` for the default config, else `make build CONFIG=<file>`.
+
+What it leaves out: opening anything (built_corpus.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+DEFAULT_CONFIG = "workflow/config.yaml"
+
+
+def default_corpus(configfile: str | Path) -> str:
+    from ..config.corpus import corpus_names
+    from ..config.load import load_config
+    return corpus_names(load_config(configfile))[0]
+
+
+def named_corpus(configfile: str | Path, corpus: str | None) -> tuple[str, dict]:
+    """(the corpus's name, its checked settings): `corpus`, else the config's first built one; the
+    config file read once, the corpus checked by minirag's own checks (load.py: no JSON-schema pass)."""
+    from ..config.corpus import ConfigError, corpus_config, corpus_names
+    from ..config.load import load_config
+    config = load_config(configfile, schema=False)
+    try:
+        corpus = corpus or corpus_names(config)[0]
+        return corpus, corpus_config(config, corpus)
+    except ConfigError as exc:
+        raise ConfigError(f"{configfile}: {exc}" if not str(exc).startswith(str(configfile)) else str(exc)) from None
+
+
+def build_command(configfile: str | Path) -> str:
+    return "make report" if Path(configfile) == Path(DEFAULT_CONFIG) else f"make build CONFIG={configfile}"
+
+
+def ranked_on(metrics: dict) -> tuple[str, dict]:
+    """(split, its retrieval figures): dev's when the questions have a dev split, else test's."""
+    dev = (metrics.get("splits") or {}).get("dev")
+    return ("dev", dev["retrieval"]) if dev and dev.get("retrieval") else ("test", metrics.get("retrieval") or {})
+
+
+def served_retriever(cc: dict, metrics: dict | None) -> tuple[str, str]:
+    """(the retriever to serve by default, why it is the one), as the module docstring says."""
+    from ..config.corpus import family, main_retrievers
+    if cc["serve"]:
+        return cc["serve"], "the config's serve retriever"
+    main = main_retrievers(cc)
+    split, figures = ranked_on(metrics or {})
+    scored = [r for r in main if r in figures]
+    if scored:
+        def key(r):
+            chunk = figures[r]["chunk"]
+            return chunk["hit@5"], chunk["mrr"]
+        best = max(scored, key=key)  # the first of equals: config order
+        return best, f"best chunk hit@5 on the {split} split ({key(best)[0]:.3f}, eval/metrics.json)"
+    first = next((r for r in main if family(cc, r) == "fusion"), main[0])
+    return first, "no evaluation to rank by: the config's first fusion" if family(cc, first) == "fusion" \
+        else "no evaluation to rank by: the config's first retriever"

@@ -1,0 +1,77 @@
+"""The answer selector's vocabulary, built once by train_reader and kept in its sidecar: read back it is
+the vocabulary built from the chunks; answering reads it only when it was built from the very files it
+answers from (else rebuilds it); a damaged one is refused naming the file and the key."""
+
+import json
+
+import pytest
+from test_answer_selection import LEXICON, chunks, terms, vocab  # noqa: F401  (fixtures)
+
+from minirag.answer.select import selector as selector_module
+from minirag.answer.select.analysis import analyze
+from minirag.answer.select.scorer import AnswerScorer
+from minirag.answer.select.terms import DEFAULT_TERMS
+from minirag.answer.select.vocabulary import Vocabulary
+from minirag.artifacts.integrity import write_receipt
+from minirag.artifacts.io import sha256_file, write_json, write_jsonl
+from minirag.artifacts.layout import CorpusLayout
+
+ATTRIBUTES = ("keys", "words", "forms", "lexicon", "form_concepts", "suffix_concepts", "word_langs", "by_deletion",
+              "by_stem")
+
+
+def test_a_vocabulary_read_back_is_the_one_built(vocab, terms):  # noqa: F811
+    back = Vocabulary.from_record(json.loads(json.dumps(vocab.to_record(), ensure_ascii=False)), terms)
+    for name in ATTRIBUTES:
+        built, read = getattr(vocab, name), getattr(back, name)
+        assert (list(built.items()) == list(read.items())) if isinstance(built, dict) else built == read, name
+    for q in ("¿Cómo se conjuga venir en pretérito, yo?", "past participle of writte", "what is hació"):
+        assert analyze(q, back).to_record() == analyze(q, vocab).to_record()
+    with pytest.raises(ValueError, match="format"):
+        Vocabulary.from_record({"keys": []}, terms)
+
+
+@pytest.fixture
+def trained(tmp_path, chunks, vocab):  # noqa: F811
+    """A corpus folder with docs, chunks, lexicon and a selector whose sidecar holds the vocabulary."""
+    layout = CorpusLayout.of(tmp_path / "results", "c")
+    write_jsonl(layout.docs, [{"doc_id": d, "text": "x"} for d in ("es/pret.md", "es/pres.md", "en/irr.md")])
+    write_jsonl(layout.chunks, [{"id": c.id, "doc_id": c.doc_id} for c in chunks])
+    write_json(layout.lexicon, LEXICON)
+    write_receipt(layout.receipt("lexicon", None), "lexicon", None, {}, [], [layout.lexicon])
+    model = layout.reader_model("extractive")
+    model.parent.mkdir(parents=True, exist_ok=True)
+    AnswerScorer(len(selector_module.FEATURES), len(selector_module.NULL_FEATURES), hidden=2, seed=0).save_atomic(model)
+    files = {"docs": layout.docs, "chunks": layout.chunks, "lexicon": layout.lexicon, "terms": DEFAULT_TERMS}
+    record = {**vocab.to_record(), "built_from": {k: sha256_file(p) for k, p in files.items()}}
+    write_json(model.with_suffix(".json"), {"threshold": 0.5, "vocabulary": record})
+    write_receipt(layout.receipt("train_reader", "extractive"), "train_reader", "extractive", {}, [],
+                  [model, model.with_suffix(".json")])
+    return layout, model
+
+
+def test_answering_reads_the_stored_vocabulary_only_when_built_from_its_files(trained, chunks, monkeypatch):  # noqa: F811
+    layout, model = trained
+    langs = {"es/pret.md": "es", "es/pres.md": "es", "en/irr.md": "en"}
+    rebuilt = []
+    original = Vocabulary.from_chunks
+    monkeypatch.setattr(Vocabulary, "from_chunks", classmethod(lambda cls, *a: rebuilt.append(1) or original(*a)))
+    files = {"docs": layout.docs, "chunks": layout.chunks}
+    read = selector_module.load_selector(model, chunks, langs, layout.lexicon, DEFAULT_TERMS, 20, files)
+    assert rebuilt == [] and "venir" in read.vocab.keys
+    layout.chunks.write_text(layout.chunks.read_text() + "\n", encoding="utf-8")  # another chunks file
+    again = selector_module.load_selector(model, chunks, langs, layout.lexicon, DEFAULT_TERMS, 20, files)
+    assert rebuilt == [1] and again.vocab.keys == read.vocab.keys
+
+
+def test_a_damaged_vocabulary_is_refused_naming_the_file_and_key(trained):
+    from minirag.artifacts.content import ContentError, check_file
+    layout, model = trained
+    sidecar = model.with_suffix(".json")
+    check_file(sidecar)
+    data = json.loads(sidecar.read_text())
+    word = next(iter(data["vocabulary"]["word_langs"]))
+    data["vocabulary"]["word_langs"][word] = {"es": 0}
+    sidecar.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ContentError, match=r"extractive\.json: vocabulary\.word_langs"):
+        check_file(sidecar)
