@@ -251,7 +251,7 @@ def stage_settings(cc: dict, stage: str, name: str | None = None) -> dict:
     if stage == "train_tokenizer":
         return dict(cc["tokenizer"])
     if stage == "chunk":
-        return settings_from_dict(ChunkSettings, cc["chunk"], "chunk").used()
+        return ChunkSettings(**cc["chunk"]).used()  # checked once, by corpus_config
     if stage in ("embed", "train_biencoder"):
         return dict(cc["embedders"][name])
     if stage == "bm25":

@@ -60,6 +60,10 @@ class SourceSettings:
     outside_links: Literal["refuse", "follow"] = "refuse"  # markdown: a symlink under path that leads out of it
     question_langs: tuple[str, ...] = setting(QUESTION_LANGS, min_items=1)  # allowed values of a question's lang
 
+    # the keys only one format reads (settings.py: READS); any other is read by both
+    READS = ("format", {"markdown": ("glob", "questions", "questions_format", "outside_links"),
+                        "beir": ("split", "strict_qrels", "train_split")})
+
 
 class CorpusError(ValueError):
     """Bad input; the message starts with the file (and line) it is about."""
