@@ -34,7 +34,7 @@ RESULTS = "results"
 try:
     CORPORA = {name: corpus_config(config, name) for name in corpus_names(config)}
 except ConfigError as exc:
-    raise WorkflowError(f"config error: {exc}")
+    sys.exit(f"config error: {exc}")  # one line on the terminal, no traceback
 REPORT = config.get("report") or report_name(
     workflow.overwrite_configfiles or workflow.configfiles
 )
