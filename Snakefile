@@ -7,8 +7,12 @@ from snakemake.utils import min_version
 from minirag.artifacts.safe_yaml import YAMLBudgetError, check_loaded
 from minirag.config.corpus import ConfigError
 from minirag.config.load import validate
+from minirag.terminal import quiet_terminal
 
 min_version("9.11")
+# A line per finished job and a failed job's own error on the terminal (minirag/terminal.py);
+# the full output with --verbose or MINIRAG_VERBOSE=1.
+quiet_terminal(workflow)
 
 
 configfile: "workflow/config.yaml"
