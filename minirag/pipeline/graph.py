@@ -50,7 +50,11 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
         if self.source["format"] == "beir":
             root = Path(self.source["path"])
             return paths(root / "queries.jsonl", root / "qrels" / f"{self.source['split']}.tsv")
-        return [self.source["questions"]]
+        return [self.source["questions"]] if self.source["questions"] else []
+
+    def question_args(self) -> str:
+        """The questions stage's --source; none for a markdown corpus without questions (nothing to score yet)."""
+        return flags(source=self.question_source())
 
     def chunk(self) -> dict:
         # Only token-bounded strategies read the tokenizer; the others must not rerun when it changes.

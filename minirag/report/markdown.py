@@ -31,6 +31,11 @@ OVERVIEW = """## Corpus `{name}`
 - Questions: {questions} ({answerable} answerable); by language {by_lang}; by difficulty {by_difficulty}.{dev}
 """
 
+NOTHING_TO_SCORE = """### Nothing to score yet
+
+`{name}` has no questions (its config names no `source.questions` file), so no retriever or reader is scored. Its indexes and readers are built: `search`, `answer` and `serve` work on it with `--configfile <this config> --corpus {name}`. To score them, write a questions file, one JSON object a line (`qid`, `query`, `lang`, `gold`: the `doc_id` and verbatim `evidence`, `answer`, `answerable`; the format is in kb/README.md), and name it in the corpus's config, `source: {{questions: path/to/questions.jsonl}}`: the next build scores every retriever and reader.
+"""
+
 CHUNKING = {"tokens": "target {target_tokens} BPE tokens, overlap {overlap}",
             "sections": "one per section, budget {max_tokens} tokens per part",
             "chars": "{size} characters, overlap {overlap}", "none": "one chunk per document"}
@@ -140,6 +145,8 @@ def render_corpus(t: CorpusTables, results: str | Path, jobs: list) -> str:
     note = cc["note"].strip() + "\n\n" if cc.get("note") else ""
     out.append(OVERVIEW.format(name=t.name, note=note, chunking=CHUNKING[cc["chunk"]["strategy"]].format(**cc["chunk"]),
                                **facts))
+    if not facts["questions"]:
+        return "\n".join(out + [NOTHING_TO_SCORE.format(name=t.name)] + render_stage_times(t, jobs))
     for level in ("chunk", "doc"):
         out.append(RETRIEVAL.format(level=level, what=RELEVANT[level], table=md_table(t.retrieval(level), ("Retriever",))))
     best = t.best_retriever()
@@ -189,10 +196,12 @@ def render_corpus(t: CorpusTables, results: str | Path, jobs: list) -> str:
         out.append(ANSWERS.format(k=cc["prompt"]["k"], table=md_table(answers, ("Reader", "Run")),
                                   note=delta_note(answers, "Δ contains answer vs the reader's best run"),
                                   unanswerable=shown) + render_losses(t, run, md_table) + render_reading(t, results))
+    return "\n".join(out + render_stage_times(t, jobs))
+
+
+def render_stage_times(t: CorpusTables, jobs: list) -> list[str]:
     times = t.stage_times(jobs)
-    if len(times):
-        out.append(STAGE_TIMES.format(total=times["seconds"].sum(), table=md_table(times)))
-    return "\n".join(out)
+    return [STAGE_TIMES.format(total=times["seconds"].sum(), table=md_table(times))] if len(times) else []
 
 
 def render_diagnosis(t: CorpusTables) -> str:

@@ -49,7 +49,7 @@ class SourceSettings:
     format: Literal["markdown", "beir"] = "markdown"
     path: str = setting("kb/docs", min_length=1, pattern=PATH_PATTERN)  # markdown: the docs folder; beir: its folder
     glob: str = setting("**/*.md", min_length=1)   # markdown only: which files under path are documents
-    questions: str = setting("kb/eval/questions.jsonl", min_length=1, pattern=PATH_PATTERN)  # markdown: questions
+    questions: str = setting("", pattern=PATH_PATTERN)  # markdown: the questions file ("" = none yet: nothing to score)
     split: str = setting("test", min_length=1, pattern=PATH_PATTERN)  # beir only: qrels/<split>.tsv: judged queries
     strict_qrels: bool = False                      # beir only: qrels naming absent queries or documents are an error, not a warning
     train_split: str = setting("", pattern=PATH_PATTERN)  # beir only: qrels used for training pairs ("" = none)

@@ -39,9 +39,9 @@ rule questions:
         "../envs/minirag.yaml"
     params:
         settings=settings("questions"),
-        source=lambda wc: graph(wc).question_source(),
+        args=lambda wc: graph(wc).question_args(),
     shell:
-        "python -m minirag.stages.questions --settings {params.settings:q} --source {params.source:q} "
+        "python -m minirag.stages.questions --settings {params.settings:q} {params.args} "
         "--docs {input.docs:q} --out {output.questions:q} --receipt {output.receipt:q} 2> {log:q}"
 
 
