@@ -185,7 +185,13 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
         """Every PNG of the corpus: one per sweep, one loss curve per trained encoder and reader."""
         figs = [self.layout.figure(f"sweep-{name}-{param}") for name, param in self.sweeps()]
         figs += [self.layout.figure(f"loss-{e}") for e in self.trained() + self.trained_readers()]
+        figs += [self.layout.figure(f"summary-{f}") for f in self.summary_figures()]
         return paths(*figs)
+
+    def summary_figures(self) -> list[str]:
+        """The figures the report opens with (stages/summary_figure.py); none with no questions to score."""
+        scored = self.source["format"] == "beir" or bool(self.source["questions"])
+        return ["retrievers", "overlap", "losses"] if scored else []
 
     def used_embedders(self) -> list[str]:
         """Embedders whose vectors some job reads (a dense channel, MMR, the diagnosis)."""
@@ -224,6 +230,7 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
         jobs += [("evaluate", None), ("diagnose", None)] + [("assertions", None)] * bool(self.cc["assertions"])
         jobs += [("sweep_figure", f"{n}-{p}") for n, p in self.sweeps()]
         jobs += [("loss_figure", e) for e in self.trained() + self.trained_readers()]
+        jobs += [("summary_figure", f) for f in self.summary_figures()]
         return jobs
 
     def artifacts(self) -> list[str]:

@@ -31,6 +31,11 @@ OVERVIEW = """## Corpus `{name}`
 - Questions: {questions} ({answerable} answerable); by language {by_lang}; by difficulty {by_difficulty}.{dev}
 """
 
+FIGURES = """![Retrievers: mean hit@5 and MRR with 95 % bootstrap intervals, all questions and per language]({retrievers})
+
+![Mean top-k overlap of the base channels]({overlap}) ![Where each reader's answers were lost]({losses})
+"""
+
 NOTHING_TO_SCORE = """### Nothing to score yet
 
 `{name}` has no questions (its config names no `source.questions` file), so no retriever or reader is scored. Its indexes and readers are built: `search`, `answer` and `serve` work on it with `--configfile <this config> --corpus {name}`. To score them, write a questions file, one JSON object a line (`qid`, `query`, `lang`, `gold`: the `doc_id` and verbatim `evidence`, `answer`, `answerable`; the format is in kb/README.md), and name it in the corpus's config, `source: {{questions: path/to/questions.jsonl}}`: the next build scores every retriever and reader.
@@ -147,6 +152,8 @@ def render_corpus(t: CorpusTables, results: str | Path, jobs: list) -> str:
                                **facts))
     if not facts["questions"]:
         return "\n".join(out + [NOTHING_TO_SCORE.format(name=t.name)] + render_stage_times(t, jobs))
+    out.append(FIGURES.format(**{f: t.layout.figure(f"summary-{f}").relative_to(results).as_posix()
+                                 for f in ("retrievers", "overlap", "losses")}))
     for level in ("chunk", "doc"):
         out.append(RETRIEVAL.format(level=level, what=RELEVANT[level], table=md_table(t.retrieval(level), ("Retriever",))))
     best = t.best_retriever()

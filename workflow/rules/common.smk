@@ -18,6 +18,7 @@ from minirag.datasets.beir import BEIR_DATASETS
 from minirag.pipeline.depends import as_input, module_closure
 from minirag.pipeline.graph import CorpusGraph
 from minirag.artifacts.layout import CorpusLayout, report_name, report_paths
+from minirag.stages.summary_figure import INPUTS as SUMMARY_INPUTS
 
 
 # Stages run with the interpreter that runs Snakemake, on PATH or not (a venv need not be active);

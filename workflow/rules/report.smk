@@ -54,6 +54,38 @@ rule loss_figure:
         "--out {output.figure:q} --receipt {output.receipt:q} 2> {log:q}"
 
 
+rule summary_figure:
+    # the three figures a corpus's report opens with: retrievers, overlap, losses
+    input:
+        tables=lambda wc: [
+            str(graph(wc).layout.root / f) for f in SUMMARY_INPUTS[wc.figure]
+        ],
+        code=code("summary_figure"),
+    output:
+        figure=report(
+            L.figure("summary-{figure}"),
+            caption="../report/summary.rst",
+            category="{corpus}",
+            subcategory="summary",
+        ),
+        receipt=L.receipt("summary_figure", "{figure}"),
+    log:
+        L.log("summary_figure", "{figure}"),
+    benchmark:
+        L.benchmark("summary_figure", "{figure}")
+    wildcard_constraints:
+        figure="|".join(SUMMARY_INPUTS),
+    conda:
+        "../envs/minirag.yaml"
+    params:
+        settings=lambda wc: params_json(
+            {"retrievers": graph(wc).main_retrievers(), "k": cc(wc)["diagnose"]["k"]}
+        ),
+    shell:
+        "python -m minirag.stages.summary_figure --settings {params.settings:q} --figure {wildcards.figure:q} "
+        "--tables {input.tables:q} --out {output.figure:q} --receipt {output.receipt:q} 2> {log:q}"
+
+
 rule note_missing:
     # artifacts of a built corpus found deleted: the new note only (common.smk: deleted_artifacts;
     # an old note is a plain input, so its recorded list is never compared with today's)
