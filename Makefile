@@ -1,6 +1,7 @@
 # Two commands a new user needs (see README.md):
 #   make report   set up .venv, install minirag, build results/report.md on the embedded KB
 #   make test     set up .venv with the test extras and run the whole test suite
+#   make report-html   results/report.html: Snakemake's HTML report of the build, its figures inline
 # A build prints a line per finished job (minirag/terminal.py); VERBOSE=1 prints everything
 # Snakemake and pip say (make report VERBOSE=1).
 # and, for a config of your own:
@@ -17,7 +18,7 @@ VERBOSE ?=
 QUIET     = $(if $(VERBOSE),,-q)
 SNAKEMAKE = $(if $(VERBOSE),MINIRAG_VERBOSE=1 )$(BIN)/snakemake
 
-.PHONY: report test bench clean build check-config
+.PHONY: report report-html test bench clean build check-config
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +31,10 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 
 report: $(VENV)/.installed
 	$(SNAKEMAKE) -c$(CORES) results/report.md
+
+# Snakemake's HTML report of the same build: the report's figures, each with its caption
+report-html: report
+	$(SNAKEMAKE) --report results/report.html results/report.md
 
 check-config: | $(BIN)/python
 	$(BIN)/python -m minirag.config.load "$(CONFIG)"
