@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
 import time
 from pathlib import Path
@@ -64,6 +65,15 @@ def log_tail(paths, n: int = TAIL) -> list[str]:
             continue
         lines += [f"    {ln}" for ln in [ln for ln in text.splitlines() if ln.strip()][-n:]]
     return lines
+
+
+def with_eta(line: str, elapsed: float) -> str:
+    """`line`, plus ', ~N s left' from its first 'done/total' count when it says no time left itself."""
+    count = re.search(r"\b(\d+)/(\d+)\b", line)
+    if count is None or "left" in line or not 0 < int(count.group(1)) < int(count.group(2)):
+        return line
+    done, total = int(count.group(1)), int(count.group(2))
+    return f"{line}, ~{elapsed * (total - done) / done:.0f} s left"
 
 
 class QuietTerminal(logging.Handler):
@@ -140,9 +150,10 @@ class QuietTerminal(logging.Handler):
                     self.stream.flush()
 
     def newest_log_line(self) -> str:
-        """The last line of the running job's log written most recently, as 'label: line', cut to the width."""
+        """The last line of the running job's log written most recently, as 'label: line', cut to the width;
+        a line that counts steps ('step 300/800', 'epoch 3/8') and names no time left gets an estimate."""
         newest, when = "", -1.0
-        for label, logs, _ in self.jobs.values():
+        for label, logs, start in self.jobs.values():
             for path in logs:
                 try:
                     mtime = os.stat(path).st_mtime
@@ -151,6 +162,6 @@ class QuietTerminal(logging.Handler):
                 if mtime > when:
                     tail = log_tail([path], 1)
                     if tail:
-                        newest, when = f"{label}: {tail[0].strip()}", mtime
+                        newest, when = f"{label}: {with_eta(tail[0].strip(), time.monotonic() - start)}", mtime
         width = max(20, os.get_terminal_size(self.stream.fileno()).columns - 1) if self.tty else 100
         return newest[:width]

@@ -109,12 +109,13 @@ def train_selector(docs: list[dict], chunks: list[Chunk], lexicon: dict, terms: 
                            [c.title for c in chunks])
     learner = synthesize(docs, terms, s.questions, s.seed, lexicon.get("lexicon", {}))
     items, groups = [], []
-    for i, ex in enumerate(examples(learner, questions, s.dev_weight), start=1):
+    every = examples(learner, questions, s.dev_weight)
+    for i, ex in enumerate(every, start=1):
         idx, _ = bm25.search(ex.query, s.depth)
         r = selector.read(ex.query, [chunks[j] for j in idx], langs)
         right = right_answers(r.keys, r.texts, ex.answer, exact_only=ex.fold < 0)
         if i % 500 == 0:
-            log(f"train_reader: {i} questions read ({time.perf_counter() - t0:.0f} s)")
+            log(f"train_reader: {i}/{len(every)} questions read ({time.perf_counter() - t0:.0f} s)")
         if ex.answerable and not right.any():
             continue  # retrieval missed its answer: nothing to learn about choosing
         items.append((ex, r, right))
