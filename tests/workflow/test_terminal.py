@@ -3,12 +3,13 @@ error as one line, whichever way the build is started (snakemake, make build, ma
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from support.project import REPO, copy_built, snakemake
+from support.project import REPO, snakemake
 
 pytestmark = pytest.mark.workflow
 
@@ -24,15 +25,15 @@ def test_a_build_prints_one_line_per_finished_job(mini_built):
     out = (mini_built / "terminal.txt").read_text(encoding="utf-8")
     lines = out.splitlines()
     total = int(re.search(r"^(\d+) jobs to run", out, re.MULTILINE).group(1))
-    finished = [ln for ln in lines if re.match(r"\s*\d+/\d+ mini: \w+", ln)]
+    finished = [ln for ln in lines if re.match(r"\s*\d+/\d+ \S", ln)]
     assert len(finished) == total and f"{total}/{total} " in finished[-1], out[:2000]
     assert len(lines) <= total + 2, out[:2000]  # the count first, the log's path last
     assert "input:" not in out and "reason:" not in out
 
 
 @pytest.fixture
-def bad_evidence(mini_built, tmp_path):
-    project = copy_built(mini_built, tmp_path / "p")
+def bad_evidence(project):
+    shutil.copy2(REPO / "pyproject.toml", project)  # what make's .venv/.installed target depends on
     questions = project / "fixture" / "questions.jsonl"
     text = questions.read_text(encoding="utf-8")
     questions.write_text(text.replace("| eat | ate | eaten |", "| eat | ated | eaten |", 1), encoding="utf-8")
@@ -54,8 +55,8 @@ def test_a_failed_stage_prints_its_own_error_from_make(bad_evidence):
 
 
 @pytest.mark.parametrize("target", ["check-config", "build"])
-def test_a_config_typo_is_one_line_from_make(mini_built, tmp_path, target):
-    project = copy_built(mini_built, tmp_path / "p")
+def test_a_config_typo_is_one_line_from_make(project, target):
+    shutil.copy2(REPO / "pyproject.toml", project)
     config = project / "mine.yaml"
     config.write_text("build: [mini]\ncorpora:\n  mini:\n    depht: 10\n", encoding="utf-8")
     proc = make(project, target, "CONFIG=mine.yaml")
