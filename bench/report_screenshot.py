@@ -59,7 +59,7 @@ def main() -> int:
     ap.add_argument("--corpus", default="kb")
     ap.add_argument("--out", default="bench/report_figures.png")
     ap.add_argument("--landing", default="bench/report_html.png")
-    ap.add_argument("--size", default="1280,2400")
+    ap.add_argument("--size", default="1280,4200")
     ap.add_argument("--install", action="store_true", help="apt-get install chromium when it is missing")
     a = ap.parse_args()
     exe = chromium(a.install)

@@ -75,7 +75,7 @@ def plot_retrievers(path: str | Path, per_query: pd.DataFrame, langs: dict[str, 
             n = rows.loc[rows["retriever"] == retrievers[0], "qid"].nunique() if retrievers else 0
             ax.set_title(f"{metric}, {name} (n={n})", fontsize=9)
     fig.suptitle("Retrievers: mean with 95 % bootstrap interval (chunk level, best in red)", fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.45 / fig.get_figheight()))  # room for the title above the panels
     save_png(fig, path)
     plt.close(fig)
 
