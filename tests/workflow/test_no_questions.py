@@ -1,7 +1,9 @@
-"""A markdown corpus whose config names no questions file: indexes, search and answer work; the report
+"""A markdown corpus whose config names no questions file: indexes, search, answer and serve work; the report
 says there is nothing to score and how to add questions."""
 
+import json
 import sys
+import urllib.request
 
 import pytest
 from support.project import copy_built, run, snakemake
@@ -42,3 +44,12 @@ def test_search_and_answer_work_on_it(pages):
     assert "en/" in found.stdout
     said = run([*cli, "answer", "What is the past of eat?", "--corpus", "pages", "--configfile", "pages.yaml"], pages)
     assert said.stdout.startswith("ate [#"), said.stdout
+
+
+def test_serve_answers_on_it(pages):
+    from minirag.serve.process import ServerProcess
+    with ServerProcess(pages, "pages", "pages.yaml") as server:
+        body = json.dumps({"query": "What is the past of eat?"}).encode()
+        req = urllib.request.Request(server.url + "/answer", body, {"Content-Type": "application/json"})
+        said = json.loads(urllib.request.urlopen(req, timeout=60).read())
+    assert said["answer"].startswith("ate [#"), said
