@@ -6,7 +6,7 @@ import sys
 import urllib.request
 
 import pytest
-from support.project import copy_built, run, snakemake
+from support.project import copy_project, run, snakemake
 
 pytestmark = pytest.mark.workflow
 
@@ -25,8 +25,8 @@ corpora:
 
 
 @pytest.fixture(scope="module")
-def pages(mini_built, tmp_path_factory):
-    project = copy_built(mini_built, tmp_path_factory.mktemp("pages") / "p")
+def pages(tmp_path_factory):
+    project = copy_project(tmp_path_factory.mktemp("pages"))
     (project / "pages.yaml").write_text(PAGES, encoding="utf-8")
     snakemake(project, "results/pages.md", configfile="pages.yaml")
     return project
