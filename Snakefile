@@ -1,28 +1,35 @@
 # minirag: a RAG pipeline as a Snakemake build graph. Every rule runs one stage module,
 # `python -m minirag.stages.<stage>`; README.md shows the graph and where each artifact lives.
-from snakemake.utils import min_version, validate
+import sys
+
+from snakemake.utils import min_version
 
 from minirag.artifacts.safe_yaml import YAMLBudgetError, check_loaded
+from minirag.config.corpus import ConfigError
+from minirag.config.load import validate
+from minirag.terminal import quiet_terminal
 
 min_version("9.11")
+# A line per finished job and a failed job's own error on the terminal (minirag/terminal.py);
+# the full output with --verbose or MINIRAG_VERBOSE=1.
+quiet_terminal(workflow)
 
 
 configfile: "workflow/config.yaml"
 
 
 # Bounded before anything walks it (an alias bomb loads in a blink, then every walk expands
-# it). A --configfile that is a folder or missing fails in Snakemake before this file runs:
-# `make check-config CONFIG=...` (and `make build`) check it first.
+# it), then checked against the schema (workflow/schemas/config.schema.yaml): an error is one
+# line naming the key, not the schema. A --configfile that is a folder or missing fails in
+# Snakemake before this file runs: `make check-config CONFIG=...` (and `make build`) check it first.
+CONFIGFILES = ", ".join(
+    map(str, workflow.overwrite_configfiles or workflow.configfiles)
+)
 try:
-    check_loaded(
-        config,
-        ", ".join(map(str, workflow.overwrite_configfiles or workflow.configfiles)),
-    )
-except YAMLBudgetError as exc:
-    raise WorkflowError(f"config error: {exc}")
-
-
-validate(config, "workflow/schemas/config.schema.yaml")
+    check_loaded(config, CONFIGFILES)
+    validate(config, CONFIGFILES)
+except (YAMLBudgetError, ConfigError) as exc:
+    sys.exit(f"config error: {exc}")
 
 
 report: "workflow/report/workflow.rst"

@@ -84,7 +84,8 @@ def children_cpu() -> float:
 def run(cmd: list[str], cwd: Path) -> dict:
     """Run a command to completion: wall and CPU seconds, and its output."""
     cpu0, t0 = children_cpu(), time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    # Snakemake's full output: jobs_of reads its Job stats table
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env={**os.environ, "MINIRAG_VERBOSE": "1"})
     wall, cpu = time.perf_counter() - t0, children_cpu() - cpu0
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed in {cwd} ({proc.returncode}):\n"

@@ -232,7 +232,7 @@ class Cluster:
 
 def build(project: Path, args: list[str]) -> tuple[float, str]:
     """Run snakemake in the project; (wall seconds, its output)."""
-    env = {**os.environ, "PYTHONPATH": str(project)}
+    env = {**os.environ, "PYTHONPATH": str(project), "MINIRAG_VERBOSE": "1"}  # Snakemake's own job lines
     t0 = time.monotonic()
     proc = subprocess.run([SNAKEMAKE, *args, "--configfile", "mini.yaml"], cwd=project, env=env,
                           capture_output=True, text=True)

@@ -16,6 +16,10 @@ error naming it (a typo such as "temprature" cannot pass as a default), every va
 type- and bound-checked with its key path, lists become tuples, nested dataclasses are
 built recursively. `settings_to_dict` is the inverse, in field order, with config keys.
 A field whose config key is a Python keyword (MMR's `lambda`) names its key in `key=`.
+A dataclass whose keys depend on one field's value (a chunk strategy, a source format)
+declares them in `READS = (field, {value: keys it reads})`: a key written beside a value
+that does not read it is an error naming the keys it does read (`chunk: {strategy: tokens,
+size: 80}` would otherwise do nothing, silently). Keys in no list are read by every value.
 
 What it leaves out: cross-field rules (a dataclass's `check()` holds those) and anything
 about which stage reads which setting (config/corpus.py).
@@ -116,6 +120,13 @@ def coerce(value: Any, hint: Any, where: str) -> Any:
     return value
 
 
+def did_you_mean(key: str, known: typing.Iterable[str]) -> str:
+    """", did you mean 'chunk'?" for the known key nearest a typo, or "" when none is near."""
+    import difflib
+    near = difflib.get_close_matches(str(key), sorted(known), n=1, cutoff=0.6)
+    return f", did you mean {near[0]!r}?" if near else ""
+
+
 def check_bounds(value: Any, bounds: Mapping[str, Any], where: str) -> None:
     import re
     if value is None:
@@ -165,7 +176,8 @@ def settings_from_dict(cls: type[T], values: Mapping[str, Any], what: str) -> T:
     by_key = {config_key(f): f for f in fields(cls)}
     unknown = sorted(set(values) - set(by_key))
     if unknown:
-        _fail(what, f"unknown option(s) {', '.join(map(repr, unknown))} (known: {', '.join(sorted(by_key))})")
+        _fail(what, f"unknown option(s) {', '.join(map(repr, unknown))}{did_you_mean(unknown[0], by_key)} "
+                    f"(known: {', '.join(sorted(by_key))})")
     missing = [key for key, f in by_key.items()
                if key not in values and f.default is MISSING and f.default_factory is MISSING]
     if missing:
@@ -179,10 +191,25 @@ def settings_from_dict(cls: type[T], values: Mapping[str, Any], what: str) -> T:
         shown = value if isinstance(value, (int, float)) and not isinstance(value, bool) else clean[f.name]
         check_bounds(shown, f.metadata.get("bounds", {}), where)
     obj = cls(**clean)
+    refuse_unread(cls, values, obj, what)
     check = getattr(obj, "check", None)
     if check is not None:
         check(what)
     return obj
+
+
+def refuse_unread(cls: type, values: Mapping[str, Any], obj: Any, what: str) -> None:
+    """A key given that the chosen value of the class's `READS` field does not read: an error."""
+    reads = getattr(cls, "READS", None)
+    if reads is None:
+        return
+    by, table = reads
+    chosen = getattr(obj, by)
+    specific = {key for keys in table.values() for key in keys}
+    for key in values:
+        if key in specific and key not in table[chosen]:
+            read = ", ".join(table[chosen]) or "no other key"
+            _fail(f"{what}.{key}", f"not read when {by} is {chosen!r} (it reads: {read})")
 
 
 _CHECKED: dict[tuple[type, str], Any] = {}

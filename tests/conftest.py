@@ -20,7 +20,8 @@ def mini_built(tmp_path_factory):
     (`copy_built`): other modules share it."""
     project = copy_project(tmp_path_factory.mktemp("mini-built"))
     assert (project / "mini.yaml").read_text(encoding="utf-8") == MINI_CONFIG
-    snakemake(project, "results/mini.md")
+    built = snakemake(project, "results/mini.md")
+    (project / "terminal.txt").write_text(built.stdout + built.stderr, encoding="utf-8")  # what the build printed
     return project
 
 

@@ -133,6 +133,25 @@ def calibrate(outcomes: list[tuple[bool, float, float, float]], rule: str = "bes
                   "questions": len(outcomes)}
 
 
+def heldout_outcomes(scorer: AnswerScorer, groups: list, items: list, s: SelectorSettings, generic: bool) -> list:
+    """(answerable, how right, the best answer's p, p of none) for each question, answered by a scorer
+    that did not see its fold: what the threshold is calibrated on."""
+    outcomes = []
+    for k in (0, 1):
+        held = AnswerScorer(len(scorer.mean), len(scorer.params["u"]), s.hidden, s.seed)
+        held.params = {name: v.copy() for name, v in scorer.params.items()}  # a warm start: a third of the steps
+        held.fit([g for g, (ex, *_) in zip(groups, items) if ex.fold != k], max(1, s.steps // 3), s.lr, s.l2)
+        for ex, r, right in (it for it in items if it[0].fold == k):
+            p, p_none = held.probabilities(r.X, r.z) if len(r.X) else (np.zeros(0), 1.0)
+            answers = pool(r.texts, p, r.keys, r.analysis)
+            best = answers[0] if answers else None
+            said = best.text if best else ""
+            ok = (squad_f1(said, list(ex.answers or (ex.answer,))) if generic
+                  else float(right[best.best] or contains(said, ex.answer))) if best and ex.answer else 0.0
+            outcomes.append((ex.answerable, ok, best.p if best else 0.0, p_none))
+    return outcomes
+
+
 def train_selector(docs: list[dict], chunks: list[Chunk], lexicon: dict, terms: GrammarTerms, questions: list[dict],
                    s: SelectorSettings, log: Callable[[str], None] = lambda m: None
                    ) -> tuple[AnswerScorer, list[LearnerQuestion], dict]:
@@ -147,12 +166,13 @@ def train_selector(docs: list[dict], chunks: list[Chunk], lexicon: dict, terms: 
     bm25 = bm25_over(chunks)
     learner = synthesized(docs, terms, lexicon, s)
     items, groups = [], []
-    for i, ex in enumerate(examples(learner, questions, s.dev_weight), start=1):
+    every = examples(learner, questions, s.dev_weight)
+    for i, ex in enumerate(every, start=1):
         idx, _ = bm25.search(ex.query, s.depth)
         r = selector.read(ex.query, [chunks[j] for j in idx], langs)
         right = right_answers(r.keys, r.texts, ex.answer, not ex.real, ex.answers, generic)
         if i % 500 == 0:
-            log(f"train_reader: {i} questions read ({time.perf_counter() - t0:.0f} s)")
+            log(f"train_reader: {i}/{len(every)} questions read ({time.perf_counter() - t0:.0f} s)")
         if ex.answerable and not right.any():
             continue  # retrieval missed its answer: nothing to learn about choosing
         items.append((ex, r, right))
@@ -160,19 +180,7 @@ def train_selector(docs: list[dict], chunks: list[Chunk], lexicon: dict, terms: 
     log(f"train_reader: {len(groups)} questions with candidates, {sum(len(g.right) for g in groups)} candidates")
     scorer = AnswerScorer(len(names), len(null_names), s.hidden, s.seed)
     losses = scorer.fit(groups, s.steps, s.lr, s.l2)
-    outcomes = []
-    for k in (0, 1):  # the threshold from answers to dev questions a scorer did not see
-        held = AnswerScorer(len(names), len(null_names), s.hidden, s.seed)
-        held.params = {name: v.copy() for name, v in scorer.params.items()}  # a warm start: a third of the steps
-        held.fit([g for g, (ex, *_) in zip(groups, items) if ex.fold != k], max(1, s.steps // 3), s.lr, s.l2)
-        for ex, r, right in (it for it in items if it[0].fold == k):
-            p, p_none = held.probabilities(r.X, r.z) if len(r.X) else (np.zeros(0), 1.0)
-            answers = pool(r.texts, p, r.keys, r.analysis)
-            best = answers[0] if answers else None
-            said = best.text if best else ""
-            ok = (squad_f1(said, list(ex.answers or (ex.answer,))) if generic
-                  else float(right[best.best] or contains(said, ex.answer))) if best and ex.answer else 0.0
-            outcomes.append((ex.answerable, ok, best.p if best else 0.0, p_none))
+    outcomes = heldout_outcomes(scorer, groups, items, s, generic)
     rule = "none" if generic else "best"
     threshold, dev = calibrate(outcomes, rule)
     real = sum(ex.real for ex, *_ in items)

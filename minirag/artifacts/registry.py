@@ -106,6 +106,7 @@ ARTIFACTS: dict[str, Artifact] = _kinds(
     *_files("assertions", "eval", "assertions", None, ASSERTION_FILES),
     Artifact("sweep_figure", "figures/sweep-{swept}-{param}.png", "sweep_figure", "{swept}-{param}", "figure"),
     Artifact("loss_figure", "figures/loss-{name}.png", "loss_figure", "{name}", "figure"),
+    Artifact("summary_figure", "figures/summary-{figure}.png", "summary_figure", "{figure}", "figure"),
     Artifact("shard_docs", "shards/{shard}/docs.jsonl", "curate_shard", "{shard}", "records"),
     Artifact("shard_chunks", "shards/{shard}/chunks.jsonl", "chunk_shard", "{shard}", "records"),
     Artifact("shard_vectors", "shards/{shard}/vectors/{name}.npy", "embed_shard", "{shard}.{name}", "vectors"),
@@ -114,6 +115,11 @@ ARTIFACTS: dict[str, Artifact] = _kinds(
     *_files("shard_bm25", "shards/{shard}/bm25/{name}", "bm25_shard", "{shard}.{name}", SHARD_BM25_FILES,
             {"postings.npz": "bm25_postings"}),
 )
+
+
+# what each summary figure the report opens with is drawn from, as artifact kinds, in the order its stage reads
+FIGURE_TABLES = {"retrievers": ("eval:per_query_metrics.csv", "questions"), "overlap": ("diagnosis:overlap.csv",),
+                 "losses": ("eval:losses.csv",)}
 
 
 def files_of(prefix: str) -> list[Artifact]:

@@ -17,17 +17,32 @@ from pathlib import Path
 import yaml
 
 from ..artifacts.safe_yaml import read_yaml
+from ..settings import did_you_mean
 from .corpus import ConfigError, corpus_config
 from .schema import config_schema
 
 
 def validate(config: dict, where: str) -> None:
+    """The config against the schema; the first error as one line naming its key (an unknown
+    key with the nearest known one), never the schema itself."""
     import jsonschema
     errors = sorted(jsonschema.Draft202012Validator(config_schema()).iter_errors(config), key=lambda e: list(e.path))
     if errors:
         first = errors[0]
         key = ".".join(map(str, first.absolute_path)) or "(top level)"
-        raise ConfigError(f"{where}: {key}: {first.message}")
+        raise ConfigError(f"{where}: {schema_message(first, key)}")
+
+
+def schema_message(error, key: str) -> str:
+    """One line for a schema error: an unknown key names the nearest known one."""
+    known = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        extra = sorted(k for k in error.instance if k not in known)
+        if extra:
+            where = f"{key}.{extra[0]}" if key != "(top level)" else str(extra[0])
+            return f"{where}: unknown key{did_you_mean(extra[0], known)} (known: {', '.join(sorted(known))})"
+    message = error.message if len(error.message) <= 200 else error.message[:200] + " ..."
+    return f"{key}: {message}"
 
 
 def load_config(path: str | Path, schema: bool = True) -> dict:

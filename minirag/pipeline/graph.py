@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ..answer.readers import reader_kind
 from ..artifacts.layout import CorpusLayout
+from ..artifacts.registry import FIGURE_TABLES
 from ..config.corpus import base_retrievers, ivf_indexes, main_retrievers, sweep_groups, upstream
 from ..index.embedders import embedder_kind
 from ..rank.kinds import kind_of
@@ -53,7 +54,7 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
         """The documents, given to curate as their folder (a BEIR collection's folder, a SQuAD file)."""
         return Given(self.source["path"], tuple(self.documents()))
 
-    def question_files(self) -> Given:
+    def question_files(self) -> Given | None:
         """What the questions stage reads: the BEIR folder's queries and qrels, or the questions file."""
         if self.source["format"] == "beir":
             root = Path(self.source["path"])
@@ -61,6 +62,8 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
                                                           root / "qrels" / f"{self.source['split']}.tsv")))
         if self.source["format"] == "squad":
             return Given(self.source["path"], (self.source["path"],))
+        if not self.source["questions"]:  # a markdown corpus without questions yet: nothing to score
+            return None
         return Given(self.source["questions"], (self.source["questions"],))
 
     def chunk(self) -> dict:
@@ -176,6 +179,11 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
 
     def trained(self) -> list[str]:
         return [e for e in self.used_embedders() if embedder_kind(self.cc, e).trained]
+
+    def summary_figures(self) -> list[str]:
+        """The figures the report opens with (report/summary_figures.py); none with no questions to score."""
+        scored = self.source["format"] != "markdown" or bool(self.source["questions"])
+        return list(FIGURE_TABLES) if scored else []
 
     def used_embedders(self) -> list[str]:
         """Embedders whose vectors some job reads (a dense channel, MMR, the diagnosis)."""

@@ -35,7 +35,7 @@ def manifest(corpora: dict, results: str | Path, config_path: str | None) -> dic
         src = Path(cc["source"]["path"])
         pattern = cc["source"]["glob"] if cc["source"]["format"] == "markdown" else "**/*"
         sources = sorted(p for p in src.glob(pattern) if p.is_file())
-        if cc["source"]["format"] == "markdown":
+        if cc["source"]["format"] == "markdown" and cc["source"]["questions"]:
             sources.append(Path(cc["source"]["questions"]))
         if cc["assertions"]:
             sources.append(Path(cc["assertions"]))

@@ -31,6 +31,16 @@ OVERVIEW = """## Corpus `{name}`
 - Questions: {questions} ({answerable} answerable); by language {by_lang}; by difficulty {by_difficulty}.{dev}
 """
 
+FIGURES = """![Retrievers: mean hit@5 and MRR with 95 % bootstrap intervals, all questions and per language]({retrievers})
+
+![Mean top-k overlap of the base channels]({overlap}) ![Where each reader's answers were lost]({losses})
+"""
+
+NOTHING_TO_SCORE = """### Nothing to score yet
+
+`{name}` has no questions (its config names no `source.questions` file), so no retriever or reader is scored. Its indexes and readers are built: `search`, `answer` and `serve` work on it with `--configfile <this config> --corpus {name}`. To score them, write a questions file, one JSON object a line (`qid`, `query`, `lang`, `gold`: the `doc_id` and verbatim `evidence`, `answer`, `answerable`; the format is in kb/README.md), and name it in the corpus's config, `source: {{questions: path/to/questions.jsonl}}`: the next build scores every retriever and reader.
+"""
+
 CHUNKING = {"tokens": "target {target_tokens} BPE tokens, overlap {overlap}",
             "sections": "one per section, budget {max_tokens} tokens per part",
             "chars": "{size} characters, overlap {overlap}", "none": "one chunk per document"}
@@ -140,6 +150,10 @@ def render_corpus(t: CorpusTables, results: str | Path, jobs: list) -> str:
     note = cc["note"].strip() + "\n\n" if cc.get("note") else ""
     out.append(OVERVIEW.format(name=t.name, note=note, chunking=CHUNKING[cc["chunk"]["strategy"]].format(**cc["chunk"]),
                                **facts))
+    if not facts["questions"]:
+        return "\n".join(out + [NOTHING_TO_SCORE.format(name=t.name)] + render_stage_times(t, jobs))
+    out.append(FIGURES.format(**{f: t.layout.figure(f"summary-{f}").relative_to(results).as_posix()
+                                 for f in ("retrievers", "overlap", "losses")}))
     for level in ("chunk", "doc"):
         out.append(RETRIEVAL.format(level=level, what=RELEVANT[level], table=md_table(t.retrieval(level), ("Retriever",))))
     best = t.best_retriever()
@@ -179,21 +193,27 @@ def render_corpus(t: CorpusTables, results: str | Path, jobs: list) -> str:
         strict = "strict: a failure fails the build" if cc["strict"] else "recorded; the build does not fail"
         out.append(ASSERTIONS.format(passed=a["passed"], total=a["total"], file=cc["assertions"], strict=strict,
                                      table=md_table(a["runs"], ("Run",)), failed=failed))
-    out += render_encoders(t, results)
+    out += render_encoders(t, results) + render_answers(t, results)
+    return "\n".join(out + render_stage_times(t, jobs))
+
+
+def render_answers(t: CorpusTables, results) -> list[str]:
+    """The readers' answers, the unanswerable questions, SQuAD's columns, where answers are lost, the readers."""
     answers = t.answers()
-    if len(answers):
-        run = t.answer_run()
-        unanswerable = t.unanswerable(run)
-        shown = (f"\nUnanswerable questions and what each reader said over `{run}`:\n\n{md_table(unanswerable)}\n"
-                 if len(unanswerable) else "")
-        out.append(ANSWERS.format(k=cc["prompt"]["k"], table=md_table(answers, ("Reader", "Run")),
-                                  note=delta_note(answers, "Δ contains answer vs the reader's best run"),
-                                  unanswerable=shown) + render_squad(t.metrics, md_table) + render_losses(t, run, md_table)
-                   + render_reading(t, results))
+    if not len(answers):
+        return []
+    run = t.answer_run()
+    unanswerable = t.unanswerable(run)
+    shown = (f"\nUnanswerable questions and what each reader said over `{run}`:\n\n{md_table(unanswerable)}\n"
+             if len(unanswerable) else "")
+    return [ANSWERS.format(k=t.cc["prompt"]["k"], table=md_table(answers, ("Reader", "Run")),
+                           note=delta_note(answers, "Δ contains answer vs the reader's best run"), unanswerable=shown)
+            + render_squad(t.metrics, md_table) + render_losses(t, run, md_table) + render_reading(t, results)]
+
+
+def render_stage_times(t: CorpusTables, jobs: list) -> list[str]:
     times = t.stage_times(jobs)
-    if len(times):
-        out.append(STAGE_TIMES.format(total=times["seconds"].sum(), table=md_table(times)))
-    return "\n".join(out)
+    return [STAGE_TIMES.format(total=times["seconds"].sum(), table=md_table(times))] if len(times) else []
 
 
 def render_diagnosis(t: CorpusTables) -> str:

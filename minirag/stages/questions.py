@@ -9,9 +9,12 @@ from ..artifacts.io import write_jsonl
 from .common import log, run_stage
 
 
-def questions(settings: dict, source: Path, docs: Path, out: Path) -> list[Path]:
-    """Validate the questions (markdown corpus), take a BEIR split's judged queries or a SQuAD file's questions."""
-    if settings["format"] == "beir":
+def questions(settings: dict, docs: Path, out: Path, source: Path | None = None) -> list[Path]:
+    """Validate the questions (markdown corpus), take a BEIR split's judged queries or a SQuAD file's
+    questions; none without a source."""
+    if source is None:  # a markdown corpus whose config names no questions file yet
+        qs = []
+    elif settings["format"] == "beir":
         from ..datasets.beir import load_beir_questions
         # ids and language are all a judged query is checked against: a large corpus's texts stay on disk
         documents = [{"doc_id": d["doc_id"], "lang": d["lang"]} for d in iter_records(docs, "documents")]

@@ -56,12 +56,12 @@ class ChunkSettings:
     max_tokens: int = setting(300, minimum=1)     # sections: budget before a section is split
     size: int = setting(2000, minimum=1)          # chars: window in characters
 
-    # the settings each strategy reads: a stage's params hold exactly these
-    USED = {"tokens": ("target_tokens", "overlap"), "sections": ("max_tokens",),
-            "chars": ("size", "overlap"), "none": ()}
+    # the settings each strategy reads: a stage's params hold exactly these, any other is refused
+    READS = ("strategy", {"tokens": ("target_tokens", "overlap"), "sections": ("max_tokens",),
+                          "chars": ("size", "overlap"), "none": ()})
 
     def used(self) -> dict[str, Any]:
-        return {"strategy": self.strategy, **{k: getattr(self, k) for k in self.USED[self.strategy]}}
+        return {"strategy": self.strategy, **{k: getattr(self, k) for k in self.READS[1][self.strategy]}}
 
     def check(self, where: str) -> None:
         limit = {"tokens": "target_tokens", "chars": "size"}.get(self.strategy)

@@ -50,7 +50,7 @@ class SourceSettings:
     format: Literal["markdown", "beir", "squad"] = "markdown"
     path: str = setting("kb/docs", min_length=1, pattern=PATH_PATTERN)  # markdown: the docs folder; beir: its folder; squad: the JSON file
     glob: str = setting("**/*.md", min_length=1)   # markdown only: which files under path are documents
-    questions: str = setting("kb/eval/questions.jsonl", min_length=1, pattern=PATH_PATTERN)  # markdown: questions
+    questions: str = setting("", pattern=PATH_PATTERN)  # markdown: the questions file ("" = none yet: nothing to score)
     split: str = setting("test", min_length=1, pattern=PATH_PATTERN)  # beir only: qrels/<split>.tsv: judged queries
     strict_qrels: bool = False                      # beir only: qrels naming absent queries or documents are an error, not a warning
     train_split: str = setting("", pattern=PATH_PATTERN)  # beir only: qrels used for training pairs ("" = none)
@@ -62,6 +62,10 @@ class SourceSettings:
     # allowed values of a question's lang; empty: any language code ("fr", "pt-BR") or "cross"
     question_langs: tuple[str, ...] = ()
     dev_docs: tuple[str, ...] = ()                  # squad only: the articles (titles) whose questions are the dev split
+
+    # the keys only one format reads (settings.py: READS); any other is read by both
+    READS = ("format", {"markdown": ("glob", "questions", "questions_format", "outside_links"),
+                        "beir": ("split", "strict_qrels", "train_split")})
 
 
 class CorpusError(ValueError):

@@ -98,6 +98,42 @@ def test_types_bounds_and_cross_field_rules_are_checked_with_the_key_path(corpus
         corpus_config(cfg(**corpus), "c")
 
 
+@pytest.mark.parametrize("corpus, message", [
+    ({"chunk": {"strategy": "tokens", "size": 80}}, r"chunk.size: not read when strategy is 'tokens' "
+                                                    r"\(it reads: target_tokens, overlap\)"),
+    ({"chunk": {"strategy": "sections", "overlap": 5}}, r"chunk.overlap: .*'sections' \(it reads: max_tokens\)"),
+    ({"chunk": {"strategy": "chars", "target_tokens": 80}}, r"chunk.target_tokens: .*'chars' \(it reads: size, overlap\)"),
+    ({"chunk": {"strategy": "none", "max_tokens": 80}}, r"chunk.max_tokens: .*'none' \(it reads: no other key\)"),
+    ({"source": {"format": "beir", "path": "d", "glob": "*.md"}}, r"source.glob: .*'beir' \(it reads: split, "),
+    ({"source": {"format": "markdown", "split": "dev"}}, r"source.split: .*'markdown' \(it reads: glob, "),
+])
+def test_a_key_the_chosen_strategy_does_not_read_is_refused_naming_what_it_reads(corpus, message):
+    with pytest.raises(ConfigError, match=message):
+        corpus_config(cfg(**corpus), "c")
+
+
+def test_a_key_the_strategy_does_not_read_is_one_line_from_the_config_check(tmp_path):
+    import subprocess
+    import sys
+    path = tmp_path / "mine.yaml"
+    path.write_text("corpora:\n  c:\n    chunk: {strategy: tokens, size: 80}\n", encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "minirag.config.load", str(path)], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr == (f"error: {path}: corpora.c.chunk.size: not read when strategy is 'tokens' "
+                           "(it reads: target_tokens, overlap)\n")
+
+
+def test_an_unknown_key_names_the_nearest_known_one(tmp_path):
+    from minirag.config.load import load_config
+    path = tmp_path / "mine.yaml"
+    path.write_text("corpora:\n  c:\n    chunck: {strategy: tokens}\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"corpora.c.chunck: unknown key, did you mean 'chunk'\? \(known: answer,"):
+        load_config(path)
+    with pytest.raises(ConfigError, match=r"corpora.c.embedders.e: unknown option\(s\) 'temprature', did you mean "
+                                          r"'temperature'\?"):
+        corpus_config(cfg(embedders={"e": {"type": "biencoder", "temprature": 0.1}}), "c")
+
+
 def test_a_linear_fusion_of_three_runs_needs_its_weights():
     rets = {"a": {"type": "bm25"}, "b": {"type": "bm25"}, "c": {"type": "bm25"},
             "l": {"type": "linear", "of": ["a", "b", "c"]}}

@@ -19,12 +19,20 @@ from minirag.pipeline.stages import BY_RULE, STAGES
 from minirag.pipeline.stages.table import DOC_CONFIGS, graphs_of, markdown, rows
 from minirag.stages.common import parser_for
 
-SHARDED = config_with({"chunk": {"strategy": "chars", "size": 300, "overlap": 40}, "shards": 3,
+def with_chunk(text: str, chunk: dict) -> str:
+    """A config with its corpus's chunk section replaced (a merge would keep keys the strategy does not read)."""
+    config = yaml.safe_load(text)
+    config["corpora"]["mini"]["chunk"] = chunk
+    return yaml.safe_dump(config, sort_keys=False)
+
+
+SHARDED = config_with({"shards": 3,
                        "bm25": {"title": {"title_weight": 0.5}},
                        "retrievers": {"dense": {"type": "dense", "embedder": "hashing"},
                                       "bm25-title": {"type": "bm25", "index": "title"},
                                       "rrf": {"type": "rrf", "of": ["dense", "bm25-title"]}},
-                       "readers": {"extractive": {"type": "extractive"}}}, base=MINI_CORPUS)
+                       "readers": {"extractive": {"type": "extractive"}}},
+                      base=with_chunk(MINI_CORPUS, {"strategy": "chars", "size": 300, "overlap": 40}))
 UNITS_IVF = config_with({"train_cap": 3,
                          "bm25": {"plain": {}, "units": {"items": "units"}},
                          "retrievers": {"dense": {"type": "dense", "embedder": "hashing"},

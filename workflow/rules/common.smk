@@ -33,7 +33,7 @@ RESULTS = "results"
 try:
     CORPORA = {name: corpus_config(config, name) for name in corpus_names(config)}
 except ConfigError as exc:
-    raise WorkflowError(f"config error: {exc}")
+    sys.exit(f"config error: {exc}")  # one line on the terminal, no traceback
 REPORT = config.get("report") or report_name(
     workflow.overwrite_configfiles or workflow.configfiles
 )
@@ -118,7 +118,9 @@ NEW_NOTES = [
 
 
 # the wildcards of an output pattern, as Snakemake reads them
-PATTERN = {w: f"{{{w}}}" for w in ("name", "shard", "reader", "swept", "param")}
+PATTERN = {
+    w: f"{{{w}}}" for w in ("name", "shard", "reader", "swept", "param", "figure")
+}
 
 
 class SpecRule:

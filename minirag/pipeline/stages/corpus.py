@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ...settings import settings_from_dict
 from ...text.chunker import ChunkSettings
 from ..stage import Out, Stage
 
@@ -24,7 +23,7 @@ def question_settings(g) -> dict:
 
 
 def chunk_settings(g, w) -> dict:
-    return settings_from_dict(ChunkSettings, g.cc["chunk"], "chunk").used()
+    return ChunkSettings(**g.cc["chunk"]).used()  # checked once, by corpus_config
 
 
 def docs(g) -> dict:
@@ -37,7 +36,8 @@ CORPUS = [
           reads=lambda g, w: {"source": g.source_files()}, writes={"out": Out("docs")}),
     Stage("questions", per=None, names=lambda g: one(),
           settings=lambda g, w: question_settings(g),
-          reads=lambda g, w: {"source": g.question_files(), **docs(g)}, writes={"out": Out("questions")}),
+          reads=lambda g, w: {**({"source": g.question_files()} if g.question_files() else {}), **docs(g)},
+          writes={"out": Out("questions")}),
     Stage("train_sample", per=None, names=lambda g: one(g.uses_train_sample()),
           settings=lambda g, w: {"train_cap": g.cc["train_cap"], "train_seed": g.cc["train_seed"]},
           reads=lambda g, w: docs(g), writes={"out": Out("train_sample")}),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...artifacts.registry import ARTIFACTS, FIGURE_TABLES
 from ..stage import Out, Stage
 
 
@@ -31,6 +32,11 @@ EVALUATE = [
           constraints={"swept": r"[A-Za-z0-9][A-Za-z0-9_-]*", "param": r"[A-Za-z_]+"},
           reads=lambda g, w: {"metrics": str(g.layout.eval("metrics.json"))},
           writes={"out": Out("sweep_figure", report={"caption": "../report/sweep.rst", "subcategory": "sweeps"})}),
+    Stage("summary_figure", per="{figure}", names=lambda g: [{"figure": f} for f in g.summary_figures()],
+          settings=lambda g, w: {"retrievers": g.main_retrievers(), "k": g.cc["diagnose"]["k"]},
+          values=lambda g, w: {"figure": w["figure"]}, constraints={"figure": "|".join(FIGURE_TABLES)},
+          reads=lambda g, w: {"tables": [str(ARTIFACTS[k].at(g.layout.root)) for k in FIGURE_TABLES[w["figure"]]]},
+          writes={"out": Out("summary_figure", report={"caption": "../report/summary.rst", "subcategory": "summary"})}),
     Stage("loss_figure", names=lambda g: [{"name": n} for n in g.trained() + g.trained_readers()],
           values=lambda g, w: {"title": f"{g.layout.root.name}: {w['name']} training loss"},
           reads=lambda g, w: {"sidecar": g.loss_sidecar(w["name"])},

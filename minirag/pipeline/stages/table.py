@@ -86,7 +86,7 @@ def settings_of(spec: Stage, graphs) -> str:
 
 def rows(graphs) -> list[dict]:
     from . import STAGES
-    return [{"stage": s.rule, "per": s.job_name({k: k for k in ("name", "shard", "reader", "swept", "param")})
+    return [{"stage": s.rule, "per": s.job_name({k: k for k in ("name", "shard", "reader", "swept", "param", "figure")})
              or "corpus", "runs": s.module, "receipt": s.job, "reads": reads_of(s), "writes": writes_of(s),
              "settings": settings_of(s, graphs)} for s in STAGES]
 
