@@ -53,7 +53,7 @@ def check_query(query: str, max_chars: int | None = None) -> str:
     if not query.strip():
         raise UsageError("query", "the query is empty: ask a question, e.g. \"past tense of eat\"")
     if max_chars is not None and len(query) > max_chars:
-        raise QueryTooLong("query", f"{len(query)} characters, at most {max_chars}")
+        raise QueryTooLong("query", f"{len(query)} characters, at most {max_chars} (--max-query-chars)")
     return query
 
 
@@ -181,8 +181,8 @@ class BuiltCorpus:
         return {"rank": rank, "chunk_id": chunk_id, "score": round(score, 6), "doc_id": c.doc_id,
                 "section": c.section, "text": c.text}
 
-    def search(self, query: str, retriever: str | None = None, k: int = 5) -> dict:
-        query = check_query(query)
+    def search(self, query: str, retriever: str | None = None, k: int = 5, max_chars: int | None = None) -> dict:
+        query = check_query(query, max_chars)
         self.check_k(k)
         name, r = self.retriever(retriever)
         ranked = r.search(query, k=k)
@@ -190,9 +190,9 @@ class BuiltCorpus:
                 "results": [self.row(i, cid, score) for i, (cid, score) in enumerate(ranked, 1)]}
 
     def answer(self, query: str, retriever: str | None = None, reader: str | None = None,
-               k: int | None = None) -> dict:
+               k: int | None = None, max_chars: int | None = None) -> dict:
         from ..answer.rag import rag_answer
-        query = check_query(query)
+        query = check_query(query, max_chars)
         self.check_k(k)
         t0 = time.perf_counter()
         name, r = self.retriever(retriever)
