@@ -13,6 +13,8 @@ has one function here that reads what the file holds and refuses what no stage w
     bm25 postings  (a shard's) the same bounds, term frequencies >= 1
     ivf            centroids and rows finite, offsets rising from 0 to N, order a permutation
     weights        (encoders, rerankers, readers) every array finite
+    candidates     per question: known qid, probabilities, answers citing known chunks, finite
+                   features, every field of its type (content_candidates.py)
     records, json  JSON objects a line / a JSON value, without NaN or Infinity (JSON has neither)
     figure         a PNG signature
 
@@ -35,7 +37,8 @@ from typing import Iterable
 
 import numpy as np
 
-from .io import load_npy, load_npz, parse_json, read_json, read_text
+from .content_candidates import candidate_records
+from .io import load_npy, load_npz, numbered_jsonl, parse_json, read_json, read_text
 from .missing import require
 from .trec_lines import parse_run
 
@@ -263,6 +266,8 @@ def check_file(path: str | Path) -> None:
         embed_cache(load_npz(path), path)
     elif path.suffix == ".npz":
         weights(load_npz(path), path)
+    elif stage == "candidates" and path.suffix == ".jsonl":
+        candidate_records(numbered_jsonl(path), path, known_ids(layout.questions, "qid"), known_ids(layout.chunks, "id"))
     elif path.suffix == ".jsonl":
         records(path)
     elif path.suffix == ".json":
