@@ -14,9 +14,11 @@ from minirag.config.corpus import (
     params_json,
     stage_settings,
 )
+from minirag.config.load import check_config_files
 from minirag.datasets.beir import BEIR_DATASETS
 from minirag.pipeline.depends import as_input, module_closure
 from minirag.pipeline.graph import CorpusGraph
+from minirag.artifacts.kept import special_kept
 from minirag.artifacts.layout import CorpusLayout, report_name, report_paths
 
 
@@ -32,9 +34,13 @@ os.environ["PATH"] = os.pathsep.join(
 
 RESULTS = "results"
 try:
+    check_config_files([*workflow.configfiles, *(workflow.overwrite_configfiles or [])])
     CORPORA = {name: corpus_config(config, name) for name in corpus_names(config)}
 except ConfigError as exc:
     raise WorkflowError(f"config error: {exc}")
+SPECIAL = [line for c in CORPORA for line in special_kept(Path(RESULTS) / c)]
+if SPECIAL:
+    raise WorkflowError("\n".join(SPECIAL))
 REPORT = config.get("report") or report_name(
     workflow.overwrite_configfiles or workflow.configfiles
 )
