@@ -12,6 +12,12 @@ CORES  ?= 2
 
 CONFIG ?= workflow/config.yaml
 
+# Snakemake keeps a cache in $XDG_CACHE_HOME (else ~/.cache) and dies in its own traceback when it
+# cannot make it (HOME unwritable, or not a folder): then keep that cache inside the project.
+ifneq ($(shell d="$${XDG_CACHE_HOME:-$$HOME/.cache}"; mkdir -p "$$d" 2>/dev/null && test -w "$$d" && echo ok),ok)
+export XDG_CACHE_HOME := $(CURDIR)/.cache
+endif
+
 .PHONY: report test bench clean build check-config
 
 $(BIN)/python:
