@@ -49,17 +49,25 @@ MAX_BYTES = 256 << 20  # a history of ~100,000 builds; a bigger file (or /dev/ze
 MAX_LINE = 4 << 20     # one record (its snapshot lives in history/): a longer line is damaged
 
 
-def damaged(where: str, why: str) -> HistoryError:
-    return HistoryError(f"{where}: damaged history record ({why}); the history is never rewritten: "
-                        "move the file aside to start a new one")
+class DamagedRecord(HistoryError):
+    def __init__(self, where: str, why: str):
+        super().__init__(f"{where}: damaged history record ({why}); the history is never rewritten: "
+                         "move the file aside to start a new one")
+        self.where, self.why = where, why
+
+
+def damaged(where: str, why: str) -> DamagedRecord:
+    return DamagedRecord(where, why)
 
 
 def parse(line: bytes, where: str) -> dict:
     if not line.endswith(b"\n"):
         raise damaged(where, "the line is cut short")
     try:
-        record = parse_json(line, where)
-    except ValueError as exc:  # not JSON, not UTF-8, or nested past Python's limit
+        record = parse_json(line.decode("utf-8"), where)
+    except UnicodeDecodeError as exc:
+        raise damaged(where, f"not valid UTF-8 at byte {exc.start}") from None
+    except ValueError as exc:  # not JSON, or nested past Python's limit
         raise damaged(where, str(exc).removeprefix(f"{where}: ")) from None
     if not isinstance(record, dict) or any(f not in record for f in FIELDS):
         raise damaged(where, "not a record")
@@ -98,11 +106,12 @@ def read_lines(fd: int, path: Path) -> tuple[list[dict], int]:
             if line.strip():
                 try:
                     records.append(parse(line, f"{path}:{n}"))
-                except HistoryError as exc:
+                except DamagedRecord as exc:
                     torn, start = exc, offset
             offset += len(line)
     if torn is not None:
-        print(f"warning: {torn} (skipped: it is the last one, what an interrupted append leaves)", file=sys.stderr)
+        print(f"warning: {torn.where}: damaged last history record ({torn.why}), what an interrupted append "
+              "leaves: skipped (the next report build cuts it off)", file=sys.stderr)
         return records, start
     return records, offset
 
@@ -136,11 +145,12 @@ def append(results: str | Path, record: dict) -> bool:
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         records, end = read_lines(fd, path)
+        if end < os.fstat(fd).st_size:
+            os.ftruncate(fd, end)  # the damaged last record, warned about: cut off
         last = next((r for r in reversed(records) if r["report"] == record["report"]), None)
         if last is not None and last["key"] == record["key"]:
             return False
         try:
-            os.ftruncate(fd, end)
             os.lseek(fd, end, os.SEEK_SET)
             write_all(fd, encode(sealed(record)))
             os.fsync(fd)
