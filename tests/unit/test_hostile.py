@@ -177,3 +177,114 @@ def test_beir_query_ids_and_texts_follow_the_same_rules(tmp_path, qid, text, mes
     (tmp_path / "queries.jsonl").write_text(json.dumps({"_id": qid, "text": text}) + "\n")
     with pytest.raises(CorpusError, match=message):
         load_beir_questions(tmp_path, "test", [{"doc_id": "d1", "lang": "en"}])
+
+
+# ------------------------------------------------------------------ round three: bounded by design
+
+def peak_rss_mb(code: str, mem_mb: int = 2048, timeout: float = 120) -> tuple[subprocess.CompletedProcess, float]:
+    """`code` run in a child Python under `mem_mb` of address space: (its result, its peak RSS in MB, measured)."""
+    wrapper = ("import resource, subprocess, sys\n"
+               "p = subprocess.run([sys.executable, '-c', sys.argv[1]], capture_output=True, text=True)\n"
+               "sys.stdout.write(p.stdout); sys.stderr.write(p.stderr)\n"
+               "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)\n"
+               "sys.exit(p.returncode)\n")
+    proc = subprocess.run([sys.executable, "-c", wrapper, code], capture_output=True, text=True, timeout=timeout,
+                          preexec_fn=limited(mem_mb), env={**os.environ, "PYTHONPATH": str(REPO)})
+    head, _, last = proc.stderr.rstrip("\n").rpartition("\n")
+    proc.stderr = head
+    return proc, int(last) / 1024
+
+
+def test_a_questions_phrases_hold_every_run_of_its_words_in_memory_flat_in_its_length():
+    from itertools import combinations
+
+    from minirag.answer.select.features import ngrams
+    words = "how do you say the past of eat".split()
+    grams = ngrams(" ".join(words))
+    for i, j in combinations(range(len(words) + 1), 2):
+        assert " ".join(words[i:j]) in grams
+    assert "past eat" not in grams and "" not in grams and "pas" not in grams
+    code = ("from minirag.answer.select.features import ngrams\n"
+            "g = ngrams(' '.join(f'w{{i}}' for i in range({n})))\n"
+            "assert 'w1 w2 w3' in g and 'w3 w1' not in g\n")
+    rss = []
+    for n in (200, 2000):  # 1 KB and 10 KB of words: every run of 2,000 words is 1.3 billion characters
+        proc, peak = peak_rss_mb(code.format(n=n))
+        assert proc.returncode == 0, proc.stderr
+        rss.append(peak)
+    assert rss[1] - rss[0] < 50 and rss[1] < 300, rss
+
+
+def test_a_chunk_without_candidates_is_read_and_every_chunk_size_of_the_fixture_builds_features():
+    from minirag.answer.select.features import FEATURES
+    from minirag.answer.select.selector import AnswerSelector
+    from minirag.answer.select.terms import GrammarTerms
+    from minirag.answer.select.vocabulary import Vocabulary
+    from minirag.text.chunker import chunk_chars
+    terms = GrammarTerms.load()
+    docs = [{"doc_id": p.relative_to(FIXTURE_DOCS).as_posix(), "text": p.read_text(encoding="utf-8"), "title": ""}
+            for p in sorted(FIXTURE_DOCS.rglob("*.md"))]
+    langs = {d["doc_id"]: d["doc_id"].split("/")[0] for d in docs}
+    header = dict(docs[0], text="| Infinitive | Past simple | Past participle |\n|---|---|---|\n")
+    for size in (24, 40, 64, 120, 300):
+        chunks = [c for d in docs + [header] for c in chunk_chars(d, size, size // 3)]
+        selector = AnswerSelector(Vocabulary.from_chunks(chunks, {}, terms, langs), None, depth=len(chunks))
+        for question in ("past of eat", "¿pretérito de comer?", "x"):
+            read = selector.read(question, chunks, langs)
+            assert read.X.shape[1] == len(FEATURES) and read.X.shape[0] == len(read.keys)
+    only_header = chunk_chars(header, 200, 0)
+    read = AnswerSelector(Vocabulary.from_chunks(only_header, {}, terms, langs), None).read("past of eat", only_header,
+                                                                                             langs)
+    assert read.X.shape == (0, len(FEATURES))
+
+
+FIXTURE_DOCS = REPO / "tests" / "fixtures" / "minikb" / "docs"
+
+
+def test_question_ids_equal_once_nfc_normalised_are_one_id_twice(tmp_path):
+    import unicodedata
+
+    from minirag.text.corpus import CorpusError
+    from minirag.text.questions import load_questions
+    path = tmp_path / "q.jsonl"
+    path.write_text("".join(json.dumps({"qid": unicodedata.normalize(f, "café-1"), "query": "x",
+                                        "gold_docs": ["d.md"]}, ensure_ascii=False) + "\n" for f in ("NFC", "NFD")))
+    with pytest.raises(CorpusError, match=r"q\.jsonl:2: café-1: duplicate qid \(first on line 1; .*NFC"):
+        load_questions(path, [{"doc_id": "d.md", "text": "x"}], "gold_docs")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("chunk: 1\nx: 2\nchunk: 3\n", r"f\.yaml:3: duplicate key 'chunk' \(first on line 1\)"),
+    ("a:\n  lang: en\n  lang: es\n", r"f\.yaml:3: duplicate key 'lang' \(first on line 2\)"),
+    ("a: [{k: 1, k: 2}]\n", r"f\.yaml:1: duplicate key 'k'"),
+])
+def test_a_key_twice_in_yaml_is_refused_naming_the_key_and_both_lines(text, message):
+    from minirag.artifacts.safe_yaml import load_yaml
+    with pytest.raises(ValueError, match=message):
+        load_yaml(text, "f.yaml")
+    assert load_yaml("a: &x {b: 1}\nc:\n  <<: *x\n  d: 2\ne: [1, 1]\n", "f.yaml") == {
+        "a": {"b": 1}, "c": {"b": 1, "d": 2}, "e": [1, 1]}
+
+
+def test_a_receipt_with_a_key_twice_is_refused_naming_both_lines(tmp_path):
+    from minirag.artifacts.io import read_json
+    path = tmp_path / "r.json"
+    path.write_text('{\n  "outputs": {\n    "a": 1,\n    "a": 2\n  }\n}\n')
+    assert read_json(path) == {"outputs": {"a": 2}}
+    with pytest.raises(ValueError, match=r"r\.json:4: duplicate key 'a' \(first on line 3\)"):
+        read_json(path, unique_keys=True)
+
+
+def test_a_write_through_a_folder_linked_out_of_results_is_refused_naming_the_link(tmp_path, monkeypatch):
+    from minirag.artifacts.io import atomic_write_text
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (tmp_path / "project/results/kb").mkdir(parents=True)
+    (tmp_path / "project/results/kb/runs").symlink_to(outside)
+    (tmp_path / "project/results/kb/eval").symlink_to(tmp_path / "project/results/kb")  # inside: allowed
+    monkeypatch.chdir(tmp_path / "project")
+    with pytest.raises(ValueError, match=r"results/kb/runs: a symlink to .*outside, outside results/"):
+        atomic_write_text("results/kb/runs/bm25.trec", "x\n")
+    assert list(outside.iterdir()) == []
+    atomic_write_text("results/kb/eval/m.json", "{}\n")
+    assert (tmp_path / "project/results/kb/m.json").read_text() == "{}\n"
