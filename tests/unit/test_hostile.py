@@ -288,3 +288,132 @@ def test_a_write_through_a_folder_linked_out_of_results_is_refused_naming_the_li
     assert list(outside.iterdir()) == []
     atomic_write_text("results/kb/eval/m.json", "{}\n")
     assert (tmp_path / "project/results/kb/m.json").read_text() == "{}\n"
+
+
+def sealed_line(n: int) -> bytes:
+    from minirag.history.blobs import encode
+    from minirag.history.log import sealed
+    return encode(sealed({"key": f"k{n}", "time": "t", "report": "r", "corpora": {}}))
+
+
+def test_a_history_record_cut_short_is_skipped_with_a_warning_and_cut_off_by_the_next_append(tmp_path, capsys):
+    from minirag.history import log
+    good = sealed_line(1)
+    (tmp_path / "history.jsonl").write_bytes(good + sealed_line(2)[:30])
+    assert [r["key"] for r in log.read(tmp_path)] == ["k1"]
+    assert "history.jsonl:2: damaged last history record" in capsys.readouterr().err
+    assert log.append(tmp_path, {"key": "k3", "time": "t", "report": "r", "corpora": {}})
+    assert (tmp_path / "history.jsonl").read_bytes() == good + sealed_line(3)
+    (tmp_path / "history.jsonl").write_bytes(b"[" * 100_000 + b"]" * 100_000 + b"\n" + good)
+    with pytest.raises(ValueError, match=r"history\.jsonl:1: damaged history record \(JSON nested too deeply"):
+        log.read(tmp_path)
+
+
+def test_an_append_the_disk_cannot_hold_leaves_the_history_as_it_was(tmp_path):
+    (tmp_path / "history.jsonl").write_bytes(sealed_line(1))
+    code = ("import resource, signal, sys\n"
+            "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+            "resource.setrlimit(resource.RLIMIT_FSIZE, (200, 200))\n"
+            "from minirag.history import log\n"
+            f"log.append({str(tmp_path)!r}, {{'key': 'k2', 'time': 't', 'report': 'r', 'corpora': {{}}, 'pad': 'x' * 500}})\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert proc.returncode != 0 and "could not append" in proc.stderr and "history.jsonl" in proc.stderr
+    assert (tmp_path / "history.jsonl").read_bytes() == sealed_line(1)
+
+
+@pytest.mark.parametrize("make", ["fifo", "zero", "sparse"])
+def test_a_history_that_is_no_regular_file_of_sane_size_is_refused_in_bounded_memory(tmp_path, make):
+    path = tmp_path / "history.jsonl"
+    if make == "fifo":
+        os.mkfifo(path)
+    elif make == "zero":
+        path.symlink_to("/dev/zero")
+    else:
+        with open(path, "wb") as fh:
+            fh.truncate(1 << 30)
+    proc, rss = peak_rss_mb(f"from minirag.history import log\nlog.read({str(tmp_path)!r})\n", timeout=60)
+    assert proc.returncode != 0 and "history.jsonl: " in proc.stderr
+    assert "not a regular file" in proc.stderr or "over the 256 MB" in proc.stderr
+    assert rss < 200, rss
+
+
+def test_diff_with_an_unknown_build_names_it_and_how_to_list_builds():
+    from types import SimpleNamespace
+
+    from minirag.history.blobs import HistoryError
+    from minirag.history.cli import choose
+    records = [{"key": "abcd1234", "report": "r", "git": None}]
+    for build in ("../../etc", "nope"):
+        with pytest.raises(HistoryError, match=r"--build .*no such build.*python -m minirag history"):
+            choose(SimpleNamespace(a="bm25", b="rrf", build=build, results="results"), records)
+
+
+@pytest.mark.parametrize("make", ["list", "fifo", "zero", "junk"])
+def test_an_imports_cache_that_is_no_sane_file_is_ignored_and_rebuilt_in_bounded_memory(tmp_path, make):
+    cache = tmp_path / "imports.json"
+    {"list": lambda: cache.write_text("[]"), "fifo": lambda: os.mkfifo(cache),
+     "zero": lambda: cache.symlink_to("/dev/zero"),
+     "junk": lambda: cache.write_text('{"x": [1, 2], "y": ["a", "b", "c", 5]}')}[make]()
+    code = ("from minirag.pipeline.depends import module_closure\n"
+            f"files = module_closure({str(REPO / 'minirag')!r}, ['stages.chunk'], cache={str(cache)!r})\n"
+            "assert any(f.endswith('stages/chunk.py') for f in files)\n")
+    proc, rss = peak_rss_mb(code, timeout=60)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert rss < 300, rss
+    assert cache.is_file() and not cache.is_symlink() and cache.read_text().startswith("{")
+
+
+def test_a_dry_run_reads_the_imports_cache_but_never_writes_it(tmp_path, monkeypatch):
+    from minirag.pipeline import depends
+    assert depends.reading_only(["-n"]) and depends.reading_only(["-pn", "-c1"]) and depends.reading_only(["--lint"])
+    assert not depends.reading_only(["-c1", "--forcerun", "report"]) and not depends.reading_only(["-p"])
+    monkeypatch.setattr(sys, "argv", ["/x/.venv/bin/snakemake", "-c1", "-n"])
+    monkeypatch.setattr(depends, "_STORES", {})
+    depends.module_closure(REPO / "minirag", ["stages.chunk"], cache=tmp_path / "imports.json")
+    assert not (tmp_path / "imports.json").exists()
+    monkeypatch.setattr(sys, "argv", ["/x/.venv/bin/snakemake", "-c1"])
+    monkeypatch.setattr(depends, "_STORES", {})
+    depends.module_closure(REPO / "minirag", ["stages.chunk"], cache=tmp_path / "imports.json")
+    assert (tmp_path / "imports.json").exists()
+
+
+def test_kept_files_that_are_no_regular_files_are_named_before_snakemake_copies_them(tmp_path):
+    from minirag.artifacts.kept import special_kept
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "receipts").mkdir()
+    (tmp_path / "cache/a.npz").write_bytes(b"x")
+    os.mkfifo(tmp_path / "cache/b.npz")
+    (tmp_path / "cache/c.npz").symlink_to("/dev/zero")
+    (tmp_path / "receipts/embed_cache.d.json").mkdir()
+    found = special_kept(tmp_path)
+    assert [line.split(":")[0].rsplit("/", 1)[1] for line in found] == ["b.npz", "c.npz", "embed_cache.d.json"]
+    assert "a FIFO" in found[0] and "a device" in found[1] and "a folder" in found[2]
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda r: r["answers"][0].update(p="0.9"), r"c\.jsonl:1: answers\[0\]\.p: '0\.9' is not a finite number"),
+    (lambda r: r.update(answers=None), r"c\.jsonl:1: answers: 'None' is not a list"),
+    (lambda r: r["answers"][0].update(text=5), r"c\.jsonl:1: answers\[0\]\.text: '5' is not a string"),
+    (lambda r: r["answers"][0].update(chunk_id="ffffffffffff"), r"chunk 'ffffffffffff' is not in chunks\.jsonl"),
+    (lambda r: r.update(qid="zz"), r"c\.jsonl:1: qid: query 'zz' is not in questions\.jsonl"),
+    (lambda r: r.update(p_none=float("nan")), r"p_none: 'nan' is not a finite number"),
+    (lambda r: r["answers"][0]["features"].update(top1=[1]), r"answers\[0\]\.features\.top1"),
+])
+def test_a_candidates_record_is_checked_field_by_field(change, message):
+    from minirag.artifacts.content_candidates import candidate_records
+    rec = {"qid": "q1", "query": "x", "analysis": {}, "depth": 3, "candidates": 2, "p_none": 0.1, "keys": ["ate"],
+           "answers": [{"text": "ate", "p": 0.9, "n": 1, "chunk_id": "c1", "kind": "cell", "key": "eat",
+                        "column": "past", "caption": "", "line": "", "evidence": "eat: ate", "features": {"top1": 1}}]}
+    candidate_records([(1, rec)], "c.jsonl", {"q1"}, {"c1"})
+    change(rec)
+    with pytest.raises(ValueError, match=message):
+        candidate_records([(1, rec)], "c.jsonl", {"q1"}, {"c1"})
+
+
+def test_verify_names_what_the_config_s_jobs_write_and_is_not_there(tmp_path):
+    from minirag.artifacts.integrity import incomplete
+    (tmp_path / "a.trec").write_text("x")
+    lines = incomplete([tmp_path / "a.trec", tmp_path / "b.trec", tmp_path / "c.json"], [f"{tmp_path / 'c.json'}: x"])
+    assert lines == [f"{tmp_path / 'b.trec'}: missing (the config's jobs write it; build it with: snakemake -c1 "
+                     f"'{tmp_path / 'b.trec'}')"]
