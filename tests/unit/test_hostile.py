@@ -417,3 +417,14 @@ def test_verify_names_what_the_config_s_jobs_write_and_is_not_there(tmp_path):
     lines = incomplete([tmp_path / "a.trec", tmp_path / "b.trec", tmp_path / "c.json"], [f"{tmp_path / 'c.json'}: x"])
     assert lines == [f"{tmp_path / 'b.trec'}: missing (the config's jobs write it; build it with: snakemake -c1 "
                      f"'{tmp_path / 'b.trec'}')"]
+
+
+@pytest.mark.parametrize("make", ["fifo", "zero"])
+def test_the_served_manifest_that_is_a_special_file_is_refused_without_reading_it(tmp_path, make):
+    from types import SimpleNamespace
+
+    from minirag.serve.app import manifest_check
+    path = tmp_path / "manifest.json"
+    os.mkfifo(path) if make == "fifo" else path.symlink_to("/dev/zero")
+    out = manifest_check(SimpleNamespace(manifest=path, corpus="kb"), {"results/kb/chunks.jsonl": "x"})
+    assert out["matches"] is False and "not a regular file" in out["error"]
