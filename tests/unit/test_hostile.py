@@ -184,7 +184,8 @@ def test_beir_query_ids_and_texts_follow_the_same_rules(tmp_path, qid, text, mes
 def peak_rss_mb(code: str, mem_mb: int = 2048, timeout: float = 120) -> tuple[subprocess.CompletedProcess, float]:
     """`code` run in a child Python under `mem_mb` of address space: (its result, its peak RSS in MB, measured)."""
     wrapper = ("import resource, subprocess, sys\n"
-               "p = subprocess.run([sys.executable, '-c', sys.argv[1]], capture_output=True, text=True)\n"
+               "p = subprocess.run([sys.executable, '-c', sys.argv[1]], capture_output=True, text=True,\n"
+               f"                   timeout={timeout - 10})\n"
                "sys.stdout.write(p.stdout); sys.stderr.write(p.stderr)\n"
                "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)\n"
                "sys.exit(p.returncode)\n")
