@@ -18,6 +18,12 @@ VERBOSE ?=
 QUIET     = $(if $(VERBOSE),,-q)
 SNAKEMAKE = $(if $(VERBOSE),MINIRAG_VERBOSE=1 )$(BIN)/snakemake
 
+# Snakemake keeps a cache in $XDG_CACHE_HOME (else ~/.cache) and dies in its own traceback when it
+# cannot make it (HOME unwritable, or not a folder): then keep that cache inside the project.
+ifneq ($(shell d="$${XDG_CACHE_HOME:-$$HOME/.cache}"; mkdir -p "$$d" 2>/dev/null && test -w "$$d" && echo ok),ok)
+export XDG_CACHE_HOME := $(CURDIR)/.cache
+endif
+
 .PHONY: report report-html test bench clean build check-config
 
 $(BIN)/python:

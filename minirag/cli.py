@@ -57,7 +57,7 @@ def open_built(a):
 
 
 def cmd_search(a) -> int:
-    out = open_built(a).search(a.query, a.retriever, a.k)
+    out = open_built(a).search(a.query, a.retriever, a.k, max_chars=a.max_query_chars)
     if a.json:
         print_json(out)
     else:
@@ -69,7 +69,7 @@ def cmd_search(a) -> int:
 
 
 def cmd_answer(a) -> int:
-    out = open_built(a).answer(a.query, a.retriever, a.reader, a.k)
+    out = open_built(a).answer(a.query, a.retriever, a.reader, a.k, max_chars=a.max_query_chars)
     if a.json:
         print_json(out)
     else:
@@ -108,16 +108,22 @@ def cmd_assert(a) -> int:
 
 
 def cmd_verify(a) -> int:
-    from .artifacts.integrity import verify_corpus
+    from .artifacts.integrity import incomplete, verify_corpus
     from .artifacts.layout import CorpusLayout
-    root = CorpusLayout.of(a.results, a.corpus).root
+    from .config.load import load_corpus
+    from .pipeline.graph import CorpusGraph
+    layout = CorpusLayout.of(a.results, a.corpus)
+    root = layout.root
     if not (root / "receipts").is_dir():
         raise UsageError(str(root), "no receipts: the corpus has not been built (snakemake -c1 results/report.md)")
+    required = CorpusGraph(load_corpus(a.configfile, a.corpus), layout).artifacts()
     problems = verify_corpus(root)
+    problems += incomplete(required, problems)
     for line in problems:
         print(line)
     n = len(list((root / "receipts").glob("*.json")))
-    log(f"verify: {n} receipts, {len(problems)} problem(s)" + ("" if problems else ": every artifact is what its job wrote"))
+    log(f"verify: {n} receipts, {len(required)} artifacts the config's jobs write, {len(problems)} problem(s)"
+        + ("" if problems else ": every one is there and is what its job wrote"))
     return EXIT_FAILED if problems else 0
 
 
@@ -171,6 +177,8 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("-k", type=positive_int, default=k_default,
                         help="chunks to return" if name == "search" else "chunks in the prompt (default: prompt.k)")
         sp.add_argument("--json", action="store_true")
+        sp.add_argument("--max-query-chars", type=positive_int, default=2000,
+                        help="longer queries are refused, as the server refuses them (default: 2000)")
         if name == "answer":
             sp.add_argument("--reader", default=None, help="a reader of the config (default: its first)")
         common(sp)

@@ -6,6 +6,7 @@ artifacts                      built files truncated, bit-flipped, replaced, del
                                dtype or shape, malformed runs)
 processes                      SIGTERM and SIGKILL during each long stage; resume == clean build
 filesystem                     full disk, unwritable HOME and TMPDIR, symlinks, FIFOs
+history                        results/history.jsonl cut short, filled, special, nested; diff misused
 cli, http                      the command line and the HTTP service, misused
 openai                         the `openai` reader against local misbehaving servers
 injection                      shell and path injection through every config value that reaches a rule
@@ -13,8 +14,8 @@ injection                      shell and path injection through every config val
 
 from importlib import import_module
 
-GROUPS = ("documents", "questions", "config", "artifacts", "processes", "filesystem", "cli", "http", "openai",
-          "injection")
+GROUPS = ("documents", "questions", "config", "artifacts", "processes", "filesystem", "history", "cli", "http",
+          "openai", "injection")
 
 
 def all_cases() -> list:

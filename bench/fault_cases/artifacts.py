@@ -25,6 +25,8 @@ from fault_harness import (
     stage,
 )
 
+from fault_cases import artifacts_more
+
 
 def damaged(rel: str, damage: Callable[[bytes], bytes], command: Callable[[Path], object], *needles: str,
             log: str | None = None):
@@ -285,7 +287,7 @@ def cases() -> list[Case]:
               "readers/minigpt.npz": "train_reader", "rerankers/bm25-rerank.npz": "train_reranker",
               "lexicon.json": "lexicon"}
     c += [Case(f"deleted {rel}", g, deleted(f"{R}/{rel}", rule)) for rel, rule in delete.items()]
-    return c
+    return c + artifacts_more.cases(forged)
 
 
 def posting_twice(arrays):

@@ -54,6 +54,35 @@ def port_in_use(project: Path) -> tuple[bool, str]:
     return held and "chunks" not in proc.stderr, said
 
 
+def flat_memory(reader: str, limit_mb: float = 100):
+    """`answer` with a 1 KB and a 10 KB query, the cap raised: the peak RSS (measured) grows by less than
+    `limit_mb` (it grew with the cube of the query's length: 10 KB took 4.8 GB)."""
+    def check(project: Path) -> tuple[bool, str]:
+        from fault_measure import measured
+        rss = []
+        for n in (256, 2560):
+            proc, peak, _ = measured([PY, "-m", "minirag", "answer", "eat " * n, "--reader", reader, "--corpus", "mini",
+                                      "--configfile", "mini.yaml", "--max-query-chars", "100000"], project,
+                                     limit_mb=3072, timeout=120)
+            if proc.returncode != 0:
+                return False, (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1][:160]
+            rss.append(peak)
+        return rss[1] - rss[0] < limit_mb, f"peak RSS {rss[0]:.0f} MB at 1 KB, {rss[1]:.0f} MB at 10 KB"
+    return check
+
+
+def terms_not_utf8(project: Path) -> tuple[bool, str]:
+    """The grammar-terms file the selector reads holding a byte that is not UTF-8: named with its line."""
+    from fault_harness import R
+    terms = project / "scratch/terms.tsv"
+    terms.write_bytes((project / "minirag/answer/data/grammar_terms.tsv").read_bytes() + b"tense:past\tp\xffst\tx\n")
+    proc = run([PY, "-m", "minirag.stages.candidates", "--settings", '{"depth": 20, "keep": 3}', "--questions",
+                f"{R}/questions.jsonl", "--docs", f"{R}/docs.jsonl", "--chunks", f"{R}/chunks.jsonl", "--run",
+                f"{R}/runs/rrf.trec", "--lexicon", f"{R}/lexicon.json", "--terms", str(terms), "--model",
+                f"{R}/readers/extractive.npz", "--out", "scratch/c.jsonl"], project)
+    return refused(proc, "terms.tsv:", "UTF-8")
+
+
 def cases() -> list[Case]:
     g = "cli"
     big = "eat " * 30_000  # 120 KB: about the most one argument may hold (Linux: 128 KB)
@@ -78,7 +107,13 @@ def cases() -> list[Case]:
         ("query with a SOH (U+0001)", cli("search", "past\x01 of eat", needle="control character")),
         ("query with an ESC", cli("search", "past\x1b[2J of eat", needle="control character")),
         ("query with a C1 control", cli("search", "past\x9b of eat", needle="control character")),
-        ("query of 120 KB (answered)", cli("search", big, "-k", "3", exit_code=0, needle="")),
+        ("query of 120 KB: over the CLI's length cap", cli("search", big, "-k", "3", needle="--max-query-chars")),
+        ("query of 120 KB under a raised cap (answered)", cli("search", big, "-k", "3", "--max-query-chars",
+                                                             "200000", exit_code=0, needle="")),
+        ("answer a 10 KB query: over the CLI's length cap", cli("answer", "eat " * 2560, needle="--max-query-chars")),
+        ("answer 1 KB then 10 KB, cap raised: memory flat (extractive)", flat_memory("extractive")),
+        ("answer 1 KB then 10 KB, cap raised: memory flat (minigpt)", flat_memory("minigpt")),
+        ("a terms file that is not UTF-8", terms_not_utf8),
         ("non-UTF-8 argument, --json", raw_argv(b"caf\xe9 past")),
         ("NFD query ranks as NFC", nfd_is_nfc),
         ("assert with no arguments (the default corpus is not built here)",

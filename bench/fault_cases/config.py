@@ -15,9 +15,12 @@ BOMB = "\n".join(["  a0: &a0 [x, x, x, x, x, x, x, x, x]"] + [
 
 def config(extra: str, *needles: str, text: str | None = None, ok: bool = False):
     """CONFIG with `extra` lines added to the corpus (or the whole file `text`), planned by a dry run."""
+    base = CONFIG if not extra.lstrip().startswith("chunk:") else "".join(  # a chunk setting replaces CONFIG's
+        ln for ln in CONFIG.splitlines(keepends=True) if not ln.startswith("    chunk:"))
+
     def check(project: Path) -> tuple[bool, str]:
         (project / "bad.yaml").write_text(text if text is not None
-                                          else CONFIG.replace("    assertions:", extra + "\n    assertions:"))
+                                          else base.replace("    assertions:", extra + "\n    assertions:"))
         proc = snakemake(project, "-n", "results/bad.md", config="bad.yaml", mem_mb=3072, timeout=180)
         return accepted(proc) if ok else refused(proc, *needles)
     return check
@@ -89,7 +92,39 @@ def cases() -> list[Case]:
         ("configfile an alias bomb (make, CLI)", make_check("bomb.yaml", ("x-anchors:\n" + BOMB + "\n" + CONFIG
                                                                           + "    depth: *a8\n").encode(),
                                                             "alias bomb")),
-    ]]
+        ("chunk: twice (dry run)", config("", "duplicate key 'chunk'", "first on line", text=CONFIG.replace(
+            "    assertions:", "    chunk: {strategy: tokens, target_tokens: 60}\n    assertions:"))),
+        ("chunk: twice (make, CLI)", make_check("twice.yaml", CONFIG.replace(
+            "    assertions:", "    depth: 10\n    depth: 20\n    assertions:").encode(), "duplicate key 'depth'")),
+        ("a key twice at the top level", config("", "duplicate key 'build'", text="build: [mini]\n" + CONFIG)),
+        ("a key twice in an assertions file", assertions_twice),
+    ]] + [Case("every legal chunk size builds: target_tokens 20, overlap 8", g, tiny_chunks, fast=False)]
+
+
+def assertions_twice(project: Path) -> tuple[bool, str]:
+    from fault_harness import stage
+    path = project / "scratch/twice-assertions.yaml"
+    path.write_text("assertions: []\nassertions: []\n")
+    proc = stage(project, "assertions", "--settings", '{"strict": false, "inputs_of": {}}', "--assertions",
+                 str(path), "--questions", "results/mini/questions.jsonl", "--docs", "results/mini/docs.jsonl",
+                 "--chunks", "results/mini/chunks.jsonl", "--runs", "results/mini/runs/bm25.trec",
+                 "--out", "scratch/assertions.md", timeout=120)
+    return refused(proc, "twice-assertions.yaml:2", "duplicate key")
+
+
+def tiny_chunks(project: Path) -> tuple[bool, str]:
+    """Chunks of 20 tokens overlapping by 8 (some hold a table's header and nothing else, no candidate):
+    the readers train and the candidates are scored, in a corpus of their own (results/tiny/)."""
+    import shutil
+    text = CONFIG.replace("[mini]", "[tiny]").replace("  mini:", "  tiny:").replace("target_tokens: 40",
+                                                                                    "target_tokens: 20")
+    (project / "tiny.yaml").write_text(text)
+    try:
+        proc = snakemake(project, "results/tiny/candidates/rrf.jsonl", "results/tiny/readers/minigpt.npz",
+                         config="tiny.yaml", timeout=1800)
+    finally:
+        shutil.rmtree(project / "results/tiny", ignore_errors=True)
+    return accepted(proc, "built: the readers trained and the candidates scored")
 
 
 def assertions_bomb(project: Path) -> tuple[bool, str]:

@@ -154,6 +154,12 @@ def cases() -> list[Case]:
         ("CRLF line ends (accepted)", document(None, raw=b"---\r\ntitle: T\r\nlang: en\r\n---\r\n# T\r\n\r\nText.\r\n",
                                                ok=True)),
     ]]
+    c += [Case(name, g, check) for name, check in [
+        ("front matter: lang twice", document("title: T\nlang: en\nlang: es", needle="duplicate key 'lang'")),
+        ("front matter: title twice, nested", document("title: T\nlang: en\nextra: {a: 1, a: 2}",
+                                                       needle="duplicate key 'a'")),
+        ("one word of 1 MB", document("title: T\nlang: en", body="# T\n\n" + "a" * (1 << 20) + "\n", ok=True)),
+    ]]
     c.append(Case("no documents match", g, no_match))
     c.append(Case("documents folder missing", g, lambda p: refused(curate(p, source="nowhere"), "nowhere")))
     return c

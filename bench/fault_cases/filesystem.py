@@ -10,6 +10,8 @@ from pathlib import Path
 
 from fault_harness import PY, Case, Edit, R, accepted, minirag, refused, run, search, stage
 
+from fault_cases import filesystem_links
+
 EMBED = ["embed", "--settings", json.dumps({"type": "hashing"}), "--name", "hashing", "--docs", f"{R}/docs.jsonl",
          "--chunks", f"{R}/chunks.jsonl"]
 BM25 = ["bm25", "--settings", "{}", "--docs", f"{R}/docs.jsonl", "--chunks", f"{R}/chunks.jsonl"]
@@ -144,4 +146,4 @@ def cases() -> list[Case]:
         Case("--configfile /dev/zero", g, config_device),
         Case("a folder that is a file", g, folder_is_a_file),
         Case("results/ a symlink to elsewhere", g, results_link),
-    ]
+    ] + filesystem_links.cases()

@@ -16,6 +16,8 @@ from pathlib import Path
 
 from fault_harness import Case, chunked_post, snakemake
 
+from fault_cases import http_files
+
 SERVERS: dict[Path, object] = {}
 Q = "past tense of eat"
 CHAT = "/v1/chat/completions"
@@ -278,7 +280,7 @@ def cases() -> list[Case]:
         ("not HTTP at all", raw_socket(b"\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03" + b"\x00" * 64)),
         ("a client dripping its headers", slow_client_does_not_block),
         ("24 clients at once", concurrent),
-    ]]
+    ] + http_files.cases(server, request)]
     c.append(Case("a rebuild under the running server", g, rebuild_under_server, fast=False))
     return c
 

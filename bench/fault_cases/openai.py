@@ -95,4 +95,9 @@ def cases() -> list[Case]:
         ("connection closed without a reply", scripted("close", "", "connection failed")),
         ("an answer that is not HTTP", scripted("garbage", "", "connection failed")),
         ("connection refused", refused_port),
+        ("model with a lone surrogate", scripted("model", '"m\\ud800"', "model", "surrogate")),
+        ("model of 1 MB", scripted("model", "repeat:1000000", "model", "at most 256")),
+        ("model: 5", scripted("model", "5", "model")),
+        ("model with an ESC", scripted("model", json.dumps("m\u001b[2J"), "model", "control character")),
+        ("model: null (the configured one recorded)", scripted("model", "null", answers="ate [#1]")),
     ]]

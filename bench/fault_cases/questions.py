@@ -13,7 +13,7 @@ def first(project: Path) -> dict:
     return json.loads((project / "fixture/questions.jsonl").read_text().splitlines()[0])
 
 
-def question(change: dict | bytes | str, needle: str = "questions.jsonl:", settings: dict | None = None,
+def question(change: dict | bytes | str, needle: str = "questions.jsonl:", *more: str, settings: dict | None = None,
              replace: bool = False):
     """One more line in the fixture's questions: a changed copy of the first (qid zz-1 unless the
     change sets one), raw bytes, or (replace) the whole file."""
@@ -28,8 +28,27 @@ def question(change: dict | bytes | str, needle: str = "questions.jsonl:", setti
                 line = json.dumps({**first(project), "qid": "zz-1", **change}, ensure_ascii=False)
                 p.write_text(p.read_text() + line + "\n")
             proc = questions_stage(project, "fixture/questions.jsonl", settings, mem_mb=2048, timeout=120)
-        return refused(proc, needle)
+        return refused(proc, needle, *more)
     return check
+
+
+def nfc_nfd_lines() -> str:
+    import unicodedata
+
+    from fault_harness import FIXTURE
+    base = json.loads((FIXTURE / "questions.jsonl").read_text().splitlines()[0])
+    return "\n".join(json.dumps({**base, "qid": unicodedata.normalize(form, "café-1")}, ensure_ascii=False)
+                     for form in ("NFC", "NFD"))
+
+
+def gold_docs_twins(project: Path) -> tuple[bool, str]:
+    import unicodedata
+    path = project / "scratch/gold.jsonl"
+    path.write_text("".join(json.dumps({"qid": unicodedata.normalize(form, "café-1"), "query": "x",
+                                        "gold_docs": ["en/index.md"]}, ensure_ascii=False) + "\n"
+                            for form in ("NFC", "NFD")))
+    return refused(questions_stage(project, "scratch/gold.jsonl", {"questions_format": "gold_docs"}),
+                   "gold.jsonl:2", "duplicate qid", "first on line 1")
 
 
 def gold_docs(line: dict, needle: str = "questions.jsonl:1"):
@@ -80,6 +99,8 @@ def cases() -> list[Case]:
         ("invalid UTF-8", question(b'{"qid": "\xff"}\n', "UTF-8")),
         ("a line nested 100,000 deep", question("[" * 100_000, "nested too deeply")),
         ("duplicate qid", question({"qid": first_qid()}, "duplicate qid")),
+        ("qid café-1 in NFC and in NFD", question(nfc_nfd_lines(), "duplicate qid", "first on line")),
+        ("gold_docs: qid in NFC and in NFD", gold_docs_twins),
         ("qid with a space", question({"qid": "zz 1"}, "whitespace")),
         ("qid with a newline", question({"qid": "zz\n1"}, "whitespace")),
         ("qid with a tab", question({"qid": "zz\t1"}, "whitespace")),

@@ -173,7 +173,23 @@ def reply_problem(reply) -> str | None:
     elif content is not None and not isinstance(content, str):
         return f"content is {type(content).__name__}, not text"
     problem = text_problem(content or "")
-    return f"content holds {problem}" if problem else None
+    return f"content holds {problem}" if problem else model_problem(reply.get("model"))
+
+
+MAX_MODEL_CHARS = 256  # the reply's `model` is stored in every answer line: a name, not a payload
+
+
+def model_problem(model) -> str | None:
+    """Why the reply's `model` (absent or null: the configured one is recorded) cannot be recorded, or None."""
+    from ..text.corpus import text_problem
+    if model is None:
+        return None
+    if not isinstance(model, str):
+        return f"model is {type(model).__name__}, not a string"
+    if len(model) > MAX_MODEL_CHARS:
+        return f"model is {len(model)} characters, at most {MAX_MODEL_CHARS}"
+    problem = text_problem(model)
+    return f"model holds {problem}" if problem else None
 
 
 def reply_text(reply: dict) -> str:

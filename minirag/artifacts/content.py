@@ -14,6 +14,8 @@ has one function here that reads what the file holds and refuses what no stage w
     ivf            centroids and rows finite, offsets rising from 0 to N, order a permutation
     weights        (encoders, rerankers, readers) every array finite
     vocabulary     (an answer selector's sidecar) its keys of the types vocab_record.py lists
+    candidates     per question: known qid, probabilities, answers citing known chunks, finite
+                   features, every field of its type (content_candidates.py)
     records, json  JSON objects a line / a JSON value, without NaN or Infinity (JSON has neither)
     figure         a PNG signature
 
@@ -36,7 +38,8 @@ from typing import Iterable
 
 import numpy as np
 
-from .io import load_npy, load_npz, parse_json, read_json, read_text
+from .content_candidates import candidate_records
+from .io import load_npy, load_npz, numbered_jsonl, parse_json, read_json, read_text
 from .missing import require
 from .trec_lines import parse_run
 
@@ -254,13 +257,10 @@ def figure(path: Path) -> None:
             fail(path, "not a PNG image")
 
 
-def run(path: Path, layout) -> None:
-    run_rows(parse_run(path), path, path.stem, known_ids(layout.questions, "qid"), known_ids(layout.chunks, "id"))
-
-
 # each check by its name in the artifact registry (registry.py): (path, the corpus's layout) -> None
 CHECKS = {
-    "run": run,
+    "run": lambda path, layout: run_rows(parse_run(path), path, path.stem, known_ids(layout.questions, "qid"),
+                                         known_ids(layout.chunks, "id")),
     "vectors": lambda path, _: vectors(load_npy(path, mmap=True), read_json(path.with_suffix(".json")), path),
     "bm25_index": lambda path, _: bm25_arrays(load_npz(path), len(read_json(path.parent / "vocab.json")), path),
     "bm25_postings": lambda path, _: bm25_postings(load_npz(path), len(read_json(path.parent / "vocab.json")), path),
@@ -269,6 +269,8 @@ CHECKS = {
     "embed_cache": lambda path, _: embed_cache(load_npz(path), path),
     "weights": lambda path, _: weights(load_npz(path), path),
     "records": lambda path, _: records(path),
+    "candidates": lambda path, layout: candidate_records(numbered_jsonl(path), path, known_ids(layout.questions, "qid"),
+                                                         known_ids(layout.chunks, "id")),
     "json_file": lambda path, _: json_file(path),
     "reader_sidecar": lambda path, _: reader_sidecar(path),
     "figure": lambda path, _: figure(path),
@@ -288,9 +290,9 @@ def check_file(path: str | Path) -> None:
 def check_outputs(paths: Iterable[str | Path]) -> None:
     """`check_file` of every file a job wrote that lives in a results folder (a stage run by hand
     into another folder has no layout to check against)."""
+    from .registry import producer_of
     for path in paths:
         try:
-            from .registry import producer_of
             producer_of(path)
         except ValueError:
             continue

@@ -16,7 +16,8 @@ its job wrote it is refused with one line naming the file, the receipt and the c
 rebuilds it; it is never used. Receipts are Snakemake outputs of their rules, so deleting one
 reruns its job, and the report depends on every receipt. `verify_corpus` checks a whole
 results folder: every receipt's outputs, hash and content (content.py), and every recorded
-input against its producer's receipt.
+input against its producer's receipt; `incomplete` checks that every file the config's jobs
+must write (the graph's list) is there, since a deleted receipt lists nothing.
 
 What it leaves out: files the user supplies (documents, questions, configs: their hashes
 are recorded as inputs, not checked), and authenticity: a receipt rewritten to match a
@@ -33,7 +34,7 @@ from pathlib import Path
 from typing import Iterator
 
 from .content import check_file
-from .io import iter_jsonl, read_json, read_jsonl, sha256_file, write_json
+from .io import iter_jsonl, link_out_of, read_json, read_jsonl, sha256_file, write_json
 from .layout import CorpusLayout
 from .missing import require
 from .registry import producer_of
@@ -85,7 +86,7 @@ def read_receipt(receipt: Path, path: Path) -> dict:
     if not receipt.exists():
         raise IntegrityError(f"{path}: its receipt {receipt} is missing, so nothing vouches for it; "
                              + rebuild_hint(path))
-    data = read_json(receipt)
+    data = read_json(receipt, unique_keys=True)
     if not isinstance(data, dict) or not isinstance(data.get("outputs"), dict):
         raise IntegrityError(f"{receipt}: not a receipt (no 'outputs'); {rebuild_hint(path)}")
     return data
@@ -114,12 +115,19 @@ def verify_corpus(root: str | Path) -> list[str]:
     root = Path(root)
     problems = []
     written: dict[str, str] = {}
-    receipts = sorted((root / "receipts").glob("*.json"))
-    for receipt in receipts:
-        for out, rec in read_json(receipt).get("outputs", {}).items():
+    loaded: dict[Path, dict] = {}
+    for receipt in sorted((root / "receipts").glob("*.json")):
+        try:
+            loaded[receipt] = read_json(receipt, unique_keys=True)
+        except ValueError as exc:  # not JSON, or a key twice
+            problems.append(str(exc))
+            continue
+        for out, rec in loaded[receipt].get("outputs", {}).items():
             p = root / out
             written[os.path.realpath(p)] = rec["sha256"]
-            if not p.exists():
+            if link_out_of(p):
+                problems.append(link_out_of(p))
+            elif not p.exists():
                 problems.append(f"{p}: missing (listed by {receipt})")
             elif not stat.S_ISREG(p.stat().st_mode):
                 problems.append(f"{p}: not a regular file (a FIFO, a device?)")
@@ -127,11 +135,20 @@ def verify_corpus(root: str | Path) -> list[str]:
                 problems.append(f"{p}: differs from what {receipt} recorded")
             else:
                 problems += content_problems(p)
-    for receipt in receipts:
-        for inp, sha in read_json(receipt).get("inputs", {}).items():
+    for receipt, data in loaded.items():
+        for inp, sha in data.get("inputs", {}).items():
             if written.get(os.path.realpath(inp), sha) != sha:
                 problems.append(f"{receipt}: read {inp} before it was last rewritten (stale: rerun its job)")
     return problems
+
+
+def incomplete(required: list[str | Path], problems: list[str] = ()) -> list[str]:
+    """A line per file of `required` (what the config's jobs must have written, receipts included)
+    that is not there, unless `problems` already names it: a job that failed, or an artifact deleted
+    with its receipt, leaves no receipt to list what is missing."""
+    said = {line.split(": ", 1)[0] for line in problems}
+    return [f"{p}: missing (the config's jobs write it; build it with: snakemake -c1 '{p}')"
+            for p in map(Path, required) if not p.exists() and not p.is_symlink() and str(p) not in said]
 
 
 def content_problems(path: Path) -> list[str]:

@@ -32,10 +32,38 @@ def _umask() -> int:
 FILE_MODE = 0o666 & ~_umask()  # what open() would give a new file in this process
 
 
+def link_out_of(path: str | os.PathLike) -> str | None:
+    """Why a write to `path` would leave its top folder (`results`, the first folder of `path` below the
+    working directory) through a symlinked folder on the way, or None. The top folder itself may be a
+    link (the whole results folder kept elsewhere); a link inside it must stay inside it."""
+    path = Path(os.path.abspath(path))
+    try:
+        rel = path.relative_to(Path.cwd())
+    except ValueError:
+        return None  # a path outside the project: the caller chose it whole
+    if len(rel.parts) < 3:
+        return None
+    top = Path.cwd() / rel.parts[0]
+    base = os.path.realpath(top)
+    folder = top
+    for part in rel.parts[1:-1]:
+        folder = folder / part
+        if folder.is_symlink():
+            target = os.path.realpath(folder)
+            if os.path.commonpath([base, target]) != base:
+                return (f"{os.path.relpath(folder)}: a symlink to {target}, outside {rel.parts[0]}/; writes never "
+                        f"follow a link out of {rel.parts[0]}/ (replace the link with a folder)")
+    return None
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
-    """Yield a temporary path beside `path`; rename it over `path` on success."""
+    """Yield a temporary path beside `path`; rename it over `path` on success. A path reached through a
+    symlinked folder that leads out of its top folder is refused (`link_out_of`)."""
     path = Path(path)
+    problem = link_out_of(path)
+    if problem:
+        raise ValueError(problem)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
@@ -100,9 +128,25 @@ def parse_json(text: str | bytes, where: str, position: bool = False) -> Any:
         raise ValueError(f"{where}: JSON nested too deeply to read") from None
 
 
-def read_json(path: str | os.PathLike) -> Any:
-    """A JSON file; broken JSON raises ValueError naming the file, line and column."""
-    return parse_json(read_text(path), str(path), position=True)
+def read_json(path: str | os.PathLike, unique_keys: bool = False) -> Any:
+    """A JSON file; broken JSON raises ValueError naming the file, line and column; `unique_keys`: a key
+    twice in one object too (json keeps the last silently), naming the key and both lines."""
+    text = read_text(path)
+    value = parse_json(text, str(path), position=True)
+    if unique_keys:
+        def pairs(items):
+            seen = set()
+            for k, _ in items:
+                if k in seen:
+                    needle = json.dumps(k, ensure_ascii=False) + ":"
+                    first = text.find(needle)
+                    lines = [text[:i].count("\n") + 1 for i in (first, text.find(needle, first + 1)) if i >= 0]
+                    raise ValueError(f"{path}:{lines[-1] if lines else '?'}: duplicate key {shown(k)} (first on "
+                                     f"line {lines[0] if lines else '?'}); a receipt names each file once")
+                seen.add(k)
+            return dict(items)
+        json.loads(text, object_pairs_hook=pairs)
+    return value
 
 
 def write_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> int:

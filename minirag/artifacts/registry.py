@@ -98,7 +98,7 @@ ARTIFACTS: dict[str, Artifact] = _kinds(
     Artifact("reader", "readers/{name}.npz", "train_reader", "{name}", "weights"),
     Artifact("reader_sidecar", "readers/{name}.json", "train_reader", "{name}", "reader_sidecar"),
     Artifact("reader_tasks", "readers/{name}.tasks.jsonl", "train_reader", "{name}", "records"),
-    Artifact("candidates", "candidates/{name}.jsonl", "candidates", "{name}", "records"),
+    Artifact("candidates", "candidates/{name}.jsonl", "candidates", "{name}", "candidates"),
     Artifact("prompts", "prompts/{name}.jsonl", "prompt", "{name}", "records"),
     Artifact("answers", "answers/{reader}/{name}.jsonl", "generate", "{reader}.{name}", "records"),
     *_files("eval", "eval", "evaluate", None, EVAL_FILES),

@@ -10,6 +10,9 @@ Every YAML minirag reads from a user (front matter, configs, assertion files) go
 - deep nesting (`[[[[...]]]]` 20,000 deep), which makes PyYAML's composer recurse past
   Python's limit.
 
+- a key twice in one mapping (`chunk:` twice, `lang: en` then `lang: es`), which PyYAML
+  resolves silently by keeping the last; refused naming the key and both lines.
+
 The check walks PyYAML's event stream, which is flat, counting every node with each alias
 counted as the size of what it names: linear in the text, whatever the text expands to.
 `check_loaded` applies the same budget to a value already loaded by someone else (Snakemake
@@ -37,8 +40,22 @@ def check_events(text: str, where: str, max_nodes: int, max_depth: int, first_li
     than `max_depth` (messages count lines from `first_line`); invalid YAML raises yaml.YAMLError
     as safe_load would."""
     sizes: dict[str, int] = {}  # anchor -> nodes of what it names, expanded
-    stack: list[list] = []      # [anchor, nodes so far] of each open collection
+    stack: list[list] = []      # [anchor, nodes so far, keys seen or None (a sequence), next is a key] per collection
     total = 0
+
+    def node_done(event, key: str | None = None) -> None:
+        """A node ended inside the innermost collection: in a mapping, a key (checked against the
+        mapping's other keys) or a value, alternately."""
+        if not stack or stack[-1][2] is None:
+            return
+        frame = stack[-1]
+        if frame[3] and key is not None and key != "<<":
+            line = event.start_mark.line + first_line
+            if key in frame[2]:
+                raise YAMLBudgetError(f"{where}:{line}: duplicate key {key[:80]!r} (first on line {frame[2][key]}); "
+                                      "keep one")
+            frame[2][key] = line
+        frame[3] = not frame[3]
 
     def add(n: int, event) -> None:
         nonlocal total
@@ -55,17 +72,20 @@ def check_events(text: str, where: str, max_nodes: int, max_depth: int, first_li
                 line = event.start_mark.line + first_line
                 raise YAMLBudgetError(f"{where}:{line}: nested more than {max_depth} deep")
             add(1, event)
-            stack.append([event.anchor, 1])
+            stack.append([event.anchor, 1, {} if isinstance(event, yaml.MappingStartEvent) else None, True])
         elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-            anchor, n = stack.pop()
+            anchor, n = stack.pop()[:2]
             if anchor is not None:
                 sizes[anchor] = n
+            node_done(event)
         elif isinstance(event, yaml.ScalarEvent):
             if event.anchor is not None:
                 sizes[event.anchor] = 1
             add(1, event)
+            node_done(event, event.value)
         elif isinstance(event, yaml.AliasEvent):
-            if event.anchor not in sizes and any(a == event.anchor for a, _ in stack):
+            node_done(event)
+            if event.anchor not in sizes and any(frame[0] == event.anchor for frame in stack):
                 line = event.start_mark.line + first_line
                 raise YAMLBudgetError(f"{where}:{line}: *{event.anchor} refers to the value it is inside "
                                       "(a recursive YAML alias)")

@@ -67,6 +67,21 @@ def load_config(path: str | Path, schema: bool = True) -> dict:
     return config
 
 
+def check_config_files(paths) -> None:
+    """The bounds `read_yaml` keeps (no key twice in a mapping, no alias bomb, no deep nesting) on
+    the config files Snakemake has already loaded by itself: its loader keeps the last of two equal
+    keys silently. Raises ConfigError naming the file, the key and both lines."""
+    from ..artifacts.io import read_text
+    from ..artifacts.safe_yaml import check_events
+    for path in dict.fromkeys(map(str, paths)):
+        try:
+            check_events(read_text(path), path, 100_000, 40)
+        except (OSError, yaml.YAMLError):
+            continue  # Snakemake read it already, and says so itself when it cannot
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+
+
 def load_corpus(path: str | Path, corpus: str) -> dict:
     """One corpus's checked settings from a config file."""
     try:

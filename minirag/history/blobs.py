@@ -14,12 +14,14 @@ What it leaves out: deleting files no record refers to (the history is append-on
 from __future__ import annotations
 
 import json
+import stat
 from pathlib import Path
 from typing import Any
 
-from ..artifacts.io import atomic_write_bytes, sha256_bytes
+from ..artifacts.io import atomic_write_bytes, parse_json, sha256_bytes
 
 FOLDER = "history"
+MAX_BLOB = 1 << 30  # a snapshot part (a run's per-question scores): far below; /dev/zero is refused
 
 
 class HistoryError(ValueError):
@@ -44,9 +46,15 @@ def put(results: str | Path, value: Any) -> str:
 def get(results: str | Path, rel: str) -> Any:
     """The value stored at `rel` (relative to `results`), after checking its bytes hash to its name."""
     path = Path(results) / rel
-    if not path.is_file():
+    if not path.exists():
         raise HistoryError(f"{path}: missing (a history record refers to it)")
+    if not stat.S_ISREG(path.stat().st_mode) or path.stat().st_size > MAX_BLOB:
+        raise HistoryError(f"{path}: not a regular file of at most {MAX_BLOB >> 20} MB; the record that refers "
+                           "to it cannot be read")
     data = path.read_bytes()
     if f"{sha256_bytes(data)}.json" != path.name:
         raise HistoryError(f"{path}: damaged (its sha256 is not its name); the record that refers to it cannot be read")
-    return json.loads(data)
+    try:
+        return parse_json(data, str(path))
+    except ValueError as exc:
+        raise HistoryError(str(exc)) from None

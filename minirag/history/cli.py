@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import re
 
+from ..artifacts.io import shown
 from . import log, render
 from .blobs import HistoryError
 from .diff import diff_builds, diff_runs
@@ -30,7 +31,7 @@ def resolve(ref: str, records: list[dict]) -> int | None:
         n = int(ref)
         n = len(records) + 1 + n if n < 0 else n
         if not 1 <= n <= len(records):
-            raise HistoryError(f"{ref}: no such build (the history has {len(records)})")
+            raise HistoryError(f"{shown(ref)}: no such build (the history has {len(records)})")
         return n
     found = [i for i, r in enumerate(records, start=1)
              if r["key"].startswith(ref) or ((r.get("git") or {}).get("commit") or "").startswith(ref)]
@@ -51,7 +52,11 @@ def choose(a, records: list[dict]) -> dict:
     if all(n is not None for n in numbers):
         return {"builds": (numbers[0], numbers[1] if len(numbers) > 1 else last)}
     if len(refs) == 2 and not any(numbers):
-        return {"runs": (resolve(a.build, records) if a.build else last, refs[0], refs[1])}
+        build = resolve(a.build, records) if a.build else last
+        if build is None:
+            raise HistoryError(f"--build {shown(a.build)}: no such build (a number, -1 = the last, or a commit or "
+                               "key prefix of 4 or more characters); list the builds with: python -m minirag history")
+        return {"runs": (build, refs[0], refs[1])}
     raise HistoryError(f"diff {' '.join(refs)}: give two build references (numbers, commit or key prefixes) "
                        "or two run names")
 

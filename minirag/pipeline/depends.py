@@ -22,6 +22,8 @@ import ast
 import hashlib
 import json
 import os
+import stat
+import sys
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -83,16 +85,56 @@ def statements(body: list) -> Iterator[ast.stmt]:
 # with `cache` once until its bytes change (a JSON file; parsing every module is ~0.2 s of each
 # snakemake call, reading and hashing them all ~5 ms).
 _STORES: dict[str, dict[str, list]] = {}
+CACHE_BYTES = 16 << 20  # the cache of every minirag module is ~100 KB; a bigger file is not one
+
+
+def read_cache(cache: Path) -> dict[str, list]:
+    """The cache's entries, or {} when it is none: missing, not a regular file (a FIFO would block,
+    /dev/zero never end), over CACHE_BYTES, not JSON, or not an object of well-formed entries. The
+    file is then rebuilt from the sources, never trusted."""
+    try:
+        fd = os.open(cache, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opens without a writer, and is refused
+    except OSError:
+        return {}
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > CACHE_BYTES:
+            return {}
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = json.loads(fh.read(CACHE_BYTES + 1))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    finally:
+        os.close(fd)
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(v, list) and len(v) == 4 and all(isinstance(x, str) for x in v[:3])
+            and isinstance(v[3], list) and all(isinstance(x, str) for x in v[3])}
 
 
 def store_of(cache: Path | None) -> dict[str, list]:
     key = str(cache)
     if key not in _STORES:
-        try:
-            _STORES[key] = json.loads(cache.read_text(encoding="utf-8")) if cache else {}
-        except (OSError, ValueError):  # none yet, or unreadable: parse again
-            _STORES[key] = {}
+        _STORES[key] = read_cache(cache) if cache else {}
     return _STORES[key]
+
+
+READ_ONLY_FLAGS = {"--dry-run", "--dryrun", "--lint", "--summary", "--detailed-summary", "--list-rules",
+                   "--list", "--dag", "--rulegraph", "--filegraph", "--list-changes", "--lc", "--list-code-changes",
+                   "--list-params-changes", "--list-input-changes", "--list-target-rules"}
+
+
+def reading_only(argv: list[str] | None = None) -> bool:
+    """Whether this Snakemake call only reads the workflow (a dry run, `--lint`, a summary): it
+    then writes no cache either, as docs/integrity.md promises."""
+    if argv is None:
+        argv = sys.argv[1:] if Path(sys.argv[0]).name.startswith("snakemake") else []
+    for arg in argv:
+        if arg.split("=", 1)[0] in READ_ONLY_FLAGS:
+            return True
+        if arg.startswith("-") and not arg.startswith("--") and arg[1:].isalpha() and "n" in arg[1:]:
+            return True  # -n, or a cluster of short flags holding it (-pn)
+    return False
 
 
 def imports_of(package_dir: Path, module: str, top: str, store: dict | None = None) -> set[str]:
@@ -127,7 +169,7 @@ def module_closure(package_dir: str | Path, modules: Iterable[str], cache: str |
     package_dir = Path(package_dir)
     top = package_dir.name
     store = store_of(Path(cache) if cache else None)
-    before = json.dumps(store, sort_keys=True) if cache else ""
+    before = json.dumps(store, sort_keys=True) if cache and Path(cache).is_file() else ""
     seen: set[str] = set()
     todo = []
     for name in modules:
@@ -141,7 +183,7 @@ def module_closure(package_dir: str | Path, modules: Iterable[str], cache: str |
                 continue
             seen.add(m)
             todo.extend(imports_of(package_dir, m, top, store) - seen)
-    if cache and json.dumps(store, sort_keys=True) != before:
+    if cache and json.dumps(store, sort_keys=True) != before and not reading_only():
         try:
             atomic_write_text(cache, json.dumps(store, sort_keys=True))
         except OSError:  # a read-only checkout: parse again next time

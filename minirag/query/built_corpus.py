@@ -61,7 +61,7 @@ def check_query(query: str, max_chars: int | None = None) -> str:
     if not query.strip():
         raise UsageError("query", "the query is empty: ask a question, e.g. \"past tense of eat\"")
     if max_chars is not None and len(query) > max_chars:
-        raise QueryTooLong("query", f"{len(query)} characters, at most {max_chars}")
+        raise QueryTooLong("query", f"{len(query)} characters, at most {max_chars} (--max-query-chars)")
     return query
 
 
@@ -240,18 +240,18 @@ class BuiltCorpus:
                  "doc_id": self.by_id[cid].doc_id, "section": self.by_id[cid].section, "text": self.by_id[cid].text,
                  "snippet": snippet(self.by_id[cid].text)} for i, (cid, score) in enumerate(ranked, 1)]
 
-    def search(self, query: str, retriever: str | None = None, k: int = 5) -> dict:
-        query = check_query(query)
+    def search(self, query: str, retriever: str | None = None, k: int = 5, max_chars: int | None = None) -> dict:
+        query = check_query(query, max_chars)
         self.check_k(k)
         name, r = self.retriever(retriever)
         ranked = r.search(query, k=k)
         return {"query": query, "retriever": name, "results": self.rows(ranked, name)}
 
     def answer(self, query: str, retriever: str | None = None, reader: str | None = None,
-               k: int | None = None) -> dict:
+               k: int | None = None, max_chars: int | None = None) -> dict:
         from ..answer.rag import rag_answer
         from .citations import cite
-        query = check_query(query)
+        query = check_query(query, max_chars)
         self.check_k(k)
         t0 = time.perf_counter()
         name, r = self.retriever(retriever)

@@ -118,7 +118,9 @@ def create_app(live: LiveCorpus, max_query_chars: int = 2000) -> FastAPI:
         snapshot = live.current
         return {"status": "ok", "corpus": live.corpus, "uptime_s": round(time.time() - live.started, 3),
                 "loaded_at": snapshot.loaded_at, "reloads": live.reloads, "failed_reloads": live.failed_reloads,
-                "last_reload_error": live.last_error, "manifest": manifest_check(live, snapshot.artifacts),
+                "last_reload_error": live.last_error,
+                # in a thread: the event loop never waits on a file (a manifest on a slow disk, or a FIFO)
+                "manifest": await run_in_threadpool(manifest_check, live, snapshot.artifacts),
                 "artifacts": snapshot.artifacts}
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
@@ -224,13 +226,19 @@ def app_from_env() -> FastAPI:
 PAGE = resources.files(__package__).joinpath("page.html").read_text(encoding="utf-8")
 
 
+MAX_MANIFEST_BYTES = 64 << 20
+
+
 def manifest_check(live: LiveCorpus, artifacts: dict[str, str]) -> dict:
-    """Whether the report's manifest records the served artifacts with the hashes they have."""
-    import json
+    """Whether the report's manifest records the served artifacts with the hashes they have; a manifest
+    that is not a regular file (a FIFO would block, /dev/zero never end) or too big is not read."""
+    from ..artifacts.io import read_json, regular
     path = live.manifest
     try:
-        recorded = json.loads(path.read_text(encoding="utf-8"))["files"][live.corpus]["outputs"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return {"path": str(path), "matches": False, "differs": sorted(artifacts)}
+        if regular(path).stat().st_size > MAX_MANIFEST_BYTES:
+            raise ValueError(f"{path}: over {MAX_MANIFEST_BYTES >> 20} MB")
+        recorded = read_json(path)["files"][live.corpus]["outputs"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return {"path": str(path), "matches": False, "differs": sorted(artifacts), "error": str(exc)[:200]}
     differs = sorted(p for p, h in artifacts.items() if recorded.get(p) != h)
     return {"path": str(path), "matches": not differs, "differs": differs}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..artifacts.candidates import load_candidates
 from ..artifacts.integrity import load_records
 from ..artifacts.layout import EVAL_FILES
 from ..evaluation.evaluate import evaluate as score
@@ -22,7 +23,7 @@ def evaluate(corpus: str, questions: Path, docs: Path, chunks: Path, runs: list[
     ranked = {p.stem: load_run(p) for p in runs}
     # answers/<reader>/<retriever>.jsonl -> "<reader>/<retriever>"
     answered = {f"{p.parent.name}/{p.stem}": {r["qid"]: r for r in load_records(p, "answers")} for p in answers}
-    scored = {p.stem: {r["qid"]: r for r in load_records(p, "candidates")} for p in candidates}
+    scored = {p.stem: load_candidates(p) for p in candidates}
     result = score(corpus, qs, load_chunks(chunks, docs), ranked, answered, scored)
     write_evaluation(out_dir, result, qs, list(ranked), list(answered))
     log(f"evaluate: {len(qs)} questions, {len(ranked)} runs -> {out_dir}")

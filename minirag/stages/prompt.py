@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..answer.prompt import build_prompt, selected
+from ..artifacts.candidates import load_candidates
 from ..artifacts.integrity import load_records
 from ..artifacts.io import write_jsonl
 from ..evaluation.trec import load_run
@@ -21,7 +22,7 @@ def prompt(settings: dict, questions: Path, docs: Path, chunks: Path, run: Path,
     """Build each question's prompt from the run's top prompt.k chunks, in rank order."""
     by_id = {c.id: c for c in load_chunks(chunks, docs)}
     ranked = load_run(run)
-    scored = {r["qid"]: r for r in load_records(candidates, "candidates")} if candidates else {}
+    scored = load_candidates(candidates) if candidates else {}
     records = []
     for q in load_records(questions, "questions"):
         top = [by_id[cid] for cid, _ in ranked.get(q["qid"], [])[: settings["k"]]]

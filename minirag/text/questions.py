@@ -18,6 +18,7 @@ What it leaves out: the documents (corpus.py) and BEIR's judged queries (beir.py
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -49,12 +50,13 @@ class Where:
         return value
 
     def checked_qid(self, q: dict) -> str:
-        """The question id, under the rule doc ids follow (corpus.id_problem)."""
+        """The question id, under the rule doc ids follow (corpus.id_problem), NFC-normalised as doc ids
+        are: "café-1" typed in NFD is the same id as in NFC, so the two are one id twice."""
         value = q.get("qid")
         problem = id_problem(value) if isinstance(value, str) else f"expected a non-empty string, got {shown(value)}"
         if problem:
             self.fail(problem, "qid")
-        return value
+        return unicodedata.normalize("NFC", value)
 
     def strings(self, q: dict, field: str) -> list[str]:
         value = q.get(field, [])
@@ -164,8 +166,10 @@ def load_questions(path: str | Path, docs: list[dict], questions_format: str = "
         w = Where(str(path), lineno)
         rec = parse(q, docs_by_id, w, tuple(langs))
         if rec["qid"] in seen:
-            w.fail(f"duplicate qid (first on line {seen[rec['qid']]})")
-        seen[rec["qid"]] = lineno
+            first, raw = seen[rec["qid"]]
+            same = "" if raw == q.get("qid") else "; the two are one id once NFC-normalised, as doc ids are"
+            w.fail(f"duplicate qid (first on line {first}{same})")
+        seen[rec["qid"]] = (lineno, q.get("qid"))
         out.append(rec)
     if not out:
         raise CorpusError(f"{path}: no questions")

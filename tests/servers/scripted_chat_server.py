@@ -93,6 +93,10 @@ class Handler(BaseHTTPRequestHandler):
         if MODE == "garbage":
             self.wfile.write(b"\x00\xffnot http at all\r\n\r\n")
             return
+        if MODE == "model":  # the reply's model: "repeat:N" is N x's, else the JSON value ARG
+            value = "x" * int(ARG[7:]) if ARG.startswith("repeat:") else json.loads(ARG)
+            return self.reply(200, json.dumps({"model": value, "choices": [{"message": {"content": "ate [#1]"}}]})
+                              .encode())
         if MODE == "deep":
             n = int(ARG)
             return self.reply(200, b'{"choices": [{"message": {"content": ' + b"[" * n + b"]" * n + b"}}]}")

@@ -177,3 +177,255 @@ def test_beir_query_ids_and_texts_follow_the_same_rules(tmp_path, qid, text, mes
     (tmp_path / "queries.jsonl").write_text(json.dumps({"_id": qid, "text": text}) + "\n")
     with pytest.raises(CorpusError, match=message):
         load_beir_questions(tmp_path, "test", [{"doc_id": "d1", "lang": "en"}])
+
+
+# ------------------------------------------------------------------ round three: bounded by design
+
+def peak_rss_mb(code: str, mem_mb: int = 2048, timeout: float = 120) -> tuple[subprocess.CompletedProcess, float]:
+    """`code` run in a child Python under `mem_mb` of address space: (its result, its peak RSS in MB, measured)."""
+    wrapper = ("import resource, subprocess, sys\n"
+               "p = subprocess.run([sys.executable, '-c', sys.argv[1]], capture_output=True, text=True,\n"
+               f"                   timeout={timeout - 10})\n"
+               "sys.stdout.write(p.stdout); sys.stderr.write(p.stderr)\n"
+               "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)\n"
+               "sys.exit(p.returncode)\n")
+    proc = subprocess.run([sys.executable, "-c", wrapper, code], capture_output=True, text=True, timeout=timeout,
+                          preexec_fn=limited(mem_mb), env={**os.environ, "PYTHONPATH": str(REPO)})
+    head, _, last = proc.stderr.rstrip("\n").rpartition("\n")
+    proc.stderr = head
+    return proc, int(last) / 1024
+
+
+def test_a_questions_phrases_hold_every_run_of_its_words_in_memory_flat_in_its_length():
+    from itertools import combinations
+
+    from minirag.answer.select.features import ngrams
+    words = "how do you say the past of eat".split()
+    grams = ngrams(" ".join(words))
+    for i, j in combinations(range(len(words) + 1), 2):
+        assert " ".join(words[i:j]) in grams
+    assert "past eat" not in grams and "" not in grams and "pas" not in grams
+    code = ("from minirag.answer.select.features import ngrams\n"
+            "g = ngrams(' '.join(f'w{{i}}' for i in range({n})))\n"
+            "assert 'w1 w2 w3' in g and 'w3 w1' not in g\n")
+    rss = []
+    for n in (200, 2000):  # 1 KB and 10 KB of words: every run of 2,000 words is 1.3 billion characters
+        proc, peak = peak_rss_mb(code.format(n=n))
+        assert proc.returncode == 0, proc.stderr
+        rss.append(peak)
+    assert rss[1] - rss[0] < 50 and rss[1] < 300, rss
+
+
+def test_a_chunk_without_candidates_is_read_and_every_chunk_size_of_the_fixture_builds_features():
+    from minirag.answer.select.features import FEATURES
+    from minirag.answer.select.selector import AnswerSelector
+    from minirag.answer.select.terms import GrammarTerms
+    from minirag.answer.select.vocabulary import Vocabulary
+    from minirag.text.chunker import chunk_chars
+    terms = GrammarTerms.load()
+    docs = [{"doc_id": p.relative_to(FIXTURE_DOCS).as_posix(), "text": p.read_text(encoding="utf-8"), "title": ""}
+            for p in sorted(FIXTURE_DOCS.rglob("*.md"))]
+    langs = {d["doc_id"]: d["doc_id"].split("/")[0] for d in docs}
+    header = dict(docs[0], text="| Infinitive | Past simple | Past participle |\n|---|---|---|\n")
+    for size in (24, 40, 64, 120, 300):
+        chunks = [c for d in docs + [header] for c in chunk_chars(d, size, size // 3)]
+        selector = AnswerSelector(Vocabulary.from_chunks(chunks, {}, terms, langs), None, depth=len(chunks))
+        for question in ("past of eat", "¿pretérito de comer?", "x"):
+            read = selector.read(question, chunks, langs)
+            assert read.X.shape[1] == len(FEATURES) and read.X.shape[0] == len(read.keys)
+    only_header = chunk_chars(header, 200, 0)
+    read = AnswerSelector(Vocabulary.from_chunks(only_header, {}, terms, langs), None).read("past of eat", only_header,
+                                                                                             langs)
+    assert read.X.shape == (0, len(FEATURES))
+
+
+FIXTURE_DOCS = REPO / "tests" / "fixtures" / "minikb" / "docs"
+
+
+def test_question_ids_equal_once_nfc_normalised_are_one_id_twice(tmp_path):
+    import unicodedata
+
+    from minirag.text.corpus import CorpusError
+    from minirag.text.questions import load_questions
+    path = tmp_path / "q.jsonl"
+    path.write_text("".join(json.dumps({"qid": unicodedata.normalize(f, "café-1"), "query": "x",
+                                        "gold_docs": ["d.md"]}, ensure_ascii=False) + "\n" for f in ("NFC", "NFD")))
+    with pytest.raises(CorpusError, match=r"q\.jsonl:2: café-1: duplicate qid \(first on line 1; .*NFC"):
+        load_questions(path, [{"doc_id": "d.md", "text": "x"}], "gold_docs")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("chunk: 1\nx: 2\nchunk: 3\n", r"f\.yaml:3: duplicate key 'chunk' \(first on line 1\)"),
+    ("a:\n  lang: en\n  lang: es\n", r"f\.yaml:3: duplicate key 'lang' \(first on line 2\)"),
+    ("a: [{k: 1, k: 2}]\n", r"f\.yaml:1: duplicate key 'k'"),
+])
+def test_a_key_twice_in_yaml_is_refused_naming_the_key_and_both_lines(text, message):
+    from minirag.artifacts.safe_yaml import load_yaml
+    with pytest.raises(ValueError, match=message):
+        load_yaml(text, "f.yaml")
+    assert load_yaml("a: &x {b: 1}\nc:\n  <<: *x\n  d: 2\ne: [1, 1]\n", "f.yaml") == {
+        "a": {"b": 1}, "c": {"b": 1, "d": 2}, "e": [1, 1]}
+
+
+def test_a_receipt_with_a_key_twice_is_refused_naming_both_lines(tmp_path):
+    from minirag.artifacts.io import read_json
+    path = tmp_path / "r.json"
+    path.write_text('{\n  "outputs": {\n    "a": 1,\n    "a": 2\n  }\n}\n')
+    assert read_json(path) == {"outputs": {"a": 2}}
+    with pytest.raises(ValueError, match=r"r\.json:4: duplicate key 'a' \(first on line 3\)"):
+        read_json(path, unique_keys=True)
+
+
+def test_a_write_through_a_folder_linked_out_of_results_is_refused_naming_the_link(tmp_path, monkeypatch):
+    from minirag.artifacts.io import atomic_write_text
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (tmp_path / "project/results/kb").mkdir(parents=True)
+    (tmp_path / "project/results/kb/runs").symlink_to(outside)
+    (tmp_path / "project/results/kb/eval").symlink_to(tmp_path / "project/results/kb")  # inside: allowed
+    monkeypatch.chdir(tmp_path / "project")
+    with pytest.raises(ValueError, match=r"results/kb/runs: a symlink to .*outside, outside results/"):
+        atomic_write_text("results/kb/runs/bm25.trec", "x\n")
+    assert list(outside.iterdir()) == []
+    atomic_write_text("results/kb/eval/m.json", "{}\n")
+    assert (tmp_path / "project/results/kb/m.json").read_text() == "{}\n"
+
+
+def sealed_line(n: int) -> bytes:
+    from minirag.history.blobs import encode
+    from minirag.history.log import sealed
+    return encode(sealed({"key": f"k{n}", "time": "t", "report": "r", "corpora": {}}))
+
+
+def test_a_history_record_cut_short_is_skipped_with_a_warning_and_cut_off_by_the_next_append(tmp_path, capsys):
+    from minirag.history import log
+    good = sealed_line(1)
+    (tmp_path / "history.jsonl").write_bytes(good + sealed_line(2)[:30])
+    assert [r["key"] for r in log.read(tmp_path)] == ["k1"]
+    assert "history.jsonl:2: damaged last history record" in capsys.readouterr().err
+    assert log.append(tmp_path, {"key": "k3", "time": "t", "report": "r", "corpora": {}})
+    assert (tmp_path / "history.jsonl").read_bytes() == good + sealed_line(3)
+    (tmp_path / "history.jsonl").write_bytes(b"[" * 100_000 + b"]" * 100_000 + b"\n" + good)
+    with pytest.raises(ValueError, match=r"history\.jsonl:1: damaged history record \(JSON nested too deeply"):
+        log.read(tmp_path)
+
+
+def test_an_append_the_disk_cannot_hold_leaves_the_history_as_it_was(tmp_path):
+    (tmp_path / "history.jsonl").write_bytes(sealed_line(1))
+    code = ("import resource, signal, sys\n"
+            "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+            "resource.setrlimit(resource.RLIMIT_FSIZE, (200, 200))\n"
+            "from minirag.history import log\n"
+            f"log.append({str(tmp_path)!r}, {{'key': 'k2', 'time': 't', 'report': 'r', 'corpora': {{}}, 'pad': 'x' * 500}})\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert proc.returncode != 0 and "could not append" in proc.stderr and "history.jsonl" in proc.stderr
+    assert (tmp_path / "history.jsonl").read_bytes() == sealed_line(1)
+
+
+@pytest.mark.parametrize("make", ["fifo", "zero", "sparse"])
+def test_a_history_that_is_no_regular_file_of_sane_size_is_refused_in_bounded_memory(tmp_path, make):
+    path = tmp_path / "history.jsonl"
+    if make == "fifo":
+        os.mkfifo(path)
+    elif make == "zero":
+        path.symlink_to("/dev/zero")
+    else:
+        with open(path, "wb") as fh:
+            fh.truncate(1 << 30)
+    proc, rss = peak_rss_mb(f"from minirag.history import log\nlog.read({str(tmp_path)!r})\n", timeout=60)
+    assert proc.returncode != 0 and "history.jsonl: " in proc.stderr
+    assert "not a regular file" in proc.stderr or "over the 256 MB" in proc.stderr
+    assert rss < 200, rss
+
+
+def test_diff_with_an_unknown_build_names_it_and_how_to_list_builds():
+    from types import SimpleNamespace
+
+    from minirag.history.blobs import HistoryError
+    from minirag.history.cli import choose
+    records = [{"key": "abcd1234", "report": "r", "git": None}]
+    for build in ("../../etc", "nope"):
+        with pytest.raises(HistoryError, match=r"--build .*no such build.*python -m minirag history"):
+            choose(SimpleNamespace(a="bm25", b="rrf", build=build, results="results"), records)
+
+
+@pytest.mark.parametrize("make", ["list", "fifo", "zero", "junk"])
+def test_an_imports_cache_that_is_no_sane_file_is_ignored_and_rebuilt_in_bounded_memory(tmp_path, make):
+    cache = tmp_path / "imports.json"
+    {"list": lambda: cache.write_text("[]"), "fifo": lambda: os.mkfifo(cache),
+     "zero": lambda: cache.symlink_to("/dev/zero"),
+     "junk": lambda: cache.write_text('{"x": [1, 2], "y": ["a", "b", "c", 5]}')}[make]()
+    code = ("from minirag.pipeline.depends import module_closure\n"
+            f"files = module_closure({str(REPO / 'minirag')!r}, ['stages.chunk'], cache={str(cache)!r})\n"
+            "assert any(f.endswith('stages/chunk.py') for f in files)\n")
+    proc, rss = peak_rss_mb(code, timeout=60)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert rss < 300, rss
+    assert cache.is_file() and not cache.is_symlink() and cache.read_text().startswith("{")
+
+
+def test_a_dry_run_reads_the_imports_cache_but_never_writes_it(tmp_path, monkeypatch):
+    from minirag.pipeline import depends
+    assert depends.reading_only(["-n"]) and depends.reading_only(["-pn", "-c1"]) and depends.reading_only(["--lint"])
+    assert not depends.reading_only(["-c1", "--forcerun", "report"]) and not depends.reading_only(["-p"])
+    monkeypatch.setattr(sys, "argv", ["/x/.venv/bin/snakemake", "-c1", "-n"])
+    monkeypatch.setattr(depends, "_STORES", {})
+    depends.module_closure(REPO / "minirag", ["stages.chunk"], cache=tmp_path / "imports.json")
+    assert not (tmp_path / "imports.json").exists()
+    monkeypatch.setattr(sys, "argv", ["/x/.venv/bin/snakemake", "-c1"])
+    monkeypatch.setattr(depends, "_STORES", {})
+    depends.module_closure(REPO / "minirag", ["stages.chunk"], cache=tmp_path / "imports.json")
+    assert (tmp_path / "imports.json").exists()
+
+
+def test_kept_files_that_are_no_regular_files_are_named_before_snakemake_copies_them(tmp_path):
+    from minirag.artifacts.kept import special_kept
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "receipts").mkdir()
+    (tmp_path / "cache/a.npz").write_bytes(b"x")
+    os.mkfifo(tmp_path / "cache/b.npz")
+    (tmp_path / "cache/c.npz").symlink_to("/dev/zero")
+    (tmp_path / "receipts/embed_cache.d.json").mkdir()
+    found = special_kept(tmp_path)
+    assert [line.split(":")[0].rsplit("/", 1)[1] for line in found] == ["b.npz", "c.npz", "embed_cache.d.json"]
+    assert "a FIFO" in found[0] and "a device" in found[1] and "a folder" in found[2]
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda r: r["answers"][0].update(p="0.9"), r"c\.jsonl:1: answers\[0\]\.p: '0\.9' is not a finite number"),
+    (lambda r: r.update(answers=None), r"c\.jsonl:1: answers: 'None' is not a list"),
+    (lambda r: r["answers"][0].update(text=5), r"c\.jsonl:1: answers\[0\]\.text: '5' is not a string"),
+    (lambda r: r["answers"][0].update(chunk_id="ffffffffffff"), r"chunk 'ffffffffffff' is not in chunks\.jsonl"),
+    (lambda r: r.update(qid="zz"), r"c\.jsonl:1: qid: query 'zz' is not in questions\.jsonl"),
+    (lambda r: r.update(p_none=float("nan")), r"p_none: 'nan' is not a finite number"),
+    (lambda r: r["answers"][0]["features"].update(top1=[1]), r"answers\[0\]\.features\.top1"),
+])
+def test_a_candidates_record_is_checked_field_by_field(change, message):
+    from minirag.artifacts.content_candidates import candidate_records
+    rec = {"qid": "q1", "query": "x", "analysis": {}, "depth": 3, "candidates": 2, "p_none": 0.1, "keys": ["ate"],
+           "answers": [{"text": "ate", "p": 0.9, "n": 1, "chunk_id": "c1", "kind": "cell", "key": "eat",
+                        "column": "past", "caption": "", "line": "", "evidence": "eat: ate", "features": {"top1": 1}}]}
+    candidate_records([(1, rec)], "c.jsonl", {"q1"}, {"c1"})
+    change(rec)
+    with pytest.raises(ValueError, match=message):
+        candidate_records([(1, rec)], "c.jsonl", {"q1"}, {"c1"})
+
+
+def test_verify_names_what_the_config_s_jobs_write_and_is_not_there(tmp_path):
+    from minirag.artifacts.integrity import incomplete
+    (tmp_path / "a.trec").write_text("x")
+    lines = incomplete([tmp_path / "a.trec", tmp_path / "b.trec", tmp_path / "c.json"], [f"{tmp_path / 'c.json'}: x"])
+    assert lines == [f"{tmp_path / 'b.trec'}: missing (the config's jobs write it; build it with: snakemake -c1 "
+                     f"'{tmp_path / 'b.trec'}')"]
+
+
+@pytest.mark.parametrize("make", ["fifo", "zero"])
+def test_the_served_manifest_that_is_a_special_file_is_refused_without_reading_it(tmp_path, make):
+    from types import SimpleNamespace
+
+    from minirag.serve.app import manifest_check
+    path = tmp_path / "manifest.json"
+    os.mkfifo(path) if make == "fifo" else path.symlink_to("/dev/zero")
+    out = manifest_check(SimpleNamespace(manifest=path, corpus="kb"), {"results/kb/chunks.jsonl": "x"})
+    assert out["matches"] is False and "not a regular file" in out["error"]

@@ -84,3 +84,11 @@ def test_a_reply_past_max_response_bytes_is_refused_in_bounded_memory(scripted):
 def test_max_response_bytes_is_a_setting(scripted):
     refused(ask(scripted, max_response_bytes=1_000_000), scripted, "max_response_bytes = 1000000")
     assert ask(scripted, max_response_bytes=3_000_000).returncode == 1  # 2 MB of spaces: read, then not JSON
+
+
+@pytest.mark.parametrize("scripted, needle", [
+    (("model", '"m\\ud800"'), "lone surrogate"), (("model", "repeat:1000000"), "at most 256"),
+    (("model", "5"), "not a string"), (("model", '"m\\u001b[2J"'), "control character"),
+], indirect=["scripted"])
+def test_a_reply_whose_model_is_not_a_short_clean_name_is_refused_naming_url_and_field(scripted, needle):
+    refused(ask(scripted), scripted, "model", needle)

@@ -19,6 +19,7 @@ from minirag.pipeline.stages import BY_RULE, STAGES
 from minirag.pipeline.stages.table import DOC_CONFIGS, graphs_of, markdown, rows
 from minirag.stages.common import parser_for
 
+
 def with_chunk(text: str, chunk: dict) -> str:
     """A config with its corpus's chunk section replaced (a merge would keep keys the strategy does not read)."""
     config = yaml.safe_load(text)

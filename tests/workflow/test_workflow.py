@@ -318,6 +318,8 @@ def test_bad_config_fails_before_any_job_naming_the_key(tmp_path, extra, message
     # replace the retrievers block or add a chunk block at the end of the corpus
     if extra.strip().startswith("retrievers"):
         text = text.split("    retrievers:")[0]
+    if extra.strip().startswith("chunk"):  # a key twice is its own error: replace the fixture's chunk block
+        text = "".join(ln for ln in text.splitlines(keepends=True) if not ln.startswith("    chunk:"))
     cfg.write_text(text + extra)
     proc = snakemake(project, "results/mini.md", check=False)
     assert proc.returncode != 0

@@ -13,9 +13,11 @@ from minirag.config.corpus import (
     corpus_names,
     params_json,
 )
+from minirag.config.load import check_config_files
 from minirag.datasets.beir import BEIR_DATASETS
 from minirag.pipeline.depends import as_input, module_closure
 from minirag.pipeline.graph import CorpusGraph
+from minirag.artifacts.kept import special_kept
 from minirag.artifacts.layout import CorpusLayout, report_name, report_paths
 
 
@@ -31,9 +33,13 @@ os.environ["PATH"] = os.pathsep.join(
 
 RESULTS = "results"
 try:
+    check_config_files([*workflow.configfiles, *(workflow.overwrite_configfiles or [])])
     CORPORA = {name: corpus_config(config, name) for name in corpus_names(config)}
 except ConfigError as exc:
     sys.exit(f"config error: {exc}")  # one line on the terminal, no traceback
+SPECIAL = [line for c in CORPORA for line in special_kept(Path(RESULTS) / c)]
+if SPECIAL:
+    sys.exit("\n".join(SPECIAL))
 REPORT = config.get("report") or report_name(
     workflow.overwrite_configfiles or workflow.configfiles
 )

@@ -26,7 +26,6 @@ What it leaves out: weights (scorer.py).
 from __future__ import annotations
 
 import math
-from itertools import combinations
 from typing import Callable, Iterable
 
 import numpy as np
@@ -65,10 +64,22 @@ def holds_phrase(haystack: str, phrase: str) -> bool:
     return bool(phrase) and f" {phrase} " in f" {haystack} "
 
 
-def ngrams(text: str) -> set[str]:
+class Phrases:
+    """The runs of words of word-joined texts, as a container: `phrase in Phrases([t])` is
+    `holds_phrase(t, phrase)` for some t. It keeps the texts, not their runs: memory grows with the
+    question's length, not with its cube (every run of a 10 KB question would be gigabytes)."""
+    __slots__ = ("padded",)
+
+    def __init__(self, texts: Iterable[str]):
+        self.padded = [f" {' '.join(t.split())} " for t in texts]
+
+    def __contains__(self, phrase: str) -> bool:
+        return bool(phrase) and any(f" {phrase} " in t for t in self.padded)
+
+
+def ngrams(text: str) -> Phrases:
     """Every run of words of a word-joined text: `phrase in ngrams(t)` is `holds_phrase(t, phrase)`."""
-    ws = text.split()
-    return {" ".join(ws[i:j]) for i, j in combinations(range(len(ws) + 1), 2)}
+    return Phrases([text])
 
 
 class Prepared:
@@ -133,7 +144,8 @@ class ChunkBlock:
         self.column_word_idx = index_of((w, i) for i, p in enumerate(prepared) for w in p.column_words)
         self.concept_idx = index_of((c, i) for i, p in enumerate(prepared) for v in p.concepts.values() for c in v)
         self.own_idx = index_of((c, i) for i, p in enumerate(prepared) for c in p.own)
-        self.has_dim = np.array([[d in p.concepts for d in DIMENSIONS] for p in prepared], dtype=bool).reshape(n, -1)
+        has_dim = [[d in p.concepts for d in DIMENSIONS] for p in prepared]
+        self.has_dim = np.array(has_dim, dtype=bool).reshape(n, len(DIMENSIONS))  # (n, D), (0, D) for no candidates
         self.captions, self.caption_of = self.distinct([p.caption for p in prepared])
         self.lines, self.line_of = self.distinct([p.line for p in prepared])
         self.caption_words = [set(c.split()) for c in self.captions]
@@ -162,7 +174,7 @@ class QuestionView:
         self.weak_persons = {c for c in a.weak if c.startswith("person:")}
         self.options = [" ".join(WORD_RE.findall(o)) for o in a.options]
         self.option_grams = [ngrams(o) for o in self.options]
-        self.quoted_grams = set().union(*(ngrams(" ".join(WORD_RE.findall(q))) for q in a.quoted))
+        self.quoted_grams = Phrases(" ".join(WORD_RE.findall(q)) for q in a.quoted)
         self.question_grams = ngrams(" ".join(WORD_RE.findall(a.asked_text())))  # its own words, not its forms
         self.qwords = set(a.words)
 

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...artifacts.io import read_text
 from ...text.analyze import fold_accents
 from .concepts import CONCEPTS, DIMENSIONS
 
@@ -90,7 +91,7 @@ class GrammarTerms:
             for lang, listed in zip(("en", "es"), names):
                 for phrase in listed:
                     add(concept, lang, phrase)
-        lines = Path(path).read_text(encoding="utf-8").splitlines() if path is not None else []
+        lines = read_text(path).splitlines() if path is not None else []
         for i, raw in enumerate(lines, start=1):
             if not raw.strip() or raw.lstrip().startswith("#"):
                 continue
