@@ -4,6 +4,7 @@ nests without bound, and config files that are not files, given to `snakemake -n
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -98,6 +99,7 @@ def cases() -> list[Case]:
             "    assertions:", "    depth: 10\n    depth: 20\n    assertions:").encode(), "duplicate key 'depth'")),
         ("a key twice at the top level", config("", "duplicate key 'build'", text="build: [mini]\n" + CONFIG)),
         ("a key twice in an assertions file", assertions_twice),
+        ("a docs folder and a questions file named like flags (--help, -q.jsonl)", dashed_paths),
     ]] + [Case("every legal chunk size builds: target_tokens 20, overlap 8", g, tiny_chunks, fast=False)]
 
 
@@ -115,7 +117,6 @@ def assertions_twice(project: Path) -> tuple[bool, str]:
 def tiny_chunks(project: Path) -> tuple[bool, str]:
     """Chunks of 20 tokens overlapping by 8 (some hold a table's header and nothing else, no candidate):
     the readers train and the candidates are scored, in a corpus of their own (results/tiny/)."""
-    import shutil
     text = CONFIG.replace("[mini]", "[tiny]").replace("  mini:", "  tiny:").replace("target_tokens: 40",
                                                                                     "target_tokens: 20")
     (project / "tiny.yaml").write_text(text)
@@ -136,3 +137,22 @@ def assertions_bomb(project: Path) -> tuple[bool, str]:
                  "--chunks", "results/mini/chunks.jsonl", "--runs", "results/mini/runs/bm25.trec",
                  "--out", "scratch/assertions.md", mem_mb=2048, timeout=120)
     return refused(proc, "bomb-assertions.yaml", "alias bomb")
+
+
+def dashed_paths(project: Path) -> tuple[bool, str]:
+    """A source folder `--help` and a questions file `-q.jsonl` reach curate and questions as values
+    (`--source=--help`), not as flags: both stages run."""
+    docs, questions = project / "--help", project / "-q.jsonl"
+    if not docs.exists():
+        shutil.copytree(project / "fixture/docs", docs)
+    shutil.copy(project / "fixture/questions.jsonl", questions)
+    text = CONFIG.replace("[mini]", "[dash]").replace("  mini:", "  dash:").replace(
+        "path: fixture/docs, questions: fixture/questions.jsonl", "path: --help, questions: -q.jsonl")
+    (project / "dash.yaml").write_text(text)
+    try:
+        proc = snakemake(project, "results/dash/questions.jsonl", config="dash.yaml", timeout=300)
+        built = (project / "results/dash/questions.jsonl").is_file()
+    finally:
+        shutil.rmtree(project / "results/dash", ignore_errors=True)
+    held, said = accepted(proc, "curated and the questions checked")
+    return held and built, said

@@ -11,6 +11,7 @@ from .content import known_ids
 from .content_candidates import candidate_records
 from .integrity import load_records
 from .layout import CorpusLayout
+from .registry import producer_of
 
 
 def load_candidates(path: str | Path) -> dict[str, dict]:
@@ -18,7 +19,7 @@ def load_candidates(path: str | Path) -> dict[str, dict]:
     path = Path(path)
     records = load_records(path, "candidates")
     try:
-        layout = CorpusLayout.producer_of(path)[0]
+        layout = CorpusLayout(producer_of(path)[0])
         qids, chunk_ids = known_ids(layout.questions, "qid"), known_ids(layout.chunks, "id")
     except ValueError:  # a file outside a results folder: its fields only
         qids = chunk_ids = None
