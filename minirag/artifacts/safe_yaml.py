@@ -27,7 +27,9 @@ from typing import Any
 
 import yaml
 
-# libyaml's parser when PyYAML was built with it: the same events and values, ten times faster
+# libyaml's parser when PyYAML was built with it: the same events and values, ten times faster. It
+# refuses some text PyYAML's own parser reads (an escaped lone surrogate), which load_yaml then reads
+# with PyYAML's, so the reader refuses it by what it holds, as before
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -35,7 +37,8 @@ class YAMLBudgetError(ValueError):
     """A YAML document too large once expanded, or nested too deeply; the message names the line."""
 
 
-def check_events(text: str, where: str, max_nodes: int, max_depth: int, first_line: int = 1) -> None:
+def check_events(text: str, where: str, max_nodes: int, max_depth: int, first_line: int = 1,
+                 loader=LOADER) -> None:
     """Refuse `text` if it holds more than `max_nodes` nodes, aliases expanded, or nests deeper
     than `max_depth` (messages count lines from `first_line`); invalid YAML raises yaml.YAMLError
     as safe_load would."""
@@ -66,7 +69,7 @@ def check_events(text: str, where: str, max_nodes: int, max_depth: int, first_li
             raise YAMLBudgetError(f"{where}:{event.start_mark.line + first_line}: expands to more than "
                                   f"{max_nodes:,} values (aliases of aliases: a YAML alias bomb?); write them out")
 
-    for event in yaml.parse(text, Loader=LOADER):
+    for event in yaml.parse(text, Loader=loader):
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
             if len(stack) >= max_depth:
                 line = event.start_mark.line + first_line
@@ -94,8 +97,13 @@ def check_events(text: str, where: str, max_nodes: int, max_depth: int, first_li
 
 def load_yaml(text: str, where: str, max_nodes: int = 100_000, max_depth: int = 40, first_line: int = 1) -> Any:
     """yaml.safe_load(text) after `check_events`; errors name `where` (a file) and the line."""
-    check_events(text, where, max_nodes, max_depth, first_line)
-    return yaml.load(text, Loader=LOADER)
+    for loader in dict.fromkeys((LOADER, yaml.SafeLoader)):
+        try:
+            check_events(text, where, max_nodes, max_depth, first_line, loader)
+            return yaml.load(text, Loader=loader)
+        except yaml.YAMLError:
+            if loader is yaml.SafeLoader:
+                raise
 
 
 def read_yaml(path, max_nodes: int = 100_000, max_depth: int = 40) -> Any:
