@@ -254,7 +254,8 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
             for key, value in BY_RULE[rule].inputs(self, w).items():
                 if key not in ("questions", "runs", "run", "prompts"):
                     files += [value] if isinstance(value, str) else value
-        return list(dict.fromkeys(files))
+        root = str(self.layout.root) + "/"  # the corpus's artifacts, not the package's own files (a terms file)
+        return [f for f in dict.fromkeys(files) if f.startswith(root)]
 
     def main_retrievers(self) -> list[str]:
         return main_retrievers(self.cc)

@@ -32,7 +32,7 @@ MINI_CONFIG = MINI_CORPUS + """\
       bm25-x: {type: bm25, index: plain, expand: {translations: 0.5, forms: 0.5}}
       bm25-rerank: {type: rerank, of: bm25-x, synthetic: 50, expand: {translations: 0.5, forms: 0.5}}
     readers:
-      extractive: {type: extractive, questions: 300, steps: 100}
+      extractive: {type: extractive, questions: 300, steps: 100, threshold: 0.3}
       minigpt: {type: minigpt, d: 16, n_heads: 2, block_size: 160, steps: 12, batch_size: 8, tasks: 200, eval_tasks: 3}
     assertions: fixture/assertions.yaml
 """

@@ -20,7 +20,7 @@ corpora:
     retrievers:
       bm25: {type: bm25, index: plain}
     readers:
-      extractive: {type: extractive, questions: 300, steps: 100}
+      extractive: {type: extractive, questions: 300, steps: 100, threshold: 0.3}
 """
 
 

@@ -75,7 +75,7 @@ def test_the_synthesisers_settings_retrain_exactly_the_encoder_and_what_reads_it
     assert jobs["synth_pairs"] == 1 and jobs["train_biencoder"] == 1 and jobs["embed"] == 1
     assert jobs["retrieve"] == 3  # tiny and the two fusions that read it; not hashing, not bm25
     assert set(jobs) <= {"synth_pairs", "train_biencoder", "embed", "retrieve", "evaluate", "diagnose",
-                         "loss_figure", "report"}
+                         "loss_figure", "summary_figure", "report"}
 
 
 def test_how_often_the_questions_go_in_retrains_without_synthesising_again(project):

@@ -26,8 +26,8 @@ def readme_commands() -> list[str]:
 
 def make_report_command() -> list[str]:
     """What `make report` runs after installing: the Makefile's snakemake line."""
-    line = next(ln for ln in (REPO / "Makefile").read_text().splitlines() if "snakemake -c" in ln)
-    return line.strip().replace("$(BIN)/snakemake", "snakemake").replace("$(CORES)", "2").split()
+    line = next(ln for ln in (REPO / "Makefile").read_text().splitlines() if "$(SNAKEMAKE) -c" in ln)
+    return line.strip().replace("$(SNAKEMAKE)", "snakemake").replace("$(CORES)", "2").split()
 
 
 @pytest.mark.skipif(not (SHARED / "datasets").is_dir(), reason="needs ../shared/datasets beside the repository")

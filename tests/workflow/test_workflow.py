@@ -115,7 +115,8 @@ def test_second_build_runs_nothing(built):
 def test_chunk_size_change_reruns_chunk_and_downstream_only(built):
     jobs = planned_after_edit(built, "mini.yaml", "target_tokens: 40", "target_tokens: 60")
     assert set(jobs) == {"chunk", "embed", "bm25", "retrieve", "train_reranker", "train_reader", "candidates", "prompt",
-                         "generate", "evaluate", "diagnose", "assertions", "sweep_figure", "loss_figure", "report"}
+                         "generate", "evaluate", "diagnose", "assertions", "sweep_figure", "loss_figure",
+                         "summary_figure", "report"}
     assert jobs["train_reader"] == 1  # the answer selector reads the chunks; the Mini-GPT does not
     assert not UPSTREAM & set(jobs)
 
@@ -176,7 +177,7 @@ def test_a_candidate_setting_reanswers_without_retraining(built):
 
 
 def test_the_selector_threshold_is_an_answering_setting(built):
-    jobs = planned_after_edit(built, "mini.yaml", "extractive: {type: extractive,", "extractive: {type: extractive, threshold: 0.5,")
+    jobs = planned_after_edit(built, "mini.yaml", "threshold: 0.3}", "threshold: 0.5}")
     answered = len(list((built / "results/mini/candidates").glob("*.jsonl")))
     assert jobs["generate"] == answered and "train_reader" not in jobs and "candidates" not in jobs
 
