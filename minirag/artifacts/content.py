@@ -279,21 +279,22 @@ CHECKS = {
 
 def check_file(path: str | Path) -> None:
     """The content check of one artifact of a corpus's results folder, by its kind in the registry."""
-    from .layout import CorpusLayout
     from .registry import producer_of
-    path = Path(path)
-    root, artifact, _ = producer_of(path)
+    check_artifact(Path(path), *producer_of(path)[:2])
+
+
+def check_artifact(path: Path, root: Path, artifact) -> None:
+    from .layout import CorpusLayout
     if artifact.check:
         CHECKS[artifact.check](path, CorpusLayout(root))
 
 
 def check_outputs(paths: Iterable[str | Path]) -> None:
-    """`check_file` of every file a job wrote that lives in a results folder (a stage run by hand
-    into another folder has no layout to check against)."""
+    """`check_file` of each file a job wrote into a results folder (elsewhere: no layout to check against)."""
     from .registry import producer_of
-    for path in paths:
+    for path in map(Path, paths):
         try:
-            producer_of(path)
+            root, artifact, _ = producer_of(path)
         except ValueError:
             continue
-        check_file(path)
+        check_artifact(path, root, artifact)
