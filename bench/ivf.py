@@ -126,7 +126,7 @@ def real_sets(results: Path, nq: int) -> list[tuple[str, Path, np.ndarray]]:
     from minirag.artifacts.integrity import load_records
     from minirag.config.load import load_corpus
     from minirag.index.vectors import load_vectors
-    from minirag.query.sources import open_corpus
+    from minirag.query.built_corpus import open_corpus
     repo = Path(__file__).resolve().parents[1]
     out = []
     for corpus, config, embedders in (("scifact", "config.scifact.yaml", ("minilm", "hashing")),

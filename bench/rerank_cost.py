@@ -26,10 +26,9 @@ from minirag.artifacts.layout import CorpusLayout  # noqa: E402
 from minirag.config.corpus import corpus_config  # noqa: E402
 from minirag.config.load import load_config  # noqa: E402
 from minirag.evaluation.trec import load_run  # noqa: E402
-from minirag.query.sources import Sources  # noqa: E402
+from minirag.query.built_corpus import open_corpus  # noqa: E402
 from minirag.rank.kinds import kind_of  # noqa: E402
 from minirag.rank.rerank import rerank  # noqa: E402
-from minirag.text.chunks import load_chunks  # noqa: E402
 
 
 def deep_merge(base: dict, over: dict) -> dict:
@@ -73,8 +72,7 @@ def main() -> int:
     kind = kind_of(cc, a.retriever)
     if not kind.trained:
         raise SystemExit(f"{a.retriever!r} is a {kind.type} retriever, not a reranker")
-    chunks = load_chunks(layout.chunks, layout.docs)
-    sources = Sources.from_layout(layout, cc, chunks)
+    _, chunks, sources = open_corpus(a.results, a.corpus, cc)
     model = sources.reranker(a.retriever)
     features = sources.features(kind.s.analyzer, kind.s.expand)
     run = load_run(layout.run(kind.upstream()[0]))

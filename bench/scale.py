@@ -403,11 +403,14 @@ def dense_flat(results: Path, queries: list[str], repeats: int) -> dict:
 def ivf_live(config: Path, name: str, queries: list[str], repeats: int) -> dict:
     """The ivf retriever and its flat control as `search` opens them (live.open_retriever)."""
     from minirag.config.corpus import corpus_config
-    from minirag.query.sources import open_corpus, open_retriever
+    from minirag.config.typed import Corpus
+    from minirag.query.built_corpus import open_corpus
+    from minirag.query.sources import open_retriever
     cc = corpus_config(yaml.safe_load(config.read_text(encoding="utf-8")), name)
     t0 = time.perf_counter()
     _, _, sources = open_corpus(ROOT / "results", name, cc)
-    ivf, flat = open_retriever(sources, cc, "ivf"), open_retriever(sources, cc, "hashing")
+    kinds = Corpus.of(cc)
+    ivf, flat = open_retriever(sources, kinds, "ivf"), open_retriever(sources, kinds, "hashing")
     load_s = time.perf_counter() - t0
     t, got = timed(lambda: [[c for c, _ in ivf.search(q, K)] for q in queries], repeats)
     want = [[c for c, _ in flat.search(q, K)] for q in queries]

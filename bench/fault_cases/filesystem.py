@@ -11,15 +11,11 @@ from pathlib import Path
 from fault_harness import PY, Case, Edit, R, accepted, minirag, refused, run, search, stage
 
 from fault_cases import filesystem_links
+from fault_cases.filesystem_links import RETRIEVE
 
 EMBED = ["embed", "--settings", json.dumps({"type": "hashing"}), "--name", "hashing", "--docs", f"{R}/docs.jsonl",
          "--chunks", f"{R}/chunks.jsonl"]
 BM25 = ["bm25", "--settings", "{}", "--docs", f"{R}/docs.jsonl", "--chunks", f"{R}/chunks.jsonl"]
-RETRIEVE = ["retrieve", "--settings", json.dumps({"type": "bm25", "index": "plain", "depth": 100}), "--name", "bm25",
-            "--questions", f"{R}/questions.jsonl", "--docs", f"{R}/docs.jsonl", "--chunks", f"{R}/chunks.jsonl",
-            "--index", f"{R}/bm25/plain"]
-
-
 def shell(project: Path, prefix: str, args: list[str], **kw):
     quoted = " ".join("'" + a.replace("'", "'\\''") + "'" for a in args)
     return run(["bash", "-c", f"{prefix} exec {PY} -m minirag.stages.{quoted}"], project, **kw)

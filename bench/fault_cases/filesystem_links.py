@@ -6,6 +6,7 @@ measured; HOME unwritable under the make targets; a results folder linked out of
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -15,6 +16,11 @@ from fault_harness import REPO, SNAKEMAKE, Case, Edit, R, accepted, minirag, ref
 from fault_measure import folder_bytes, measured
 
 IMPORTS = ".snakemake/minirag-imports.json"
+
+# a retrieve stage's command line (its kind's index given by file key), for the stage cases of both groups
+RETRIEVE = ["retrieve", "--settings", json.dumps({"type": "bm25", "index": "plain", "depth": 100}), "--name", "bm25",
+            "--questions", f"{R}/questions.jsonl", "--docs", f"{R}/docs.jsonl", "--chunks", f"{R}/chunks.jsonl",
+            "--files", "bm25:plain", f"{R}/bm25/plain"]
 
 
 def imports_cache(make, limit_mb: int = 1024):
@@ -129,7 +135,6 @@ def runs_link_build(project: Path) -> tuple[bool, str]:
 
 
 def runs_link_stage(project: Path) -> tuple[bool, str]:
-    from fault_cases.filesystem import RETRIEVE
     link, outside = linked_out(project)
     try:
         proc = stage(project, *RETRIEVE, "--out", f"{R}/runs/extra.trec")

@@ -81,6 +81,22 @@ class Reader(Kind):
         """Train on `files` (training_inputs -> path); write weights to `out`, the sidecar and tasks beside it."""
         raise NotImplementedError
 
+    @classmethod
+    def reads(cls, graph, name: str) -> dict:
+        """What answering with it reads besides its prompts (the generate job's inputs, what a server
+        loads): a trained kind's weights. `graph` is the corpus's CorpusGraph (pipeline/graph.py)."""
+        return graph.reader_weights(name) if cls.trained else {}
+
+    @classmethod
+    def selecting_reads(cls, graph, name: str) -> dict:
+        """A `selects` kind: what scoring a run's candidates reads besides the run and the chunks."""
+        return {**graph.lexicon(), "terms": graph.terms_file(), **graph.reader_weights(name)}
+
+    @classmethod
+    def training_reads(cls, graph, name: str) -> dict:
+        """A trained kind: what its train_reader job reads besides the documents, by `training_inputs`."""
+        return graph.corpus_files_named([k for k in cls.training_inputs if k != "docs"])
+
     @property
     def name(self) -> str:
         return self.type

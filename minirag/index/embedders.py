@@ -46,6 +46,11 @@ class EmbedderKind(Kind):
         """Files besides the chunks that embedding (corpus or query side) reads, by argument name."""
         return {}
 
+    def training_reads(self, graph, name: str) -> dict:
+        """A `trained` kind: what its training job reads besides the documents, chunks and tokenizer.
+        `graph` is the corpus's CorpusGraph (pipeline/graph.py)."""
+        return {}
+
     def corpus_embedder(self, texts: Iterable[str], files: Mapping[str, Path]) -> tuple[Any, dict]:
         """(embedder for the chunk texts, what the vectors' sidecar records of it); a `fitted`
         kind reads the texts once, in order, so they may come as a generator."""
@@ -128,6 +133,11 @@ class BiEncoder(EmbedderKind):
     def files(self, layout, name):
         return {"encoder": layout.encoder(name), "tokenizer": layout.tokenizer}
 
+    def training_reads(self, graph, name):
+        """A BEIR training split's files, when it trains on its qrels; its synthesised questions."""
+        questions = {"questions": str(graph.layout.question_pairs(name))} if self.s.questions.n > 0 else {}
+        return {**(graph.beir_training() if self.s.train_qrels else {}), **questions}
+
     def corpus_embedder(self, texts, files):
         return self.load(files), {"params": self.spec(), "encoder_sha256": sha256_file(files["encoder"]),
                                   "tokenizer_sha256": sha256_file(files["tokenizer"])}
@@ -151,11 +161,6 @@ class BiEncoder(EmbedderKind):
         src = cc["source"]
         if self.s.train_qrels and not (src["format"] == "beir" and src["train_split"]):
             raise SettingsError(f"{where}.train_qrels: needs a BEIR source with source.train_split")
-
-
-def given_files(**paths: Path | None) -> dict[str, Path]:
-    """The files a job was given for its embedder kind (`files`), by argument name."""
-    return {k: v for k, v in paths.items() if v is not None}
 
 
 PKG = "pkg:"

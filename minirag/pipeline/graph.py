@@ -21,21 +21,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..answer.readers import reader_kind
 from ..artifacts.layout import CorpusLayout
 from ..artifacts.registry import FIGURE_TABLES
 from ..config.corpus import base_retrievers, ivf_indexes, main_retrievers, sweep_groups, upstream
-from ..index.embedders import embedder_kind
-from ..rank.kinds import kind_of
+from ..config.typed import Corpus
+from ..rank.kinds.base import file_key
 from .depends import as_input
 from .graph_answers import AnswerInputs
 from .graph_scale import ScaleInputs, paths
-from .stage import Given
+from .stage import Given, as_list, tracked
 
 
 class CorpusGraph(ScaleInputs, AnswerInputs):
     def __init__(self, cc: dict, layout: CorpusLayout):
         self.cc, self.layout = cc, layout
+        self.kinds = Corpus.of(cc)  # its retriever, embedder and reader kinds, built once
 
     @property
     def source(self) -> dict:
@@ -80,9 +80,8 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
         return {"train_split": self.source["train_split"], "eval_split": self.source["split"]}
 
     def train(self, name: str) -> dict:
-        """A BEIR training split's files, when the encoder trains on its qrels; its synthesised questions."""
-        questions = {"questions": str(self.layout.question_pairs(name))} if name in self.synthesising() else {}
-        return {**(self.beir_training() if self.cc["embedders"][name].get("train_qrels") else {}), **questions}
+        """What training the embedder `name` reads besides the documents, chunks and tokenizer (its kind's `training_reads`)."""
+        return self.kinds.embedders[name].training_reads(self, name)
 
     def synthesising(self) -> list[str]:
         """The trained encoders that train on questions synthesised from the corpus (synth_pairs)."""
@@ -98,14 +97,15 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
         """The files (or, for a pretrained model, the folder of files) an embedder reads, by the stage's
         argument name: a folder is every file in it, so an edited model file reruns its jobs."""
         out: dict = {}
-        for k, v in embedder_kind(self.cc, name).files(self.layout, name).items():
+        for k, v in self.kinds.embedders[name].files(self.layout, name).items():
             out[k] = (Given(str(v), tuple(paths(*sorted(q for q in Path(v).rglob("*") if q.is_file()))))
                       if Path(v).is_dir() else str(v))
         return out
 
     def vectors(self, name: str) -> dict:
-        """An embedder's vectors and the files its query side needs."""
-        return {"vectors": str(self.layout.vectors(name)), **self.embedder_files(name)}
+        """An embedder's vectors and the files its query side needs, by file key."""
+        return {file_key("vectors", name): str(self.layout.vectors(name)),
+                **{file_key("query", name, k): v for k, v in self.embedder_files(name).items()}}
 
     def over_units(self, index: str | None) -> bool:
         return index is not None and self.cc["bm25"][index]["items"] == "units"
@@ -120,49 +120,48 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
         files = AnalyzerConfig.from_dict(self.cc["bm25"][index]["analyzer"]).data_files() if index else []
         return {"word_lists": Given(None, tuple(as_input(f) for f in files))} if files else {}
 
+    def bm25_index(self, name: str) -> dict:
+        """A BM25 index (its folder), the word lists its analyzer reads and the units it holds, by file key."""
+        folder = Given(str(self.layout.bm25(name)), tuple(paths(*self.layout.bm25_files(name))))
+        words = {file_key("words", name): w for w in self.word_lists(name).values()}
+        return {file_key("bm25", name): folder, **words,
+                **({"units": str(self.layout.units)} if self.over_units(name) else {})}
+
+    def ivf_index(self, name: str) -> dict:
+        return {file_key("ivf", name): Given(str(self.layout.ivf(name)), tuple(paths(*self.layout.ivf_files(name))))}
+
     def ivf(self, name: str) -> dict:
         """The vectors (and sidecar) an IVF index is built from."""
         embedder = ivf_indexes(self.cc)[name]["embedder"]
         return {"vectors": str(self.layout.vectors(embedder)), "sidecar": str(self.layout.vectors_sidecar(embedder))}
 
+    def reranker(self, name: str) -> dict:
+        model = self.layout.reranker(name)
+        return {file_key("reranker", name): Given(str(model), tuple(paths(model, model.with_suffix(".json"))))}
+
+    def lexicon(self) -> dict:
+        return {"lexicon": str(self.layout.lexicon)}
+
+    def fitted(self, name: str) -> dict:
+        """The receipt of a fitted fusion's run: its weights."""
+        return {file_key("fitted", name): str(self.layout.receipt("retrieve", name))}
+
     def retrieve(self, name: str) -> dict:
-        kind = kind_of(self.cc, name)
-        inputs: dict = {}
-        if self.over_units(kind.index()):
-            inputs["units"] = str(self.layout.units)
-        if kind.upstream():
-            inputs["runs"] = paths(*(self.layout.run(r) for r in kind.upstream()))
-        if kind.embedder():
-            inputs.update(self.vectors(kind.embedder()))
-        if kind.index():
-            inputs["index"] = Given(str(self.layout.bm25(kind.index())), tuple(paths(*self.layout.bm25_files(kind.index()))))
-            inputs.update(self.word_lists(kind.index()))
-        if kind.ivf_index():
-            inputs["ivf"] = Given(str(self.layout.ivf(kind.ivf_index())), tuple(paths(*self.layout.ivf_files(kind.ivf_index()))))
-        if kind.trained:
-            model = self.layout.reranker(name)
-            inputs["model"] = Given(str(model), tuple(paths(model, model.with_suffix(".json"))))
-        if kind.expansion().enabled():
-            inputs["lexicon"] = str(self.layout.lexicon)
-        return inputs
+        """A retrieve job's input runs (in its kind's order) and the files its kind reads, by file key."""
+        kind = self.kinds.retrievers[name]
+        runs = {"runs": paths(*(self.layout.run(r) for r in kind.upstream()))} if kind.upstream() else {}
+        return {**runs, "files": kind.reads(self)}
 
     def train_reranker(self, name: str) -> dict:
-        """The run whose candidates the reranker of `name` learns to re-order (and the lexicon its features expand with)."""
-        kind = kind_of(self.cc, name)
-        inputs = {"run": str(self.layout.run(kind.upstream()[0]))}
-        if kind.expansion().enabled():
-            inputs["lexicon"] = str(self.layout.lexicon)
-        if kind.s.train_qrels:
-            inputs.update(self.beir_training())
-        return inputs
+        return self.kinds.retrievers[name].training_reads(self)
 
     def uses_lexicon(self) -> bool:
-        return (any(kind_of(self.cc, r).expansion().enabled() for r in self.cc["retrievers"])
+        return (any(self.kinds.retrievers[r].expansion().enabled() for r in self.cc["retrievers"])
                 or any(self.synth_pairs(e) for e in self.synthesising())
-                or any("lexicon" in reader_kind(self.cc, r).training_inputs for r in self.trained_readers()))
+                or any("lexicon" in self.kinds.readers[r].training_inputs for r in self.trained_readers()))
 
     def rerankers(self) -> list[str]:
-        return [r for r in self.cc["retrievers"] if kind_of(self.cc, r).trained]
+        return [r for r in self.cc["retrievers"] if self.kinds.retrievers[r].trained]
 
     def runs(self) -> list[str]:
         return paths(*(self.layout.run(r) for r in self.cc["retrievers"]))
@@ -178,7 +177,7 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
                 "points": [[r, runs[r][param]] for r in points]}
 
     def trained(self) -> list[str]:
-        return [e for e in self.used_embedders() if embedder_kind(self.cc, e).trained]
+        return [e for e in self.used_embedders() if self.kinds.embedders[e].trained]
 
     def summary_figures(self) -> list[str]:
         """The figures the report opens with (report/summary_figures.py); none with no questions to score."""
@@ -187,11 +186,11 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
 
     def used_embedders(self) -> list[str]:
         """Embedders whose vectors some job reads (a dense channel, MMR, the diagnosis)."""
-        used = {kind_of(self.cc, r).embedder() for r in self.cc["retrievers"]} | {self.cc["diagnose"]["embedder"]}
+        used = {self.kinds.retrievers[r].embedder() for r in self.cc["retrievers"]} | {self.cc["diagnose"]["embedder"]}
         return [e for e in self.cc["embedders"] if e in used]
 
     def used_indexes(self) -> list[str]:
-        used = {kind_of(self.cc, r).index() for r in self.cc["retrievers"]}
+        used = {self.kinds.retrievers[r].index() for r in self.cc["retrievers"]}
         return [i for i in self.cc["bm25"] if i in used]
 
     def used_ivf(self) -> list[str]:
@@ -236,24 +235,24 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
     def benchmarks(self) -> list[str]:
         return paths(*(self.layout.benchmark(stage, name) for stage, name in self.jobs()))
 
+    def retriever_files(self) -> dict:
+        """Every configured retriever kind's `serves`, by file key: what a server ranks with."""
+        out: dict = {}
+        for r in self.cc["retrievers"]:
+            out.update(self.kinds.retrievers[r].serves(self))
+        return {k: v.arg if isinstance(v, Given) else v for k, v in out.items() if not isinstance(v, Given) or v.arg}
+
     def served(self) -> list[str]:
-        """Every file a server of the corpus loads: the documents and chunks, what each retriever's
-        retrieve job reads (a fusion's input runs aside: the server fuses live), what answering
-        reads (the selector's candidates inputs, the trained readers' weights); the same files as
-        those jobs' inputs, from the same specs."""
-        from .stages import BY_RULE
-        # the questions (the page's example) and the metrics (the best retriever on dev answers unasked)
-        files = [str(self.layout.docs), str(self.layout.chunks), str(self.layout.questions),
-                 str(self.layout.eval("metrics.json"))]
-        # a fusion whose weights the retrieve stage fitted reads them back from that job's receipt
-        files += [str(self.layout.receipt("retrieve", r)) for r, s in self.cc["retrievers"].items() if s.get("fit")]
-        jobs = [("retrieve", {"name": r}) for r in self.cc["retrievers"]]
-        jobs += [("candidates", {"name": r}) for r in self.selected_runs()[:1]]
-        jobs += [("generate", {"reader": r, "name": ""}) for r in self.trained_readers()]
-        for rule, w in jobs:
-            for key, value in BY_RULE[rule].inputs(self, w).items():
-                if key not in ("questions", "runs", "run", "prompts"):
-                    files += [value] if isinstance(value, str) else value
+        """Every file a server of the corpus loads: the documents and chunks, the questions (the page's
+        example) and the metrics (the best retriever on dev answers unasked), what each retriever kind
+        `serves` (its retrieve job's reads, a fitted fusion's receipt; no run: the server fuses live),
+        what each reader kind reads to answer and the selector to score candidates."""
+        reads = [{"docs": str(self.layout.docs), "chunks": str(self.layout.chunks),
+                  "questions": str(self.layout.questions), "metrics": str(self.layout.eval("metrics.json"))}]
+        reads += [self.kinds.retrievers[r].serves(self) for r in self.cc["retrievers"]]
+        reads += [self.generate(r) for r in self.trained_readers()]
+        reads += [self.candidates(r) for r in self.selected_runs()[:1]]
+        files = [f for read in reads for v in read.values() for f in as_list(tracked(v))]
         root = str(self.layout.root) + "/"  # the corpus's artifacts, not the package's own files (a terms file)
         return [f for f in dict.fromkeys(files) if f.startswith(root)]
 

@@ -11,8 +11,8 @@ prompt.py, generate.py, train_reader.py).
 
 from __future__ import annotations
 
-from ..answer.readers import reader_kind
 from ..config.corpus import answered
+from ..config.typed import Corpus
 from .depends import as_input
 from .graph_scale import paths
 from .stage import Given
@@ -20,6 +20,7 @@ from .stage import Given
 
 class AnswerInputs:
     cc: dict
+    kinds: Corpus
     layout: object
 
     def answered(self) -> list[str]:
@@ -27,7 +28,7 @@ class AnswerInputs:
 
     def answer_time(self, reader: str) -> tuple[str, ...]:
         """The settings of a reader that only answering reads (changing them retrains nothing)."""
-        return getattr(reader_kind(self.cc, reader).Settings, "ANSWER_TIME", ())
+        return getattr(self.kinds.readers[reader].Settings, "ANSWER_TIME", ())
 
     def answer_jobs(self) -> list[tuple[str, str]]:
         """(reader, retriever) of every answer file: each reader on each answered run. BEIR and
@@ -40,7 +41,7 @@ class AnswerInputs:
     def trained_readers(self) -> list[str]:
         if not answered(self.cc):
             return []
-        return [r for r in self.cc["readers"] if reader_kind(self.cc, r).trained]
+        return [r for r in self.cc["readers"] if self.kinds.readers[r].trained]
 
     def all_candidates(self) -> list[str]:
         return paths(*(self.layout.candidates(r) for r in self.selected_runs()))
@@ -50,9 +51,11 @@ class AnswerInputs:
         return answered(self.cc) if self.selector() else []
 
     def generate(self, reader: str) -> dict:
-        """A generate job's inputs beyond its prompts: the trained reader's weights (and sidecar)."""
-        if reader not in self.trained_readers():
-            return {}
+        """A generate job's inputs beyond its prompts: what its reader kind reads (a trained one's weights)."""
+        return self.kinds.readers[reader].reads(self, reader) if reader in self.trained_readers() else {}
+
+    def reader_weights(self, reader: str) -> dict:
+        """A trained reader's weights, given as the .npz, tracked with its sidecar."""
         model, sidecar = self.layout.reader_files(reader)[:2]
         return {"model": Given(str(model), (str(model), str(sidecar)))}
 
@@ -63,15 +66,19 @@ class AnswerInputs:
         return str(self.layout.encoder_sidecar(name))
 
     def train_reader(self, name: str) -> dict:
-        """What a trained reader learns from besides the documents, by its kind's `training_inputs`."""
+        """What a trained reader learns from besides the documents (its kind's `training_reads`)."""
+        return self.kinds.readers[name].training_reads(self, name)
+
+    def corpus_files_named(self, names: list[str]) -> dict:
+        """The corpus files a kind asks for by name: tokenizer, chunks, lexicon, terms, questions."""
         available = {"tokenizer": self.layout.tokenizer, "chunks": self.layout.chunks, "lexicon": self.layout.lexicon,
                      "terms": self.terms_file(), "questions": self.layout.questions}
-        return {k: str(available[k]) for k in reader_kind(self.cc, name).training_inputs if k != "docs"}
+        return {k: str(available[k]) for k in names}
 
     def selector(self) -> str | None:
         """The reader whose trained answer selector scores every answered run's candidates: the
         corpus's first `extractive` reader (None: no candidates, prompts as the seed builds them)."""
-        return next((r for r in self.trained_readers() if reader_kind(self.cc, r).selects), None)
+        return next((r for r in self.trained_readers() if self.kinds.readers[r].selects), None)
 
     def terms_file(self) -> str:
         """The grammatical-terms file the selector reads (candidates.terms, else the one minirag ships)."""
@@ -82,10 +89,9 @@ class AnswerInputs:
         return as_input(DEFAULT_TERMS)
 
     def candidates(self, name: str) -> dict:
-        """A candidates job's inputs beyond the run and the chunks: the lexicon, the terms, the selector's weights."""
-        model, sidecar = self.layout.reader_files(self.selector())[:2]
-        return {"lexicon": str(self.layout.lexicon), "terms": self.terms_file(),
-                "model": Given(str(model), (str(model), str(sidecar)))}
+        """A candidates job's inputs beyond the run and the chunks: what the selector's kind scores with."""
+        selector = self.selector()
+        return self.kinds.readers[selector].selecting_reads(self, selector)
 
     def prompt(self, name: str) -> dict:
         """The run's scored candidates, when the corpus has an answer selector."""

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..index.embedders import embedder_kind
 from .shards import shard_of
 from .stage import Given
 
@@ -63,11 +62,11 @@ class ScaleInputs:
 
     def fit_chunks(self, name: str) -> dict:
         """The whole corpus's chunks, for an embedder fitted on them (hashing's IDF)."""
-        return {"fit_chunks": str(self.layout.chunks)} if embedder_kind(self.cc, name).fitted else {}
+        return {"fit_chunks": str(self.layout.chunks)} if self.kinds.embedders[name].fitted else {}
 
     def embed_shard(self, name: str) -> dict:
         """A shard's embed job's inputs beyond its chunks."""
-        return {**self.embedder_files(name), **self.fit_chunks(name)}
+        return {"files": self.embedder_files(name), **self.fit_chunks(name)}
 
     def training_docs(self) -> str:
         """The documents the tokenizer, the bi-encoder and the reader learn from: the training sample

@@ -64,7 +64,7 @@ class Out:
         return [] if self.receipt else [ARTIFACTS[self.kind]] if self.kind in ARTIFACTS else files_of(self.kind)
 
 
-Reads = Mapping[str, "str | list[str] | Given"]
+Reads = Mapping[str, "str | list[str] | Given | Mapping[str, str | Given]"]
 NO_VALUES: Callable = lambda graph, w: {}  # noqa: E731
 
 
@@ -95,7 +95,8 @@ class Stage:
     def inputs(self, graph, wildcards: Mapping[str, str]) -> dict[str, str | list[str]]:
         out: dict[str, str | list[str]] = {}
         for key, value in self.reads(graph, dict(wildcards)).items():
-            out[key] = list(value.files) if isinstance(value, Given) else value
+            out[key] = [f for v in value.values() for f in as_list(tracked(v))] if isinstance(value, Mapping) \
+                else tracked(value)
         return out
 
     def outputs(self, layout: CorpusLayout, wildcards: Mapping[str, str]) -> dict[str, list[Path]]:
@@ -122,7 +123,7 @@ class Stage:
         if settings is not None:
             args.append(opt("settings", settings))
         for key, value in self.reads(graph, w).items():
-            args += flag(key, value.arg if isinstance(value, Given) else value)
+            args += keyed(key, value) if isinstance(value, Mapping) else flag(key, value.arg if isinstance(value, Given) else value)
         for key, o in self.writes.items():
             if o.arg:
                 paths = o.paths(graph.layout, w)
@@ -134,21 +135,40 @@ class Stage:
         return shlex.join(self.argv(graph, wildcards))
 
 
-def path_params(fn: Callable) -> dict[str, bool]:
-    """{parameter: takes a list} for every Path-typed parameter of the stage function."""
+def path_params(fn: Callable) -> dict[str, str]:
+    """{parameter: "one", "list" or "map"} for every Path-typed parameter of the stage function: a
+    path, a list of paths, or paths by key (`dict[str, Path]`, the files a kind reads by its keys)."""
     hints = typing.get_type_hints(fn)
     out = {}
     for name in inspect.signature(fn).parameters:
         hint = hints.get(name, str)
-        if typing.get_origin(hint) is list:
-            out[name] = True
+        origins = {typing.get_origin(h) for h in (hint, *typing.get_args(hint))}  # dict[str, Path] | None too
+        if list in origins:
+            out[name] = "list"
+        elif dict in origins:
+            out[name] = "map"
         elif Path in (hint, *typing.get_args(hint)):
-            out[name] = False
+            out[name] = "one"
     return out
+
+
+def tracked(value) -> str | list[str]:
+    """The files Snakemake tracks for one read: a Given's files, else the path or paths themselves."""
+    return list(value.files) if isinstance(value, Given) else value
 
 
 def opt(key: str, value) -> str:
     return f"--{key.replace('_', '-')}={value}"
+
+
+def as_list(value) -> list:
+    return [value] if isinstance(value, str) else list(value)
+
+
+def keyed(key: str, files: Mapping) -> list[str]:
+    """Paths by key as `--files KEY PATH KEY PATH ...`; a Given with no path (a word list) is tracked only."""
+    pairs = [(k, v.arg if isinstance(v, Given) else v) for k, v in files.items()]
+    return flag(key, [x for k, v in pairs if v is not None for x in (k, v)])
 
 
 def flag(key: str, value) -> list[str]:

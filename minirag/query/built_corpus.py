@@ -65,12 +65,25 @@ def check_query(query: str, max_chars: int | None = None) -> str:
     return query
 
 
+def open_corpus(results: str | Path, corpus: str, cc: dict):
+    """(layout, chunks, sources) of a built corpus: the sources hold every configured retriever
+    kind's `serves` (pipeline/graph.py `retriever_files`), the files a server ranks with."""
+    from ..artifacts.layout import CorpusLayout
+    from ..pipeline.graph import CorpusGraph
+    from ..text.chunks import load_chunks
+    from .sources import Sources
+    layout = CorpusLayout.of(results, corpus)
+    chunks = load_chunks(layout.chunks, layout.docs)
+    return layout, chunks, Sources(chunks, CorpusGraph(cc, layout).retriever_files(), layout.docs)
+
+
 class BuiltCorpus:
     """The artifacts of one built corpus, with its retrievers and readers opened on demand."""
 
     def __init__(self, corpus: str, cc: dict, results: str | Path):
-        from .sources import open_corpus
+        from ..config.typed import Corpus
         self.corpus, self.cc, self.results = corpus, cc, Path(results)
+        self.kinds = Corpus.of(cc)
         self.layout, chunks, self.sources = open_corpus(results, corpus, cc)
         self.by_id: dict[str, Chunk] = {c.id: c for c in chunks}
         self._retrievers: dict = {}
@@ -124,9 +137,8 @@ class BuiltCorpus:
 
     def describe_retrievers(self) -> list[dict]:
         from ..config.corpus import family
-        from ..rank.kinds import kind_of
-        return [{"name": r, "family": family(self.cc, r), "description": kind_of(self.cc, r).describe(self.cc),
-                 "default": r == self.default_retriever, "scored": kind_of(self.cc, r).scored}
+        return [{"name": r, "family": family(self.cc, r), "description": self.kinds.retrievers[r].describe(self.cc),
+                 "default": r == self.default_retriever, "scored": self.kinds.retrievers[r].scored}
                 for r in self.cc["retrievers"]]
 
     @cached_property
@@ -149,19 +161,19 @@ class BuiltCorpus:
         if name not in self.cc["retrievers"]:
             raise UnknownName("retriever", f"no retriever named {name!r} (have: {', '.join(self.cc['retrievers'])})")
         if name not in self._retrievers:
-            self._retrievers[name] = open_retriever(self.sources, self.cc, name)
+            self._retrievers[name] = open_retriever(self.sources, self.kinds, name)
         return name, self._retrievers[name]
 
     def reader(self, name: str | None = None):
         """The reader `name` (default: the config's first), a trained one from its checked weights."""
-        from ..answer.readers import make_reader, reader_kind
+        from ..answer.readers import make_reader
         from ..artifacts.missing import require
         name = self.default_reader if name is None else name
         if name not in self.cc["readers"]:
             raise UnknownName("reader", f"no reader named {name!r} (have: {', '.join(self.cc['readers'])})")
         if name not in self._readers:
             model = None
-            if reader_kind(self.cc, name).trained:
+            if self.kinds.readers[name].trained:
                 model = require(self.layout.reader_model(name), f"weights of reader {name!r}")
             self._readers[name] = make_reader(self.cc["readers"][name], model)
         return name, self._readers[name]
@@ -203,9 +215,8 @@ class BuiltCorpus:
 
     def is_remote(self, reader: str | None = None) -> bool:
         """Whether the reader (default: the first) answers by calling another server."""
-        from ..answer.readers import reader_kind
         name = reader or self.default_reader
-        return name in self.cc["readers"] and reader_kind(self.cc, name).remote
+        return name in self.cc["readers"] and self.kinds.readers[name].remote
 
     def load_all(self) -> "BuiltCorpus":
         """Open every retriever and local reader now, so all of them stand on the artifacts read together."""
@@ -230,8 +241,7 @@ class BuiltCorpus:
 
     def scored(self, retriever: str) -> bool:
         """Whether the retriever's scores mean something: a reorder's (a reranker, MMR, a cap) are positions."""
-        from ..rank.kinds import kind_of
-        return kind_of(self.cc, retriever).scored
+        return self.kinds.retrievers[retriever].scored
 
     def rows(self, ranked, retriever: str) -> list[dict]:
         """The ranking as rows; `score` None when the retriever's scores are positions."""

@@ -21,60 +21,44 @@ from pathlib import Path
 from typing import Mapping
 
 from ..artifacts.integrity import load_json
-from ..artifacts.layout import CorpusLayout
 from ..artifacts.missing import MissingArtifact, require
+from ..config.typed import Corpus
 from ..evaluation.trec import trec_order
-from ..index.embedders import EMBEDDERS, embedder_kind
+from ..index.embedders import EMBEDDERS
 from ..index.rows import check_rows, item_rows
 from ..index.store import FlatVectorStore
 from ..index.vectors import load_vectors, load_vectors_by_id, vectors_sidecar_path
-from ..rank.kinds import RetrieverKind, kind_of
+from ..rank.kinds import RetrieverKind
+from ..rank.kinds.base import file_key
 from ..rank.ranking import Ranking, Retriever
 from ..rank.retrievers import BM25Retriever, DenseRetriever, IVFRetriever
 from ..text.chunks import Chunk, load_chunks
 
 
 class Sources:
-    """The artifacts a retriever kind reads, by name: vectors of an embedder, a BM25 index.
-
-    `vectors` maps an embedder name to its .npy, `query_files` to the files its query side
-    needs (embedders.py `files`), `indexes` a BM25 index name to its folder, `ivf` an IVF
-    index name to its folder.
+    """The artifacts retriever kinds read, by their file keys (rank/kinds/base.py `file_key`):
+    `vectors:<embedder>` an embedder's .npy, `query:<embedder>:<file>` the files its query side
+    needs (embedders.py `files`), `bm25:<index>` and `ivf:<index>` an index's folder,
+    `reranker:<retriever>` a trained reranker, `fitted:<retriever>` the receipt holding a fitted
+    fusion's weights, `units` and `lexicon`. The mapping is what the kinds' `reads` gave the job
+    (or, for a server, `serves`): a new kind that reads a new file adds its key, not a parameter.
     """
 
-    def __init__(self, chunks: list[Chunk], vectors: Mapping[str, Path] | None = None,
-                 query_files: Mapping[str, Mapping[str, Path]] | None = None,
-                 indexes: Mapping[str, Path] | None = None, units: tuple[Path, Path] | None = None,
-                 models: Mapping[str, Path] | None = None, lexicon: Path | None = None,
-                 ivf: Mapping[str, Path] | None = None, mmap: bool = False,
-                 fits: Mapping[str, Path] | None = None):
+    def __init__(self, chunks: list[Chunk], files: Mapping[str, Path] | None = None, docs: Path | None = None,
+                 mmap: bool = False):
         self.chunks = chunks
-        self._fits = fits or {}  # receipts of fusions whose weights the retrieve stage fitted
-        self.mmap = mmap  # vectors as read-only memory maps (a build stage); in RAM for a server
-        self._ivf = ivf or {}
-        self._vectors, self._query_files, self._indexes = vectors or {}, query_files or {}, indexes or {}
-        self._units = units  # (units.jsonl, docs.jsonl), for indexes over units
-        self._models = models or {}  # reranker models by retriever name
-        self._lexicon = lexicon      # the lexicon stage's file, for query expansion
+        self._files = {k: Path(v) for k, v in (files or {}).items()}
+        self._docs = docs    # the documents, for units (their rows carry no document fields)
+        self.mmap = mmap     # vectors as read-only memory maps (a build stage); in RAM for a server
         self._features: dict = {}
         self._rerankers: dict = {}
         self._by_id: dict = {}
 
-    @classmethod
-    def from_layout(cls, layout: CorpusLayout, cc: dict, chunks: list[Chunk]) -> "Sources":
-        from ..config.corpus import ivf_indexes  # here, not at the top: the retrieve stage never imports the config
-        return cls(chunks, {e: layout.vectors(e) for e in cc["embedders"]},
-                   {e: embedder_kind(cc, e).files(layout, e) for e in cc["embedders"]},
-                   {i: layout.bm25(i) for i in cc["bm25"]}, (layout.units, layout.docs),
-                   {r: layout.reranker(r) for r in cc["retrievers"] if kind_of(cc, r).trained}, layout.lexicon,
-                   {i: layout.ivf(i) for i in ivf_indexes(cc)},
-                   fits={r: layout.receipt("retrieve", r) for r in cc["retrievers"] if cc["retrievers"][r].get("fit")})
-
     @cached_property
     def units(self) -> list[Chunk]:
-        if self._units is None:
+        if "units" not in self._files or self._docs is None:
             raise MissingArtifact("no units.jsonl was given to this stage")
-        return load_chunks(*self._units)
+        return load_chunks(self._files["units"], self._docs)
 
     @cached_property
     def doc_of(self) -> dict[str, str]:
@@ -107,32 +91,39 @@ class Sources:
         ranks with the weights it was opened with even if the graph rewrites them."""
         from ..rank.rerank import load_model
         if name not in self._rerankers:
-            self._rerankers[name] = load_model(self._path(self._models, name, "reranker model of"))
+            self._rerankers[name] = load_model(self._path("reranker", name, "reranker model of"))
         return self._rerankers[name]
 
     def fitted_weights(self, name: str) -> list[float]:
         """The weights the retrieve stage fitted for the fusion `name`, from its run's receipt."""
         from ..artifacts.io import read_json
-        receipt = read_json(self._path(self._fits, name, "receipt of the fitted fusion"))
+        path = self._path("fitted", name, "receipt of the fitted fusion")
+        receipt = read_json(path)
         if not isinstance(receipt, dict) or "weights" not in receipt.get("fitted", {}):
-            raise MissingArtifact(f"{self._fits[name]}: no fitted weights; re-run retrieve {name}")
+            raise MissingArtifact(f"{path}: no fitted weights; re-run retrieve {name}")
         return [float(w) for w in receipt["fitted"]["weights"]]
 
-    def _path(self, table: Mapping[str, Path], name: str, what: str) -> Path:
-        if name not in table:
-            raise MissingArtifact(f"no {what} {name!r} was given to this stage")
-        return require(table[name], f"{what} {name!r}")
+    def file(self, key: str, what: str) -> Path:
+        """The file given under `key` (a kind's own, from its `reads`), required to be there."""
+        if key not in self._files:
+            raise MissingArtifact(f"no {what} was given to this stage (file key {key!r})")
+        return require(self._files[key], what)
+
+    def _path(self, role: str, name: str, what: str) -> Path:
+        return self.file(file_key(role, name), f"{what} {name!r}")
 
     def query_embedder(self, embedder: str, sidecar: dict):
         """The query side of `embedder`, as its vectors' sidecar describes it."""
-        files = {k: require(p, f"{k} of embedder {embedder!r}") for k, p in self._query_files.get(embedder, {}).items()}
+        prefix = file_key("query", embedder, "")
+        files = {k[len(prefix):]: require(p, f"{k[len(prefix):]} of embedder {embedder!r}")
+                 for k, p in self._files.items() if k.startswith(prefix)}
         kind = EMBEDDERS.get(sidecar["params"].get("type"))
         if kind is None:
-            raise ValueError(f"{self._vectors[embedder]}: vectors of an unknown embedder type {sidecar['params'].get('type')!r}")
+            raise ValueError(f"{self._files[file_key('vectors', embedder)]}: vectors of an unknown embedder type {sidecar['params'].get('type')!r}")
         return kind.query_embedder(sidecar, files)
 
     def dense(self, embedder: str) -> DenseRetriever:
-        vectors, sidecar = load_vectors(self._path(self._vectors, embedder, "vectors of embedder"), self.chunks,
+        vectors, sidecar = load_vectors(self._path("vectors", embedder, "vectors of embedder"), self.chunks,
                                         mmap=self.mmap)  # (N, d)
         store = FlatVectorStore(self.query_embedder(embedder, sidecar))
         store.add(self.chunks, vectors)
@@ -142,15 +133,15 @@ class Sources:
         """An IVF index over `embedder`'s vectors: the vectors checked against the chunks as for
         `dense`, the index refused unless built from them; queries read the index's own copy."""
         from ..index.ivf import load_ivf
-        npy = self._path(self._vectors, embedder, "vectors of embedder")
+        npy = self._path("vectors", embedder, "vectors of embedder")
         _, sidecar = load_vectors(npy, self.chunks, mmap=True)  # only the sidecar is needed: do not read (N, d)
-        ivf = load_ivf(self._path(self._ivf, index, "IVF index"), vectors_sidecar_path(npy), sidecar)
+        ivf = load_ivf(self._path("ivf", index, "IVF index"), vectors_sidecar_path(npy), sidecar)
         return IVFRetriever(ivf, self.query_embedder(embedder, sidecar), [c.id for c in self.chunks], nprobe)
 
     def vectors_by_id(self, embedder: str):
         """chunk id -> vector (for MMR), read and checked once."""
         if embedder not in self._by_id:
-            self._by_id[embedder] = load_vectors_by_id(self._path(self._vectors, embedder, "vectors of embedder"),
+            self._by_id[embedder] = load_vectors_by_id(self._path("vectors", embedder, "vectors of embedder"),
                                                        self.chunks, mmap=self.mmap)
         return self._by_id[embedder]
 
@@ -159,20 +150,20 @@ class Sources:
         if not settings.enabled():
             return None
         from ..text.expand import QueryExpander
-        if self._lexicon is None:
+        if "lexicon" not in self._files:
             raise MissingArtifact("no lexicon was given to this stage (query expansion needs one)")
-        return QueryExpander.from_file(require(self._lexicon, "lexicon"), analyzer, settings)
+        return QueryExpander.from_file(require(self._files["lexicon"], "lexicon"), analyzer, settings)
 
     def bm25(self, index: str, expansion=None) -> BM25Retriever:
         """A BM25 index whose rows are checked, like vectors, to hold these chunks' texts;
         queries expanded as `expansion` (ExpansionSettings) says."""
         from ..index.bm25.index import load_bm25
-        directory = self._path(self._indexes, index, "BM25 index")
+        directory = self._path("bm25", index, "BM25 index")
         bm = load_bm25(directory)
         items = load_json(directory / "items.json", "BM25 index")
         over_units = items.get("items") == "units"
         expander = self.expander(bm.analyzer, expansion) if expansion is not None else None
-        if over_units and self._units is not None and read_by_job(directory / "items.json", self._units[0]):
+        if over_units and "units" in self._files and read_by_job(directory / "items.json", self._files["units"]):
             # its job read this very units.jsonl (the sha256 its receipt records): the rows are these units,
             # so their ids and chunks come from the rows, without reading 3,000 units to hash each one
             rows = items["rows"]
@@ -218,21 +209,15 @@ class RunOrder:
         return trec_order(self.retriever.search(query, k=max(k, self.depth)))[:k]
 
 
-def open_retriever(sources: Sources, cc: dict, name: str) -> Retriever:
-    """A live retriever for the config's retriever `name`, ranking exactly as runs/<name>.trec does."""
-    if name not in cc["retrievers"]:
-        raise KeyError(f"retrievers: no retriever named {name!r} (have: {', '.join(cc['retrievers'])})")
-    kind = kind_of(cc, name)
+def open_retriever(sources: Sources, kinds: Corpus, name: str) -> Retriever:
+    """A live retriever for the corpus's retriever `name` (its kinds: config/typed.py), ranking
+    exactly as runs/<name>.trec does."""
+    if name not in kinds.retrievers:
+        raise KeyError(f"retrievers: no retriever named {name!r} (have: {', '.join(kinds.retrievers)})")
+    kind, depth = kinds.retrievers[name], kinds.config["depth"]
     if kind.family == "channel":
         inner = kind.open(sources)
     else:
-        inputs = [open_retriever(sources, cc, r) for r in kind.upstream()]  # ordered as their run files
-        inner = ComposedRetriever(kind, inputs, sources, cc["depth"])
-    return RunOrder(inner, cc["depth"])
-
-
-def open_corpus(results: str | Path, corpus: str, cc: dict) -> tuple[CorpusLayout, list[Chunk], Sources]:
-    """The layout, the chunks and the sources of a built corpus."""
-    layout = CorpusLayout.of(results, corpus)
-    chunks = load_chunks(layout.chunks, layout.docs)
-    return layout, chunks, Sources.from_layout(layout, cc, chunks)
+        inputs = [open_retriever(sources, kinds, r) for r in kind.upstream()]  # ordered as their run files
+        inner = ComposedRetriever(kind, inputs, sources, depth)
+    return RunOrder(inner, depth)

@@ -173,7 +173,7 @@ def render_corpus(t: CorpusTables, results: str | Path, jobs: list) -> str:
         out.append(TAGS.format(min_n=MIN_TAG_QUESTIONS, table=md_table(tags, ("Retriever",))))
     slices = t.slices()
     out.append(SLICES.format(table=md_table(slices.rename(columns={r: f"`{r}`" for r in t.main}))))
-    out += pretrained_notes(t.cc, t.main, slices) + coverage_notes(t)
+    out += pretrained_notes(t.kinds, t.main, slices) + coverage_notes(t)
     ablation = t.ablation()
     if len(ablation):
         out.append(ABLATION.format(k=cc["diagnose"]["k"], embedder=cc["diagnose"]["embedder"],

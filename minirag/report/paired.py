@@ -23,7 +23,6 @@ import pandas as pd
 from ..evaluation.assertion_file import load_assertions
 from ..evaluation.assertions import in_slice
 from ..evaluation.significance import Comparison, SignificanceSettings, compare, with_holm
-from ..rank.kinds import kind_of
 
 NOTE = ("Δ: the difference of the means, in percentage points, with its {level:.0%} paired bootstrap interval and the "
         "two-sided p of Fisher's paired randomization test ({permutations:,} seeded sign flips), over {questions}; "
@@ -105,7 +104,7 @@ class PairedScores:
         if a is None or a.above_inputs is None or result["retriever"] not in self.t.cc["retrievers"]:
             return None
         qids = [q["qid"] for q in self.t.test_questions if in_slice(q, a.slice)]
-        upstream = kind_of(self.t.cc, result["retriever"]).upstream()
+        upstream = self.t.kinds.retrievers[result["retriever"]].upstream()
         means = {r: self.scores(r, a.metric, a.level).loc[lambda s: s.index.isin(qids)].mean() for r in upstream}
         best = max(upstream, key=lambda r: means[r])
         return self.compare(result["retriever"], best, a.metric, a.level, qids)

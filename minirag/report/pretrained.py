@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from ..artifacts.integrity import load_json
 from ..index.coverage import shares
 from ..index.embedders import PretrainedSettings
-from ..rank.kinds import kind_of
 from ..settings import setting
 
 COVERAGE = ("**Warning:** `{embedder}` (`{path}`) cannot represent the corpus's `{lang}` text: {letters:.0%} of the "
@@ -36,12 +35,12 @@ class CoverageLimits:
     truncated: float = setting(0.25, minimum=0, maximum=1)  # texts cut at the model's maximum length
 
 
-def pretrained_notes(cc: dict, main: list[str], slices) -> list[str]:
+def pretrained_notes(kinds, main: list[str], slices) -> list[str]:
     """For each pretrained encoder's run, its hit@5 by language, and the languages it is weak on
     (more than 0.15 below its best language): a model trained on English is, and the report says so."""
-    out = []
+    out, cc = [], kinds.config
     for r in main:
-        kind = kind_of(cc, r)
+        kind = kinds.retrievers[r]
         embedder = kind.embedder() if kind.family == "channel" else None
         if not embedder or cc["embedders"][embedder]["type"] != "pretrained":
             continue
@@ -62,7 +61,7 @@ def coverage_notes(t, limits: CoverageLimits = CoverageLimits()) -> list[str]:
     spells the text out letter by letter, and a note when it cuts most texts short."""
     out = []
     for e, spec in t.cc["embedders"].items():
-        runs = [r for r in t.main if kind_of(t.cc, r).embedder() == e]
+        runs = [r for r in t.main if t.kinds.retrievers[r].embedder() == e]
         if spec["type"] != "pretrained" or not runs:
             continue
         tokens = load_json(t.layout.vectors_sidecar(e), "vectors sidecar").get("tokens", {})

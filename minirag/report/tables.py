@@ -19,8 +19,7 @@ import pandas as pd
 from ..artifacts.integrity import iter_records, load_json, load_records, verified
 from ..artifacts.layout import CorpusLayout
 from ..config.corpus import answered, base_retrievers, main_retrievers, sweep_groups
-from ..index.embedders import embedder_kind
-from ..rank.kinds import kind_of
+from ..config.typed import Corpus
 from .misses import gold_misses
 from .paired import PairedScores, holm_cells
 
@@ -36,6 +35,7 @@ def labelled(df: pd.DataFrame) -> pd.DataFrame:
 class CorpusTables:
     def __init__(self, name: str, cc: dict, layout: CorpusLayout):
         self.name, self.cc, self.layout = name, cc, layout
+        self.kinds = Corpus.of(cc)
         self.main, self.paired = main_retrievers(cc), PairedScores(self)  # paired: the Δ columns' per-question scores
 
     # ------------------------------------------------------------ artifacts
@@ -67,7 +67,7 @@ class CorpusTables:
         return load_json(self.layout.eval("assertions.json"), "assertion results") if self.cc["assertions"] else []
 
     def describe(self, retriever: str) -> str:
-        return kind_of(self.cc, retriever).describe(self.cc)
+        return self.kinds.retrievers[retriever].describe(self.cc)
 
     def score(self, retriever: str, metric: str = "hit@5", level: str = "chunk") -> float:
         return self.metrics["retrieval"][retriever][level][metric]
@@ -114,7 +114,7 @@ class CorpusTables:
     def fusion(self) -> pd.DataFrame:
         rows = []
         for r in self.main:
-            kind = kind_of(self.cc, r)
+            kind = self.kinds.retrievers[r]
             if kind.family != "fusion":
                 continue
             best = max(kind.upstream(), key=self.score)
@@ -153,11 +153,11 @@ class CorpusTables:
         div = self.csv("diversity.csv")
         div = div[div["qid"] == "mean"].set_index("retriever")
         rows, k = [], self.cc["diagnose"]["k"]
-        bases = list(dict.fromkeys(kind_of(self.cc, r).upstream()[0] for r in self.cc["retrievers"]
-                                   if kind_of(self.cc, r).family == "diversifier"))
+        bases = list(dict.fromkeys(self.kinds.retrievers[r].upstream()[0] for r in self.cc["retrievers"]
+                                   if self.kinds.retrievers[r].family == "diversifier"))
         for base in bases:
-            family = [r for r in self.cc["retrievers"] if kind_of(self.cc, r).family == "diversifier"
-                      and kind_of(self.cc, r).upstream() == [base]]
+            family = [r for r in self.cc["retrievers"] if self.kinds.retrievers[r].family == "diversifier"
+                      and self.kinds.retrievers[r].upstream() == [base]]
             family.sort(key=lambda r: (self.cc["retrievers"][r]["type"], self.cc["retrievers"][r].get("lambda", 0)))
             for r in [base] + family:
                 d = div.loc[r] if r in div.index else {}
@@ -194,7 +194,7 @@ class CorpusTables:
         k = self.cc["diagnose"]["k"]
         rows = []
         for r in self.main:
-            for mechanism, control in kind_of(self.cc, r).controls(r, self.cc):
+            for mechanism, control in self.kinds.retrievers[r].controls(r, self.cc):
                 inside = diag[f"{r}_doc"].le(k) & diag[f"{r}_doc"].notna()
                 before = diag[f"{control}_doc"].le(k) & diag[f"{control}_doc"].notna()
                 fixed, broken = list(diag["qid"][inside & ~before]), list(diag["qid"][before & ~inside])
@@ -224,7 +224,7 @@ class CorpusTables:
     def encoders(self) -> list[dict]:
         out = []
         for e in self.cc["embedders"]:
-            if not embedder_kind(self.cc, e).trained or not self.layout.encoder_sidecar(e).exists():
+            if not self.kinds.embedders[e].trained or not self.layout.encoder_sidecar(e).exists():
                 continue
             side = load_json(self.layout.encoder_sidecar(e), "encoder sidecar")
             out.append({"name": e, "pairs": side["training_pairs"], "by_source": side["pairs_by_source"],
@@ -233,8 +233,8 @@ class CorpusTables:
 
     def controls_of(self, embedder: str) -> pd.DataFrame:
         """The seed's sanity check: a trained encoder's dense runs against every untrained (hashing) one."""
-        dense = {r: kind_of(self.cc, r).embedder() for r in self.main if kind_of(self.cc, r).type == "dense"}
-        controls = [r for r, e in dense.items() if embedder_kind(self.cc, e).control]
+        dense = {r: self.kinds.retrievers[r].embedder() for r in self.main if self.kinds.retrievers[r].type == "dense"}
+        controls = [r for r, e in dense.items() if self.kinds.embedders[e].control]
         rows = [{"trained": t, "control": c, "hit@5": self.score(t), "control hit@5": self.score(c),
                  "ndcg@10": self.score(t, "ndcg@10"), "control ndcg@10": self.score(c, "ndcg@10")}
                 for t, e in dense.items() if e == embedder for c in controls]
@@ -262,9 +262,8 @@ class CorpusTables:
 
     def trained_readers(self) -> dict[str, dict]:
         """Each trained reader's sidecar (config, training, held-out scores), by name."""
-        from ..answer.readers import reader_kind
         return {r: load_json(self.layout.reader_model(r).with_suffix(".json"), "reader sidecar")
-                for r in self.cc["readers"] if reader_kind(self.cc, r).trained and answered(self.cc)}
+                for r in self.cc["readers"] if self.kinds.readers[r].trained and answered(self.cc)}
 
     def answer_run(self) -> str | None:
         """The run whose answers the unanswerable table shows: the best retriever, if it is answered."""

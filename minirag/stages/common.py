@@ -61,13 +61,25 @@ def parser_for(fn: Callable) -> argparse.ArgumentParser:
         if name == "settings":
             p.add_argument(flag, type=json.loads, required=required, default=default,
                            help="the stage's config values as JSON (the rule's params)")
-        elif paths.get(name):
+        elif paths.get(name) == "map":
+            p.add_argument(flag, nargs="*", action=KeyedPaths, default={}, metavar="KEY PATH",
+                           help="files by the keys their kind looks them up by")
+        elif paths.get(name) == "list":
             p.add_argument(flag, nargs="*", type=Path, default=[] if required else list(param.default))
         else:
             p.add_argument(flag, type=Path if name in paths else str, required=required, default=default)
     p.add_argument("--receipt", type=Path, help="write the job's receipt here (what it read and wrote)")
     p.add_argument("--debug", action="store_true", help="show the traceback of a failure")
     return p
+
+
+class KeyedPaths(argparse.Action):
+    """`--files KEY PATH KEY PATH ...` -> {KEY: Path(PATH)}."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if len(values) % 2:
+            parser.error(f"{option_string}: KEY PATH pairs, got {len(values)} values")
+        setattr(namespace, self.dest, {k: Path(v) for k, v in zip(values[::2], values[1::2])})
 
 
 def parent_of(pid: int) -> int | None:
@@ -114,6 +126,12 @@ def on_terminate(signum, frame):
     raise SystemExit(128 + signum)
 
 
+def given_paths(value, shape: str) -> list:
+    if shape == "map":
+        return list((value or {}).values())
+    return list(value) if shape == "list" else [value]
+
+
 def run_stage(fn: Callable, argv: list[str] | None = None) -> None:
     """Parse the command line into `fn`'s arguments, run it, write its receipt; exit 0, or 1 with one line."""
     args = vars(parser_for(fn).parse_args(argv))
@@ -127,8 +145,8 @@ def run_stage(fn: Callable, argv: list[str] | None = None) -> None:
         if receipt:
             check_outputs(written)  # what the receipt will vouch for must be sound, not only unchanged
             stage, _, name = receipt.stem.partition(".")
-            inputs = [p for n, many in path_params(fn).items() if not n.startswith("out")
-                      for p in (args[n] if many else [args[n]]) if p is not None]
+            inputs = [p for n, shape in path_params(fn).items() if not n.startswith("out")
+                      for p in given_paths(args[n], shape) if p is not None]
             write_receipt(receipt, stage, name or None, args.get("settings"), inputs, list(written),
                           getattr(written, "fitted", None))
     except KNOWN_FAILURES as exc:

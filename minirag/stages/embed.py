@@ -14,16 +14,17 @@ from ..artifacts.integrity import iter_records
 from ..artifacts.io import load_npy, sha256_file
 from ..artifacts.layout import CorpusLayout
 from ..index.embed_cache import EmbedCache, embed_reusing, model_key
-from ..index.embedders import EmbedderKind, given_files
+from ..index.embedders import EmbedderKind
 from ..index.vectors import vector_rows, vectors_sidecar_path, vectors_writer
 from ..text.chunks import index_text, iter_chunks, load_chunks
 from .common import log, run_stage
 
 
-def embed(settings: dict, name: str, docs: Path, chunks: Path, out: Path, tokenizer: Path | None = None,
-          encoder: Path | None = None, pretrained: Path | None = None, fit_chunks: Path | None = None,
-          out_cache: Path | None = None) -> list[Path]:
+def embed(settings: dict, name: str, docs: Path, chunks: Path, out: Path, files: dict[str, Path] | None = None,
+          fit_chunks: Path | None = None, out_cache: Path | None = None) -> list[Path]:
     """Embed every chunk's index text with the configured embedder; the sidecar checks alignment later.
+    `files` are what its kind reads besides the chunks (a tokenizer, an encoder, a model folder), by
+    the kind's own names for them (embedders.py `files`).
 
     A shard's job passes the whole corpus's chunks as `fit_chunks`: an embedder fitted on the
     corpus (hashing's IDF) is fitted on all of them, so each shard's rows are the unsharded ones."""
@@ -31,9 +32,8 @@ def embed(settings: dict, name: str, docs: Path, chunks: Path, out: Path, tokeni
     items = load_chunks(chunks, docs)
     texts = [index_text(c) for c in items]
     fit_texts = texts if fit_chunks is None else (index_text(c) for c in iter_chunks(fit_chunks))
-    files = given_files(tokenizer=tokenizer, encoder=encoder, pretrained=pretrained)
     t0 = time.perf_counter()
-    emb, producer = kind.corpus_embedder(fit_texts, files)
+    emb, producer = kind.corpus_embedder(fit_texts, files or {})
     sidecar = {"embedder": name, "chunks_sha256": sha256_file(chunks), **producer,
                **kind.coverage(emb, texts, lambda: languages(docs, items))}
     rows = vector_rows(items)

@@ -8,7 +8,6 @@ from pathlib import Path
 from ..artifacts.integrity import load_records
 from ..evaluation.evaluate import build_qrels
 from ..evaluation.trec import load_run, write_run
-from ..index.embedders import given_files
 from ..query.sources import Sources
 from ..rank.kinds import RetrieverKind
 from ..text.chunks import load_chunks
@@ -16,20 +15,15 @@ from .common import Written, log, run_stage
 
 
 def retrieve(settings: dict, name: str, questions: Path, docs: Path, chunks: Path, out: Path, runs: list[Path] = (),
-             vectors: Path | None = None, index: Path | None = None, tokenizer: Path | None = None,
-             encoder: Path | None = None, units: Path | None = None, model: Path | None = None,
-             lexicon: Path | None = None, pretrained: Path | None = None, ivf: Path | None = None) -> list[Path]:
-    """Rank every question's chunks: a channel from its index, the others from their input runs."""
+             files: dict[str, Path] | None = None) -> list[Path]:
+    """Rank every question's chunks: a channel from its index, the others from their input runs;
+    `files` are what the retriever's kind reads (vectors, an index, a model), by their file keys."""
     depth = settings["depth"]
     kind = RetrieverKind.from_spec({k: v for k, v in settings.items() if k != "depth"}, f"retrievers.{name}")
     kind.name = name
     qs = load_records(questions, "questions")
     items = load_chunks(chunks, docs)
-    embedder = kind.embedder()
-    files = given_files(tokenizer=tokenizer, encoder=encoder, pretrained=pretrained)
-    sources = Sources(items, {embedder: vectors} if vectors else {}, {embedder: files} if embedder else {},
-                      {kind.index(): index} if index else {}, (units, docs) if units else None,
-                      {name: model} if model else {}, lexicon, {kind.ivf_index(): ivf} if ivf else {}, mmap=True)
+    sources = Sources(items, files or {}, docs=docs, mmap=True)
     t0 = time.perf_counter()
     fitted = None
     if kind.family == "channel":

@@ -13,17 +13,15 @@ from ..answer.readers import READERS
 from .common import log, run_stage
 
 
-def train_reader(settings: dict, name: str, docs: Path, out: Path, tokenizer: Path | None = None,
-                 chunks: Path | None = None, lexicon: Path | None = None, terms: Path | None = None,
-                 questions: Path | None = None) -> list[Path]:
-    """Train the reader `name` of the kind its settings name, on the files its kind reads."""
+def train_reader(settings: dict, name: str, docs: Path, out: Path, files: dict[str, Path] | None = None) -> list[Path]:
+    """Train the reader `name` of the kind its settings name, on the documents and the files its
+    kind reads (`training_reads`, by the names in its `training_inputs`)."""
     kind = READERS[settings["type"]]
-    given = {"docs": docs, "tokenizer": tokenizer, "chunks": chunks, "lexicon": lexicon, "terms": terms,
-             "questions": questions}
-    missing = [k for k in kind.training_inputs if given[k] is None]
+    given = {"docs": docs, **(files or {})}
+    missing = [k for k in kind.training_inputs if k not in given]
     if missing:
         raise ValueError(f"train_reader: a {kind.type} reader learns from {', '.join(kind.training_inputs)}; "
-                         f"missing --{' --'.join(missing)}")
+                         f"missing {', '.join(missing)} (--files KEY PATH)")
     kind.train(settings, name, {k: given[k] for k in kind.training_inputs}, out, log)
     return [out, out.with_suffix(".json"), out.with_suffix(".tasks.jsonl")]
 

@@ -47,7 +47,7 @@ def train_reranker(settings: dict, name: str, docs: Path, chunks: Path, question
     s = kind.s
     items = load_chunks(chunks, docs)
     by_id = {c.id: c for c in items}
-    sources = Sources(items, lexicon=lexicon)
+    sources = Sources(items, {"lexicon": lexicon} if lexicon else {})
     features = sources.features(s.analyzer, s.expand)
     synthetic = synthesize(load_records(docs, "documents"), s.synthetic, s.seed)
     first = BM25Retriever.from_chunks(items, BM25Settings(title_weight=1.0, analyzer=s.analyzer))

@@ -78,4 +78,4 @@ def test_the_fitted_weights_travel_in_the_receipt_to_a_live_retriever(tmp_path):
     assert json.loads(receipt.read_text())["fitted"]["weights"] == [0.2, 0.8]
     rrf = RetrieverKind.from_spec({"type": "rrf", "of": ["a", "b"], "fit": True}, "retrievers.h")
     rrf.name = "h"
-    assert rrf.weights(Sources([], fits={"h": receipt})) == [0.2, 0.8]
+    assert rrf.weights(Sources([], {"fitted:h": receipt})) == [0.2, 0.8]

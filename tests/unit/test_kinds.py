@@ -7,6 +7,7 @@ import pytest
 from minirag.artifacts.layout import CorpusLayout
 from minirag.config.corpus import ConfigError, corpus_config
 from minirag.config.schema import config_schema
+from minirag.config.typed import Corpus
 from minirag.pipeline.graph import CorpusGraph
 from minirag.query.sources import open_retriever
 from minirag.rank.kinds import KINDS, RetrieverKind, kind_of
@@ -87,7 +88,7 @@ def test_a_new_kind_is_checked_described_wired_and_ranked_by_the_registry_alone(
     schema = config_schema()["properties"]["corpora"]["additionalProperties"]["properties"]["retrievers"]
     assert "borda-test" in schema["additionalProperties"]["properties"]["type"]["enum"]
     graph = CorpusGraph(cc, CorpusLayout.of("results", "c"))
-    assert graph.retrieve("v") == {"runs": ["results/c/runs/a.trec", "results/c/runs/b.trec"]}
+    assert graph.retrieve("v") == {"runs": ["results/c/runs/a.trec", "results/c/runs/b.trec"], "files": {}}
     with pytest.raises(ConfigError, match=r"retrievers.v.of: unknown retriever 'z'"):
         corpus_config({"corpora": {"c": {"retrievers": {"a": {"type": "bm25"},
                                                         "v": {"type": "borda-test", "of": ["a", "z"]}}}}}, "c")
@@ -98,7 +99,7 @@ def test_a_new_kind_is_checked_described_wired_and_ranked_by_the_registry_alone(
 
         def dense(self, embedder):
             return FixedRetriever([("z", 0.9), ("y", 0.8)])
-    live = open_retriever(Sources(), cc, "v")
+    live = open_retriever(Sources(), Corpus.of(cc), "v")
     # x 3 + 0, y 2 + 1, z 1 + 2: all tie, and trec_eval order breaks ties by id, descending, as a run file does
     assert [cid for cid, _ in live.search("q", k=3)] == ["z", "y", "x"]
 

@@ -81,7 +81,11 @@ def test_each_jobs_command_line_parses_with_its_stages_parser_and_says_what_the_
                 where = f"{g.layout.root.name}: {spec.rule} {w}"
                 for key, value in spec.reads(g, w).items():
                     given = value.arg if isinstance(value, Given) else value
-                    if given is None:
+                    if isinstance(value, dict):  # files by key, each the one path its kind looks up
+                        assert {k: str(p) for k, p in (args[key] or {}).items()} == {
+                            k: str(v.arg if isinstance(v, Given) else v) for k, v in value.items()
+                            if not isinstance(v, Given) or v.arg is not None}, where
+                    elif given is None:
                         assert key not in args or not args[key], where
                     elif isinstance(given, list):
                         assert [str(p) for p in args[key]] == given, where

@@ -186,7 +186,7 @@ def test_an_empty_shard_is_curated_chunked_indexed_and_embedded_as_nothing(build
     postings, meta = load_postings(root / "shards/3/bm25/title")
     assert postings.n_items == 0 and postings.vocab == [] and meta["rows"] == []
     run_stage(embed, ["--name", "tiny", "--settings", json.dumps({"type": "pretrained", "path": str(builds[3] / "tiny-bert")}),
-                      "--docs", str(docs), "--chunks", str(chunks), "--pretrained", str(builds[3] / "tiny-bert"),
+                      "--docs", str(docs), "--chunks", str(chunks), "--files", "pretrained", str(builds[3] / "tiny-bert"),
                       "--out", str(root / "shards/3/vectors/tiny.npy"), "--receipt", str(root / "receipts/embed_shard.3.tiny.json")])
     assert np.load(root / "shards/3/vectors/tiny.npy").shape == (0, 8)
 

@@ -244,7 +244,7 @@ def test_an_edited_chunk_is_refused_by_the_next_stage_that_reads_it(built):
         proc = run([sys.executable, "-m", "minirag.stages.retrieve", "--name", "dense",
                     "--settings", '{"type": "dense", "embedder": "hashing", "depth": 10}',
                     "--questions", str(root / "questions.jsonl"), "--docs", str(root / "docs.jsonl"),
-                    "--chunks", str(chunks_path), "--vectors", str(root / "vectors" / "hashing.npy"),
+                    "--chunks", str(chunks_path), "--files", "vectors:hashing", str(root / "vectors" / "hashing.npy"),
                     "--out", str(built / "stale.trec")], built, check=False)
     finally:
         chunks_path.write_text(original, encoding="utf-8")

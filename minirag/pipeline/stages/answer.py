@@ -19,7 +19,7 @@ def reader_settings(g, w) -> dict:
 ANSWER = [
     Stage("train_reader", names=lambda g: [{"name": r} for r in g.trained_readers()], settings=reader_settings,
           values=lambda g, w: {"name": w["name"]},
-          reads=lambda g, w: {"docs": g.training_docs(), **g.train_reader(w["name"])},
+          reads=lambda g, w: {"docs": g.training_docs(), "files": g.train_reader(w["name"])},
           writes={"out": Out("reader"), "sidecar": Out("reader_sidecar", arg=None),
                   "tasks": Out("reader_tasks", arg=None)}),
     # the terms file is an input: editing it reruns the stage

@@ -62,7 +62,7 @@ EMBED = [
                               "chunks": str(g.layout.shard_chunks(w["shard"])), **g.embed_shard(w["name"])},
           writes={"out": Out("shard_vectors"), "sidecar": Out("shard_vectors_sidecar", arg=None)}),
     Stage("embed", corpora="whole", names=lambda g: whole(g, g.used_embedders()), settings=embedder_settings,
-          values=name_value, reads=lambda g, w: {**corpus_files(g), **g.embedder_files(w["name"])},
+          values=name_value, reads=lambda g, w: {**corpus_files(g), "files": g.embedder_files(w["name"])},
           writes={**VECTORS, "out_cache": Out("embed_cache", update=True),
                   "cache_receipt": Out("embed_cache", arg=None, update=True, receipt=True)}),
     Stage("merge_vectors", job="embed", corpora="sharded", names=lambda g: sharded(g, g.used_embedders()),

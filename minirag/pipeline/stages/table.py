@@ -5,7 +5,7 @@
     python -m minirag.pipeline.stages --markdown           as in docs/architecture.md
 
 `reads` comes from the stage function's signature (what its command line accepts; optional
-ones in brackets), `writes` from the artifact registry, `settings` from the spec on the given
+ones in brackets; a kind's own files as one mapping by key), `writes` from the artifact registry, `settings` from the spec on the given
 configs' corpora (the keys its jobs there read). docs/architecture.md holds the markdown
 table for the shipped configs, checked by a test.
 
@@ -31,8 +31,10 @@ def stage_function(spec: Stage):
 def reads_of(spec: Stage) -> str:
     fn = stage_function(spec)
     params = inspect.signature(fn).parameters
-    names = [n for n in path_params(fn) if not n.startswith("out")]
-    return ", ".join(n if params[n].default is inspect.Parameter.empty else f"[{n}]" for n in names)
+    shapes = {n: shape for n, shape in path_params(fn).items() if not n.startswith("out")}
+    # files by key are what the job's kind reads (its `reads`), named by their keys
+    names = {n: f"{n} (its kind's, by key)" if shape == "map" else n for n, shape in shapes.items()}
+    return ", ".join(v if params[n].default is inspect.Parameter.empty else f"[{v}]" for n, v in names.items())
 
 
 def writes_of(spec: Stage) -> str:

@@ -11,6 +11,13 @@ from ..ranking import Ranking, Retriever
 KINDS: dict[str, type["RetrieverKind"]] = {}
 
 
+def file_key(role: str, *names: str) -> str:
+    """The key a kind's file goes by, from its job's command line to `Sources`: `vectors:<embedder>`,
+    `query:<embedder>:<file>`, `bm25:<index>`, `ivf:<index>`, `reranker:<retriever>`, `lexicon`.
+    Config names hold no ':' (settings.NAME_PATTERN), so a key reads back unambiguously."""
+    return ":".join((role, *names))
+
+
 class RetrieverKind(Kind):
     registry, label = KINDS, "retriever type"
     not_settings = ("type", "sweep", "sweep_of", "sweep_param")  # a sweep is the config's, not the kind's
@@ -34,6 +41,20 @@ class RetrieverKind(Kind):
     def ivf_index(self) -> str | None:
         """The IVF index it searches (built by the ivf rule), by name."""
         return None
+
+    def reads(self, graph) -> dict:
+        """The files its retrieve job reads besides the questions, the chunks and its input runs, by
+        `file_key`: what its live retriever opens (through `Sources`) and what a server hashes.
+        `graph` is the corpus's CorpusGraph (pipeline/graph.py), which knows where each file is."""
+        return {}
+
+    def serves(self, graph) -> dict:
+        """What a server reads to rank as its run does: its job's reads, and what its job wrote for it."""
+        return self.reads(graph)
+
+    def training_reads(self, graph) -> dict:
+        """A `trained` kind: what its training job (train_reranker) reads besides the corpus and questions."""
+        return {}
 
     def expansion(self) -> ExpansionSettings:
         """How it expands queries with the lexicon stage's translations and forms (off unless set)."""

@@ -24,6 +24,9 @@ class Dense(RetrieverKind):
     def embedder(self) -> str:
         return self.s.embedder
 
+    def reads(self, graph) -> dict:
+        return graph.vectors(self.s.embedder)
+
     def open(self, sources) -> Retriever:
         return sources.dense(self.s.embedder)
 
@@ -52,6 +55,9 @@ class IVF(RetrieverKind):
         """The index's name, its folder under ivf/: the embedder and every build setting."""
         return ".".join([self.s.embedder] + [f"{k}={v}" for k, v in self.s.build_settings().items()])
 
+    def reads(self, graph) -> dict:
+        return {**graph.vectors(self.s.embedder), **graph.ivf_index(self.ivf_index())}
+
     def open(self, sources) -> Retriever:
         return sources.ivf(self.ivf_index(), self.s.embedder, self.s.nprobe)
 
@@ -76,6 +82,9 @@ class BM25(RetrieverKind):
 
     def index(self) -> str:
         return self.s.index
+
+    def reads(self, graph) -> dict:
+        return {**graph.bm25_index(self.s.index), **(graph.lexicon() if self.s.expand.enabled() else {})}
 
     def check(self, name, cc, where) -> None:
         super().check(name, cc, where)

@@ -22,6 +22,10 @@ class Fusion(RetrieverKind):
     def upstream(self) -> list[str]:
         return list(self.s.of)
 
+    def serves(self, graph) -> dict:
+        """Fitted weights are read back from the run's receipt."""
+        return graph.fitted(self.name) if self.s.fit else {}
+
     def given_weights(self) -> list[float]:
         raise NotImplementedError
 

@@ -65,6 +65,9 @@ class MMR(Reorder):
     def embedder(self) -> str:
         return self.s.embedder
 
+    def reads(self, graph) -> dict:
+        return graph.vectors(self.s.embedder)
+
     def combine(self, query, rankings, sources, depth) -> Ranking:
         return mmr(rankings[0], sources.vectors_by_id(self.s.embedder), lam=self.s.lambda_, k=depth, pool=self.s.pool)
 
@@ -97,6 +100,16 @@ class Rerank(Reorder):
         src = cc["source"]
         if self.s.train_qrels and not (src["format"] == "beir" and src["train_split"]):
             raise SettingsError(f"{where}.train_qrels: needs a BEIR source with source.train_split")
+
+    def reads(self, graph) -> dict:
+        return {**graph.reranker(self.name), **(graph.lexicon() if self.s.expand.enabled() else {})}
+
+    def training_reads(self, graph) -> dict:
+        """The run whose candidates it learns to re-order, the lexicon its features expand with, and
+        a BEIR training split when it learns from its qrels too."""
+        return {"run": str(graph.layout.run(self.upstream()[0])),
+                **({"lexicon": str(graph.layout.lexicon)} if self.s.expand.enabled() else {}),
+                **(graph.beir_training() if self.s.train_qrels else {})}
 
     def combine(self, query, rankings, sources, depth) -> Ranking:
         model = sources.reranker(self.name)
