@@ -7,6 +7,7 @@ from snakemake.utils import min_version
 from minirag.artifacts.safe_yaml import YAMLBudgetError, check_loaded
 from minirag.config.corpus import ConfigError
 from minirag.config.load import validate
+from minirag.config.merge import unmerge_files
 from minirag.terminal import quiet_terminal
 
 min_version("9.11")
@@ -27,6 +28,8 @@ CONFIGFILES = ", ".join(
 )
 try:
     check_loaded(config, CONFIGFILES)
+    # a --configfile that switches a chunk strategy or a kind replaces that section, not merges into it
+    unmerge_files(config, workflow.configfiles, workflow.overwrite_configfiles or [])
     validate(config, CONFIGFILES)
 except (YAMLBudgetError, ConfigError) as exc:
     sys.exit(f"config error: {exc}")

@@ -25,17 +25,12 @@ from minirag.artifacts.integrity import load_records  # noqa: E402
 from minirag.artifacts.layout import CorpusLayout  # noqa: E402
 from minirag.config.corpus import corpus_config  # noqa: E402
 from minirag.config.load import load_config  # noqa: E402
+from minirag.config.merge import deep_merge  # noqa: E402
 from minirag.evaluation.trec import load_run  # noqa: E402
 from minirag.query.built_corpus import open_corpus  # noqa: E402
 from minirag.rank.kinds import kind_of  # noqa: E402
 from minirag.rank.rerank import rerank  # noqa: E402
 
-
-def deep_merge(base: dict, over: dict) -> dict:
-    out = dict(base)
-    for k, v in over.items():
-        out[k] = deep_merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
-    return out
 
 
 def channel_of(cc: dict, name: str) -> str:
