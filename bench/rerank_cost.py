@@ -32,7 +32,6 @@ from minirag.rank.kinds import kind_of  # noqa: E402
 from minirag.rank.rerank import rerank  # noqa: E402
 
 
-
 def channel_of(cc: dict, name: str) -> str:
     """The first channel upstream of `name` (the BM25 or dense run its candidates start from)."""
     kind = kind_of(cc, name)
