@@ -28,8 +28,10 @@ OVERVIEW = """## Corpus `{name}`
 
 {note}- Source: `{source[path]}` ({source[format]}); {n_docs} documents ({docs_by_lang}), {chars:,} characters.
 - Chunking: `{chunk[strategy]}` ({chunking}); {n_chunks} chunks, median {median_chars} characters.
-- Questions: {questions} ({answerable} answerable); by language {by_lang}; by difficulty {by_difficulty}.{dev}
+{questions_line}
 """
+QUESTIONS = "- Questions: {questions} ({answerable} answerable); by language {by_lang}; by difficulty {by_difficulty}.{dev}"
+NO_QUESTIONS = "- Questions: none yet."
 
 FIGURES = """![Retrievers: mean hit@5 and MRR with 95 % bootstrap intervals, all questions and per language]({retrievers})
 
@@ -148,8 +150,9 @@ def render_corpus(t: CorpusTables, results: str | Path, jobs: list) -> str:
     cc, out = t.cc, []
     facts = t.overview()
     note = cc["note"].strip() + "\n\n" if cc.get("note") else ""
+    questions = QUESTIONS.format(**facts) if facts["questions"] else NO_QUESTIONS
     out.append(OVERVIEW.format(name=t.name, note=note, chunking=CHUNKING[cc["chunk"]["strategy"]].format(**cc["chunk"]),
-                               **facts))
+                               questions_line=questions, **facts))
     if not facts["questions"]:
         return "\n".join(out + [NOTHING_TO_SCORE.format(name=t.name)] + render_stage_times(t, jobs))
     out.append(FIGURES.format(**{f: t.layout.figure(f"summary-{f}").relative_to(results).as_posix()

@@ -36,6 +36,7 @@ def test_its_report_says_there_is_nothing_to_score_and_how_to_add_questions(page
     report = (pages / "results" / "pages.md").read_text(encoding="utf-8")
     assert "### Nothing to score yet" in report and "source: {questions: path/to/questions.jsonl}" in report
     assert "### Retrieval" not in report
+    assert "- Questions: none yet." in report and "by language ;" not in report
 
 
 def test_search_and_answer_work_on_it(pages):
