@@ -1,3 +1,4 @@
+import gc
 import os
 import sys
 
@@ -9,6 +10,15 @@ import sys
 for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(var, "1")
 
-from .cli import main  # noqa: E402
+# A command runs once and keeps nearly all it allocates to its end (the modules, the artifacts it
+# loads): the cyclic garbage collector's passes over them were a tenth of a cold `answer`. Off for
+# the command's run; `serve`, which runs for days, turns it back on (cli.py), and it is on again
+# when main returns (the module can be run inside another process, as the tests do).
+gc.disable()
+try:
+    from .cli import main  # noqa: E402
 
-sys.exit(main())
+    code = main()
+finally:
+    gc.enable()
+sys.exit(code)
