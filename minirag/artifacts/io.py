@@ -231,6 +231,14 @@ def shown(value: Any, limit: int = 80) -> str:
     return r.repr(value)
 
 
+def as_input(path: str | Path) -> str:
+    """A rule input's path relative to the working directory when it lies below it: the same
+    project copied or moved elsewhere then names the same inputs, and Snakemake finds it up to
+    date (an absolute path is a new input to it)."""
+    path = Path(path)
+    return os.path.relpath(path) if path.is_absolute() and path.is_relative_to(Path.cwd()) else str(path)
+
+
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 

@@ -12,8 +12,7 @@ prompt.py, generate.py, train_reader.py).
 from __future__ import annotations
 
 from ..answer.readers import reader_kind
-from ..config.corpus import answered
-from .depends import as_input
+from ..config.corpus import answered, selector_reader, terms_file
 from .graph_scale import paths
 from .stage import Given
 
@@ -69,17 +68,14 @@ class AnswerInputs:
         return {k: str(available[k]) for k in reader_kind(self.cc, name).training_inputs if k != "docs"}
 
     def selector(self) -> str | None:
-        """The reader whose trained answer selector scores every answered run's candidates: the
-        corpus's first `extractive` reader (None: no candidates, prompts as the seed builds them)."""
-        return next((r for r in self.trained_readers() if reader_kind(self.cc, r).selects), None)
+        """The reader whose trained answer selector scores every answered run's candidates (config/corpus.py
+        `selector_reader`: the corpus's first `extractive` reader; None: no candidates, prompts as the seed
+        builds them)."""
+        return selector_reader(self.cc)
 
     def terms_file(self) -> str:
         """The grammatical-terms file the selector reads (candidates.terms, else the one minirag ships)."""
-        from ..answer.select.terms import DEFAULT_TERMS
-        given = self.cc["candidates"]["terms"]
-        if given:
-            return given
-        return as_input(DEFAULT_TERMS)
+        return terms_file(self.cc)
 
     def candidates(self, name: str) -> dict:
         """A candidates job's inputs beyond the run and the chunks: the lexicon, the terms, the selector's weights."""

@@ -192,13 +192,12 @@ class BuiltCorpus:
         terms file), or None when it has none: answers then read the prompt's evidence lines alone."""
         from ..answer.select.selector import load_selector
         from ..artifacts.missing import require
-        from ..pipeline.graph import CorpusGraph
-        graph = CorpusGraph(self.cc, self.layout)
-        name = graph.selector()
+        from ..config.corpus import selector_reader, terms_file  # as the graph decides, without its imports
+        name = selector_reader(self.cc)
         if name is None:
             return None
         model = require(self.layout.reader_model(name), f"weights of reader {name!r}")
-        return load_selector(model, list(self.by_id.values()), self.langs, self.layout.lexicon, graph.terms_file(),
+        return load_selector(model, list(self.by_id.values()), self.langs, self.layout.lexicon, terms_file(self.cc),
                              self.cc["candidates"]["depth"], {"docs": self.layout.docs, "chunks": self.layout.chunks})
 
     def is_remote(self, reader: str | None = None) -> bool:
