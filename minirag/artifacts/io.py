@@ -14,7 +14,6 @@ import hashlib
 import json
 import os
 import stat
-import tempfile
 import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
@@ -65,6 +64,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     if problem:
         raise ValueError(problem)
     path.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # here: a command that only reads never loads it (nor the random module it imports)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     tmp_path = Path(tmp)
