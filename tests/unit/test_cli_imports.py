@@ -55,9 +55,10 @@ def test_the_answer_path_loads_no_module_only_other_commands_use():
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # runpy: the module was imported by its package
 def test_running_the_module_leaves_the_garbage_collector_as_it_found_it(monkeypatch, capsys):
-    monkeypatch.setattr(sys, "argv", ["minirag", "--help"])
+    monkeypatch.setattr(sys, "argv", ["minirag", "history", "--results", "no-such-folder"])
     assert gc.isenabled()
+    frozen = gc.get_freeze_count()
     with pytest.raises(SystemExit):
         runpy.run_module("minirag", run_name="__main__", alter_sys=True)
     capsys.readouterr()
-    assert gc.isenabled()
+    assert gc.isenabled() and gc.get_freeze_count() == frozen  # frozen only when started as `python -m minirag`
