@@ -10,7 +10,13 @@ and the part of the wall time spent before answering. One run
 first, not counted, warms the OS file cache (what the bench measures is Python, not the disk).
 
     .venv/bin/python bench/cli_latency.py [--question "past tense of swim"] [--runs 10] [--json]
+    .venv/bin/python bench/cli_latency.py --phases 15      # where a cold answer's CPU time goes, step by step
     .venv/bin/python -X importtime -m minirag answer "past tense of swim" 2> imports.txt   # where imports go
+
+`--phases N` runs, N times in a fresh interpreter, the steps `python -m minirag answer` takes (as
+cmd_answer calls them, the garbage collector off as the command runs), and prints each step's CPU
+milliseconds (minimum and median over the N): imports, the config, the chunks, each artifact opened,
+the answer itself. The interpreter's own start (`python -c pass`) comes on top.
 
 Build the artifacts first: snakemake -c2 results/report.md
 """
@@ -62,6 +68,41 @@ def measure(question: str, runs: int, extra: list[str]) -> dict:
             "wall_ms_each": [round(w, 1) for w in walls], "in_process_ms_each": [round(i, 1) for i in inside]}
 
 
+PHASES = """
+import gc; gc.disable()
+import json, os, sys, time
+for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(var, "1")
+marks = [("", time.process_time())]
+def mark(name): marks.append((name, time.process_time()))
+import numpy; mark("import numpy")
+import minirag.cli; mark("import the CLI (argparse, artifacts, history)")
+import minirag.config.load, minirag.config.corpus, minirag.query.defaults; mark("import the config's settings")
+corpus, cc = minirag.query.defaults.named_corpus(sys.argv[2], sys.argv[3] or None); mark("read and check the config")
+from minirag.query.built_corpus import BuiltCorpus
+b = BuiltCorpus(corpus, cc, "results"); mark("read and check chunks and documents")
+b.retriever(None); mark("open the retriever (its indexes, the lexicon)")
+import minirag.answer.rag, minirag.answer.select.selector; mark("import the reader and the selector")
+b.reader(None); mark("open the reader")
+b.selector, b.langs; mark("open the answer selector (vocabulary, terms, weights)")
+out = b.answer(sys.argv[1]); mark("answer (rerank, select, prompt, read, cite)")
+print(json.dumps({n: 1000 * (t - marks[i][1]) for i, (n, t) in enumerate(marks[1:])}))
+"""
+
+
+def phases(question: str, configfile: str, corpus: str | None, runs: int) -> str:
+    """Each step's CPU milliseconds, minimum and median over `runs` fresh interpreters (PHASES)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    cmd = [sys.executable, "-c", PHASES, question, configfile, corpus or ""]
+    subprocess.run(cmd, capture_output=True, env=env, check=True)  # warms the file cache; not counted
+    rows = [json.loads(subprocess.run(cmd, capture_output=True, text=True, env=env, check=True).stdout)
+            for _ in range(runs)]
+    rows = [{**r, "total in the process": sum(r.values())} for r in rows]
+    lines = [f"{'CPU ms (' + str(runs) + ' cold runs)':56} {'min':>7} {'median':>7}"]
+    lines += [f"{k:56} {min(r[k] for r in rows):7.1f} {statistics.median(r[k] for r in rows):7.1f}" for k in rows[0]]
+    return "\n".join(lines)
+
+
 def table(r: dict) -> str:
     rows = [("cold wall time (process start to exit)", r["wall_ms"]),
             ("its CPU time (user + system)", r["cpu_ms"]),
@@ -81,7 +122,11 @@ def main() -> None:
     ap.add_argument("--corpus", default=None, help="a corpus of the config (default: its first built one)")
     ap.add_argument("--configfile", default="workflow/config.yaml")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--phases", type=int, default=0, metavar="N", help="time each step instead, over N cold runs")
     a = ap.parse_args()
+    if a.phases:
+        print(phases(a.question, a.configfile, a.corpus, a.phases))
+        return
     extra = ["--configfile", a.configfile] + (["--corpus", a.corpus] if a.corpus else [])
     result = measure(a.question, a.runs, extra if a.configfile != "workflow/config.yaml" or a.corpus else [])
     print(json.dumps(result, indent=2) if a.json else table(result))

@@ -128,6 +128,8 @@ def cmd_verify(a) -> int:
 
 
 def cmd_serve(a) -> int:
+    import gc
+    gc.enable()  # a server runs for days: it collects its garbage (python -m minirag runs with it off)
     try:
         import uvicorn
 

@@ -14,7 +14,6 @@ import hashlib
 import json
 import os
 import stat
-import tempfile
 import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
@@ -65,6 +64,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     if problem:
         raise ValueError(problem)
     path.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # here: a command that only reads never loads it (nor the random module it imports)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     tmp_path = Path(tmp)
@@ -229,6 +229,14 @@ def shown(value: Any, limit: int = 80) -> str:
     r.maxlist = r.maxtuple = r.maxdict = r.maxset = 10
     r.maxlevel = 3
     return r.repr(value)
+
+
+def as_input(path: str | Path) -> str:
+    """A rule input's path relative to the working directory when it lies below it: the same
+    project copied or moved elsewhere then names the same inputs, and Snakemake finds it up to
+    date (an absolute path is a new input to it)."""
+    path = Path(path)
+    return os.path.relpath(path) if path.is_absolute() and path.is_relative_to(Path.cwd()) else str(path)
 
 
 def sha256_text(text: str) -> str:

@@ -52,6 +52,21 @@ class Artifact:
         parts.append(re.escape(self.pattern[at:]))
         return re.compile("".join(parts))
 
+    @cached_property
+    def ends(self) -> tuple[str, str]:
+        """The pattern's text before its first wildcard and after its last: a path it matches starts and
+        ends with them, so a path that does not is told apart without compiling the regex."""
+        found = list(WILDCARD.finditer(self.pattern))
+        return (self.pattern[:found[0].start()], self.pattern[found[-1].end():]) if found else (self.pattern, "")
+
+    def match(self, rest: str) -> dict[str, str] | None:
+        """The wildcards of `rest` (a path below the corpus root) when it is this artifact's, else None."""
+        head, tail = self.ends
+        if not (rest.startswith(head) and rest.endswith(tail)):
+            return None
+        m = self.regex.fullmatch(rest)
+        return m.groupdict() if m else None
+
 
 def _kinds(*items: Artifact) -> dict[str, Artifact]:
     return {a.kind: a for a in items}
@@ -139,7 +154,7 @@ def producer_of(path: str | Path) -> tuple[Path, Artifact, dict[str, str]]:
             continue
         rest = "/".join(parts[cut:])
         for artifact in ARTIFACTS.values():
-            m = artifact.regex.fullmatch(rest)
-            if m:
-                return Path(*parts[:cut]), artifact, m.groupdict()
+            wildcards = artifact.match(rest)
+            if wildcards is not None:
+                return Path(*parts[:cut]), artifact, wildcards
     raise ValueError(f"{path}: not an artifact of a corpus's results folder")

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ..answer.prompt import PromptSettings
-from ..answer.readers import Reader
+from ..answer.readers import Reader, reader_kind
 from ..answer.select.settings import CandidateSettings
 from ..datasets.beir import refuse_training_on
 from ..evaluation.diagnose import DiagnoseSettings
@@ -224,6 +224,22 @@ def answered(cc: dict) -> list[str]:
     if not has_answers(cc):
         return []
     return main_retrievers(cc) if "*" in cc["answer"] else [r for r in cc["retrievers"] if r in cc["answer"]]
+
+
+def selector_reader(cc: dict) -> str | None:
+    """The reader whose trained answer selector scores every answered run's candidates: the corpus's
+    first trained reader that selects (`extractive`); None: no run is answered, or no reader selects
+    (no candidates, prompts as the seed builds them). The graph and a built corpus both ask here."""
+    if not answered(cc):
+        return None
+    return next((r for r in cc["readers"] if reader_kind(cc, r).trained and reader_kind(cc, r).selects), None)
+
+
+def terms_file(cc: dict) -> str:
+    """The grammatical-terms file the selector reads (candidates.terms, else the one minirag ships)."""
+    from ..answer.select.terms import DEFAULT_TERMS
+    from ..artifacts.io import as_input
+    return cc["candidates"]["terms"] or as_input(DEFAULT_TERMS)
 
 
 def sweep_groups(cc: dict) -> dict[tuple[str, str], list[str]]:

@@ -19,13 +19,14 @@ import yaml
 from ..artifacts.safe_yaml import read_yaml
 from ..settings import did_you_mean
 from .corpus import ConfigError, corpus_config
-from .schema import config_schema
 
 
 def validate(config: dict, where: str) -> None:
     """The config against the schema; the first error as one line naming its key (an unknown
     key with the nearest known one), never the schema itself."""
     import jsonschema
+
+    from .schema import config_schema  # here: search and answer skip the schema (and its imports)
     errors = sorted(jsonschema.Draft202012Validator(config_schema()).iter_errors(config), key=lambda e: list(e.path))
     if errors:
         first = errors[0]

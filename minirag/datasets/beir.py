@@ -17,11 +17,7 @@ and mirrors for the download, and datasets without a published checksum.
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import shutil
-import tempfile
-import zipfile
 from pathlib import Path
 from typing import Iterator
 
@@ -97,6 +93,7 @@ def qrels_rows(path: str | Path) -> Iterator[tuple[int, str, str, int]]:
     path = Path(path)
     if not path.exists():
         raise CorpusError(f"{path}: qrels file not found")
+    import csv  # here, as the download's modules below: the config reads this module for refuse_training_on
     with open(path, encoding="utf-8", newline="") as fh:
         for lineno, row in enumerate(csv.reader(fh, delimiter="\t"), start=1):
             if not row:
@@ -219,6 +216,9 @@ def md5_file(path: Path) -> str:
 
 def download_beir(url: str, md5: str, out_dir: str | Path, progress=print) -> Path:
     """Download `url`, check `md5`, unpack the dataset's folder to `out_dir`."""
+    import shutil
+    import tempfile
+    import zipfile
     out_dir = Path(out_dir)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=out_dir.parent, prefix=f".{out_dir.name}.") as tmp:

@@ -36,8 +36,6 @@ from ..rank.diversify import Vectors, vectors_for
 from ..rank.ranking import Ranking
 from ..settings import setting
 from ..text.chunks import Chunk
-from .evaluate import build_qrels, mean, to_csv
-from .metrics import first_relevant_rank
 
 Run = dict[str, Ranking]  # qid -> ranking
 
@@ -64,6 +62,8 @@ def channel_ranks(questions: list[dict], chunks: Sequence[Chunk], base_runs: dic
     """Per answerable question: `<run>_chunk` and `<run>_doc` best ranks (None if absent)
     for every base and fused run, and `shared_miss`: no base run has a gold document's
     chunk in its top k, the blind spot no fusion of them can fix."""
+    from .evaluate import build_qrels  # here: the config reads DiagnoseSettings without the evaluation's imports
+    from .metrics import first_relevant_rank
     chunk_qrels, doc_qrels = build_qrels(questions, chunks)
     doc_of = {c.id: c.doc_id for c in chunks}
     rows = []
@@ -91,6 +91,7 @@ def topk_overlap(runs: dict[str, Run], k: int = 5) -> list[dict]:
     disagreement. Questions are those of any run, in first-seen order; the last row
     (qid "mean") averages each pair over the questions.
     """
+    from .evaluate import mean
     pairs = list(combinations(runs, 2))
     qids = list(dict.fromkeys(qid for run in runs.values() for qid in run))
     rows = []
@@ -126,6 +127,7 @@ def mean_pairwise_cosine(vecs: np.ndarray) -> float | None:
 def diversity(run: Run, doc_of: Mapping[str, str], vectors: Vectors, k: int = 5) -> list[dict]:
     """Per question: `distinct_docs` in the top k and `mean_cosine` of the top-k chunk
     vectors (None below two chunks); the last row (qid "mean") averages both."""
+    from .evaluate import mean
     rows = []
     for qid, ranking in run.items():
         top = [cid for cid, _ in ranking[:k]]
@@ -140,6 +142,7 @@ def diversity(run: Run, doc_of: Mapping[str, str], vectors: Vectors, k: int = 5)
 def write_csv(path: str | Path, rows: list[dict], columns: list[str] | None = None) -> None:
     """Rows as CSV: None as an empty cell, floats to 6 decimals (the rows keep full
     precision); columns default to every key, first-seen order."""
+    from .evaluate import to_csv
     columns = columns or list(dict.fromkeys(key for row in rows for key in row))
     rounded = [{key: round(v, 6) if isinstance(v, float) else v for key, v in row.items()} for row in rows]
     atomic_write_text(path, to_csv(rounded, columns))

@@ -22,7 +22,6 @@ import re
 from ..artifacts.io import shown
 from . import log, render
 from .blobs import HistoryError
-from .diff import diff_builds, diff_runs
 
 
 def resolve(ref: str, records: list[dict]) -> int | None:
@@ -70,6 +69,7 @@ def cmd_history(a) -> int:
 
 
 def cmd_diff(a) -> int:
+    from .diff import diff_builds, diff_runs  # here: the significance tests load only for a diff
     records = log.read(a.results)
     if not records:
         raise HistoryError(f"{log.path_of(a.results)}: no builds recorded yet")

@@ -27,15 +27,7 @@ import sys
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from ..artifacts.io import atomic_write_text
-
-
-def as_input(path: str | Path) -> str:
-    """A rule input's path relative to the working directory when it lies below it: the same
-    project copied or moved elsewhere then names the same inputs, and Snakemake finds it up to
-    date (an absolute path is a new input to it)."""
-    path = Path(path)
-    return os.path.relpath(path) if path.is_absolute() and path.is_relative_to(Path.cwd()) else str(path)
+from ..artifacts.io import as_input, atomic_write_text  # noqa: F401  (as_input: the graph's, kept in io.py)
 
 
 def module_file(package_dir: Path, module: str) -> Path | None:

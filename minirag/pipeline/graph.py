@@ -8,10 +8,10 @@ specs (pipeline/stages/) turn these into rules, jobs, artifacts and command line
 the same questions without Snakemake.
 
     CorpusGraph(cc, CorpusLayout.of("results", "kb")).retrieve("hybrid")
-    -> {"runs": ["results/kb/runs/biencoder.trec", "results/kb/runs/bm25.trec"]}
+    -> {"runs": ["results/kb/runs/biencoder.trec", "results/kb/runs/bm25.trec"], "files": {}}
 
-A `Given` is files a job reads with the one path its command line gets for them (a folder,
-weights beside their sidecar, or none for a word list the stage finds itself).
+Where each kind's own files are (a kind's `reads` asks the graph) is kind_files.py's `KindFiles`,
+which the graph is one of.
 
 What it leaves out: the outputs (the registry and the specs), the code each stage runs
 (depends.py) and running anything.
@@ -21,22 +21,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..artifacts.layout import CorpusLayout
 from ..artifacts.registry import FIGURE_TABLES
 from ..config.corpus import base_retrievers, ivf_indexes, main_retrievers, sweep_groups, upstream
-from ..config.typed import Corpus
-from ..rank.kinds.base import file_key
-from .depends import as_input
 from .graph_answers import AnswerInputs
-from .graph_scale import ScaleInputs, paths
+from .graph_scale import ScaleInputs
+from .kind_files import KindFiles, paths
 from .stage import Given, as_list, tracked
 
 
-class CorpusGraph(ScaleInputs, AnswerInputs):
-    def __init__(self, cc: dict, layout: CorpusLayout):
-        self.cc, self.layout = cc, layout
-        self.kinds = Corpus.of(cc)  # its retriever, embedder and reader kinds, built once
-
+class CorpusGraph(KindFiles, ScaleInputs, AnswerInputs):
     @property
     def source(self) -> dict:
         return self.cc["source"]
@@ -93,58 +86,14 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
             return {}
         return {"lexicon": str(self.layout.lexicon), "terms": self.terms_file()}
 
-    def embedder_files(self, name: str) -> dict:
-        """The files (or, for a pretrained model, the folder of files) an embedder reads, by the stage's
-        argument name: a folder is every file in it, so an edited model file reruns its jobs."""
-        out: dict = {}
-        for k, v in self.kinds.embedders[name].files(self.layout, name).items():
-            out[k] = (Given(str(v), tuple(paths(*sorted(q for q in Path(v).rglob("*") if q.is_file()))))
-                      if Path(v).is_dir() else str(v))
-        return out
-
-    def vectors(self, name: str) -> dict:
-        """An embedder's vectors and the files its query side needs, by file key."""
-        return {file_key("vectors", name): str(self.layout.vectors(name)),
-                **{file_key("query", name, k): v for k, v in self.embedder_files(name).items()}}
-
-    def over_units(self, index: str | None) -> bool:
-        return index is not None and self.cc["bm25"][index]["items"] == "units"
-
     def bm25(self, name: str) -> dict:
         """The units an index over units reads, and its analyzer's word lists."""
         return {**({"units": str(self.layout.units)} if self.over_units(name) else {}), **self.word_lists(name)}
-
-    def word_lists(self, index: str | None) -> dict:
-        """The stopword and filler lists an index's analyzer reads, when it reads any."""
-        from ..text.analyze import AnalyzerConfig
-        files = AnalyzerConfig.from_dict(self.cc["bm25"][index]["analyzer"]).data_files() if index else []
-        return {"word_lists": Given(None, tuple(as_input(f) for f in files))} if files else {}
-
-    def bm25_index(self, name: str) -> dict:
-        """A BM25 index (its folder), the word lists its analyzer reads and the units it holds, by file key."""
-        folder = Given(str(self.layout.bm25(name)), tuple(paths(*self.layout.bm25_files(name))))
-        words = {file_key("words", name): w for w in self.word_lists(name).values()}
-        return {file_key("bm25", name): folder, **words,
-                **({"units": str(self.layout.units)} if self.over_units(name) else {})}
-
-    def ivf_index(self, name: str) -> dict:
-        return {file_key("ivf", name): Given(str(self.layout.ivf(name)), tuple(paths(*self.layout.ivf_files(name))))}
 
     def ivf(self, name: str) -> dict:
         """The vectors (and sidecar) an IVF index is built from."""
         embedder = ivf_indexes(self.cc)[name]["embedder"]
         return {"vectors": str(self.layout.vectors(embedder)), "sidecar": str(self.layout.vectors_sidecar(embedder))}
-
-    def reranker(self, name: str) -> dict:
-        model = self.layout.reranker(name)
-        return {file_key("reranker", name): Given(str(model), tuple(paths(model, model.with_suffix(".json"))))}
-
-    def lexicon(self) -> dict:
-        return {"lexicon": str(self.layout.lexicon)}
-
-    def fitted(self, name: str) -> dict:
-        """The receipt of a fitted fusion's run: its weights."""
-        return {file_key("fitted", name): str(self.layout.receipt("retrieve", name))}
 
     def retrieve(self, name: str) -> dict:
         """A retrieve job's input runs (in its kind's order) and the files its kind reads, by file key."""
@@ -234,13 +183,6 @@ class CorpusGraph(ScaleInputs, AnswerInputs):
 
     def benchmarks(self) -> list[str]:
         return paths(*(self.layout.benchmark(stage, name) for stage, name in self.jobs()))
-
-    def retriever_files(self) -> dict:
-        """Every configured retriever kind's `serves`, by file key: what a server ranks with."""
-        out: dict = {}
-        for r in self.cc["retrievers"]:
-            out.update(self.kinds.retrievers[r].serves(self))
-        return {k: v.arg if isinstance(v, Given) else v for k, v in out.items() if not isinstance(v, Given) or v.arg}
 
     def served(self) -> list[str]:
         """Every file a server of the corpus loads: the documents and chunks, the questions (the page's

@@ -11,9 +11,8 @@ prompt.py, generate.py, train_reader.py).
 
 from __future__ import annotations
 
-from ..config.corpus import answered
+from ..config.corpus import answered, selector_reader, terms_file
 from ..config.typed import Corpus
-from .depends import as_input
 from .graph_scale import paths
 from .stage import Given
 
@@ -76,17 +75,14 @@ class AnswerInputs:
         return {k: str(available[k]) for k in names}
 
     def selector(self) -> str | None:
-        """The reader whose trained answer selector scores every answered run's candidates: the
-        corpus's first `extractive` reader (None: no candidates, prompts as the seed builds them)."""
-        return next((r for r in self.trained_readers() if self.kinds.readers[r].selects), None)
+        """The reader whose trained answer selector scores every answered run's candidates (config/corpus.py
+        `selector_reader`: the corpus's first `extractive` reader; None: no candidates, prompts as the seed
+        builds them)."""
+        return selector_reader(self.cc)
 
     def terms_file(self) -> str:
         """The grammatical-terms file the selector reads (candidates.terms, else the one minirag ships)."""
-        from ..answer.select.terms import DEFAULT_TERMS
-        given = self.cc["candidates"]["terms"]
-        if given:
-            return given
-        return as_input(DEFAULT_TERMS)
+        return terms_file(self.cc)
 
     def candidates(self, name: str) -> dict:
         """A candidates job's inputs beyond the run and the chunks: what the selector's kind scores with."""

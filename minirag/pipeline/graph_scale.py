@@ -13,12 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .kind_files import Given, paths  # noqa: F401  (paths: shared with graph.py)
 from .shards import shard_of
-from .stage import Given
-
-
-def paths(*items) -> list[str]:
-    return [str(p) for p in items]
 
 
 class ScaleInputs:

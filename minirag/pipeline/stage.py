@@ -31,15 +31,7 @@ from typing import Any, Callable, Mapping
 
 from ..artifacts.layout import CorpusLayout
 from ..artifacts.registry import ARTIFACTS, files_of
-
-
-@dataclass(frozen=True)
-class Given:
-    """Files a job reads and the one path its command line gets for them: the folder that holds
-    them (a BM25 index, a model folder), their first file (weights beside their sidecar), or
-    none (a word list the stage finds by itself, tracked so that editing it reruns the job)."""
-    arg: str | None
-    files: tuple[str, ...]
+from .kind_files import Given  # noqa: F401  (a stage's reads are Givens; specs import it from here)
 
 
 @dataclass(frozen=True)

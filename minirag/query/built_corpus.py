@@ -65,16 +65,16 @@ def check_query(query: str, max_chars: int | None = None) -> str:
     return query
 
 
-def open_corpus(results: str | Path, corpus: str, cc: dict):
+def open_corpus(results: str | Path, corpus: str, cc: dict, kinds=None):
     """(layout, chunks, sources) of a built corpus: the sources hold every configured retriever
-    kind's `serves` (pipeline/graph.py `retriever_files`), the files a server ranks with."""
+    kind's `serves` (pipeline/kind_files.py `retriever_files`), the files a server ranks with."""
     from ..artifacts.layout import CorpusLayout
-    from ..pipeline.graph import CorpusGraph
+    from ..pipeline.kind_files import KindFiles
     from ..text.chunks import load_chunks
     from .sources import Sources
     layout = CorpusLayout.of(results, corpus)
     chunks = load_chunks(layout.chunks, layout.docs)
-    return layout, chunks, Sources(chunks, CorpusGraph(cc, layout).retriever_files(), layout.docs)
+    return layout, chunks, Sources(chunks, KindFiles(cc, layout, kinds).retriever_files(), layout.docs)
 
 
 class BuiltCorpus:
@@ -84,7 +84,7 @@ class BuiltCorpus:
         from ..config.typed import Corpus
         self.corpus, self.cc, self.results = corpus, cc, Path(results)
         self.kinds = Corpus.of(cc)
-        self.layout, chunks, self.sources = open_corpus(results, corpus, cc)
+        self.layout, chunks, self.sources = open_corpus(results, corpus, cc, self.kinds)
         self.by_id: dict[str, Chunk] = {c.id: c for c in chunks}
         self._retrievers: dict = {}
         self._readers: dict = {}
@@ -204,13 +204,12 @@ class BuiltCorpus:
         terms file), or None when it has none: answers then read the prompt's evidence lines alone."""
         from ..answer.select.selector import load_selector
         from ..artifacts.missing import require
-        from ..pipeline.graph import CorpusGraph
-        graph = CorpusGraph(self.cc, self.layout)
-        name = graph.selector()
+        from ..config.corpus import selector_reader, terms_file  # as the graph decides, without its imports
+        name = selector_reader(self.cc)
         if name is None:
             return None
         model = require(self.layout.reader_model(name), f"weights of reader {name!r}")
-        return load_selector(model, list(self.by_id.values()), self.langs, self.layout.lexicon, graph.terms_file(),
+        return load_selector(model, list(self.by_id.values()), self.langs, self.layout.lexicon, terms_file(self.cc),
                              self.cc["candidates"]["depth"], {"docs": self.layout.docs, "chunks": self.layout.chunks})
 
     def is_remote(self, reader: str | None = None) -> bool:

@@ -51,6 +51,7 @@ class Sources:
         self._docs = docs    # the documents, for units (their rows carry no document fields)
         self.mmap = mmap     # vectors as read-only memory maps (a build stage); in RAM for a server
         self._features: dict = {}
+        self._expanders: dict = {}
         self._rerankers: dict = {}
         self._by_id: dict = {}
 
@@ -146,13 +147,17 @@ class Sources:
         return self._by_id[embedder]
 
     def expander(self, analyzer, settings):
-        """The query expander of the lexicon stage's file (None when `settings` expand nothing)."""
+        """The query expander of the lexicon stage's file (None when `settings` expand nothing), built once
+        per analyzer settings and expansion: an expanded BM25 channel and a reranker over it share one."""
         if not settings.enabled():
             return None
         from ..text.expand import QueryExpander
         if "lexicon" not in self._files:
             raise MissingArtifact("no lexicon was given to this stage (query expansion needs one)")
-        return QueryExpander.from_file(require(self._files["lexicon"], "lexicon"), analyzer, settings)
+        key = (analyzer.config, settings)
+        if key not in self._expanders:
+            self._expanders[key] = QueryExpander.from_file(require(self._files["lexicon"], "lexicon"), analyzer, settings)
+        return self._expanders[key]
 
     def bm25(self, index: str, expansion=None) -> BM25Retriever:
         """A BM25 index whose rows are checked, like vectors, to hold these chunks' texts;

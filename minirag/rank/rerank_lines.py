@@ -52,6 +52,12 @@ def chunk_lines(c: Chunk, analyzer: Analyzer) -> list[list[str]]:
     return out
 
 
+def distinct_ids(ids: list[int]) -> np.ndarray:
+    """The sorted distinct term ids, as np.unique gives them (which, on numpy 2, imports numpy.ma to ask
+    whether its input is masked: a tenth of a cold `answer`'s imports)."""
+    return np.array(sorted(set(ids)), dtype=np.int64)
+
+
 def encode(c: Chunk, analyzer: Analyzer, ids: dict[str, int]) -> ChunkCode:
     """The chunk's ChunkCode; `ids` gives each word a term id (new words are added)."""
     def code(words) -> list[int]:
@@ -67,9 +73,9 @@ def encode(c: Chunk, analyzer: Analyzer, ids: dict[str, int]) -> ChunkCode:
         term += code(firsts)
         first += list(firsts.values())
     body, context = analyzer(c.text), analyzer(c.context)
-    words = np.unique(np.array(code(body) + code(context), dtype=np.int64))
+    words = distinct_ids(code(body) + code(context))
     return ChunkCode(np.array(line, dtype=np.int64), np.array(term, dtype=np.int64), np.array(first, dtype=np.int64),
-                     len(lines), words, np.unique(np.array(code(context), dtype=np.int64)), len(body))
+                     len(lines), words, distinct_ids(code(context)), len(body))
 
 
 class Matches:
@@ -144,7 +150,7 @@ def set_shares(sets: list[np.ndarray], m: Matches, weights: np.ndarray, total: f
 
 def set_counts(sets: list[np.ndarray], wanted: list[int]) -> np.ndarray:
     """(N,) int: how many of the distinct term ids `wanted` each candidate's set of term ids holds."""
-    want = np.unique(np.array(wanted, dtype=np.int64))
+    want = distinct_ids(wanted)
     rows = np.repeat(np.arange(len(sets)), [len(s) for s in sets])
     terms = np.concatenate(sets) if sets else np.zeros(0, dtype=np.int64)
     at = np.minimum(np.searchsorted(want, terms), len(want) - 1)

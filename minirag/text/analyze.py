@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
@@ -32,7 +33,12 @@ WORD_RE = re.compile(r"\w+")
 # Scripts written without spaces between words, bigrammed like Lucene's CJKBigramFilter:
 # Han (with extension A and compatibility ideographs), Hiragana, Katakana, Hangul syllables.
 CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-CJK_RE = re.compile(f"[{CJK_CHARS}]")
+
+
+@lru_cache(maxsize=1)
+def cjk_re() -> re.Pattern:
+    """One CJK character; compiled on first use (its ranges take ~4 ms, and most corpora never ask)."""
+    return re.compile(f"[{CJK_CHARS}]")
 
 
 def word_pattern(tokenizer: str, cjk: bool) -> re.Pattern:
@@ -76,7 +82,7 @@ def cjk_bigrams(words: list[str]) -> list[str]:
     """
     out = []
     for w in words:
-        if len(w) > 1 and CJK_RE.match(w):
+        if len(w) > 1 and cjk_re().match(w):
             out.extend(w[i:i + 2] for i in range(len(w) - 1))
         else:
             out.append(w)

@@ -64,19 +64,26 @@ class QueryExpander:
         if analyzer.config.char_ngrams:
             raise ValueError("query expansion needs an index of words, not character n-grams")
         self.analyzer, self.s = analyzer, settings
+        analyzed: dict[str, list[str]] = {}  # a lemma or translation recurs: each string is analyzed once
+
+        def words(text: str) -> list[str]:
+            if text not in analyzed:
+                analyzed[text] = analyzer.words(text)
+            return analyzed[text]
+
         self.lexicon: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
         for key, translations in lexicon.items():
-            k = tuple(analyzer.words(key))
+            k = tuple(words(key))
             if k:
-                self.lexicon.setdefault(k, set()).update(t for t in map(self._content, translations) if t)
+                self.lexicon.setdefault(k, set()).update(t for t in (self._content(x, words) for x in translations) if t)
         self.lemmas: dict[str, set[str]] = {}
         self.forms: dict[str, set[str]] = {}
         for form, lemmas in forms.items():
-            f = analyzer.words(form)
+            f = words(form)
             if len(f) != 1:
                 continue
             for lemma in lemmas:
-                lw = analyzer.words(lemma)
+                lw = words(lemma)
                 if len(lw) == 1:
                     self.lemmas.setdefault(f[0], set()).add(lw[0])
                     self.forms.setdefault(lw[0], set()).update((lw[0], f[0]))
@@ -88,9 +95,10 @@ class QueryExpander:
         lexicon, forms = load_lexicon(verified(path, "lexicon"))
         return cls(analyzer, lexicon, forms, settings)
 
-    def _content(self, text: str) -> tuple[str, ...]:
-        """A translation's words less filler and the infinitive's "to" ("to eat" -> ("eat",))."""
-        words = self.analyzer.words(text)
+    def _content(self, text: str, analyzed=None) -> tuple[str, ...]:
+        """A translation's words less filler and the infinitive's "to" ("to eat" -> ("eat",)); `analyzed`:
+        the analyzer's words of a text, when the caller keeps them."""
+        words = (analyzed or self.analyzer.words)(text)
         if len(words) > 1 and words[0] == "to":
             words = words[1:]
         return tuple(w for w in words if not self.analyzer.is_filler(w))

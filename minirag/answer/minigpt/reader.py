@@ -30,16 +30,15 @@ from typing import TYPE_CHECKING, Callable, ClassVar, Iterator
 
 import numpy as np
 
-from ...evaluation.answers import normalise
 from ...settings import setting
-from ...text.bpe import BPETokenizer
 from ..evidence import content_words, words_of
 from ..prompt import IDK, Prompt
-from .model import MiniGPT, MiniGPTConfig
-from .train import load_model, load_sidecar, train
 
-if TYPE_CHECKING:  # the tasks module (and what it reads) is imported where a reader trains or reads
+if TYPE_CHECKING:  # the model, its training, the tokenizer and the tasks module are imported where a reader
+    # trains or reads: the config reads MiniGPTSettings without them
+    from ...text.bpe import BPETokenizer
     from ..reading.tasks import ReadingTask
+    from .model import MiniGPT, MiniGPTConfig
 
 CITE_RE = re.compile(r"\[#(\d+)\]")
 WORD_RE = re.compile(r"\w+")
@@ -72,6 +71,7 @@ class MiniGPTSettings:
     # question's content words: a check on the model's answer (0.6 chosen on training tasks; 0 = the model alone)
 
     def model_config(self, vocab_size: int) -> MiniGPTConfig:
+        from .model import MiniGPTConfig
         return MiniGPTConfig(vocab_size=vocab_size, block_size=self.block_size, d=self.d, n_layers=self.n_layers,
                              n_heads=self.n_heads, pointer=self.pointer, seed=self.seed)
 
@@ -143,6 +143,8 @@ def batches(examples: list[tuple[list[int], int, list[int]]], batch_size: int, e
 def train_on_tasks(tasks: list[ReadingTask], enc: TaskEncoder, s: MiniGPTSettings,
                    progress: Callable | None = None) -> tuple[MiniGPT, list[float], int]:
     """Train a fresh model on the training tasks with the curriculum; (model, loss per step, tasks skipped)."""
+    from .model import MiniGPT
+    from .train import train
     train_tasks = [t for t in tasks if t.split == "train"]
     full = [e for e in map(enc.example, train_tasks) if e is not None]
     first = [e for e in (enc.example(evidence_alone(t)) for t in train_tasks if t.answer is not None) if e is not None]
@@ -182,6 +184,7 @@ def read(model: MiniGPT, enc: TaskEncoder, question: str, lines: list[tuple[int,
          min_support: float) -> tuple[str, int | None]:
     """(answer, index into `lines` of the line it cites), or ("I don't know", None): when the model says so,
     cites no line it was shown, or cites a line holding less than `min_support` of the question's words."""
+    from ...evaluation.answers import normalise
     from ..reading.tasks import IDK as TASK_IDK
     src, kept = enc.source(question, lines, max_new_tokens)
     said, m = parse(answer_ids(model, enc, question, src, max_new_tokens))
@@ -196,6 +199,7 @@ def read(model: MiniGPT, enc: TaskEncoder, question: str, lines: list[tuple[int,
 def heldout_outcomes(model: MiniGPT, enc: TaskEncoder, tasks: list[ReadingTask], max_new_tokens: int) -> list[dict]:
     """What the model said on each held-out task (no support check), and the support of the line it cited:
     the support check's threshold is applied afterwards (`score_heldout`), so changing it needs no retraining."""
+    from ...evaluation.answers import normalise
     out = []
     for t in (t for t in tasks if t.split == "heldout"):
         said, at = read(model, enc, t.question, list(t.lines), max_new_tokens, 0.0)
@@ -250,6 +254,8 @@ class MiniGPTReader:
     def load(cls, path, settings: MiniGPTSettings) -> "MiniGPTReader":
         """The weights at `path`, checked against their job's receipt, with the tokenizer their sidecar holds."""
         from ...artifacts.integrity import verified
+        from ...text.bpe import BPETokenizer
+        from .train import load_model, load_sidecar
         meta = load_sidecar(verified(path, "reader weights"))
         verified(Path(path).with_suffix(".json"), "reader sidecar")
         tokenizer = BPETokenizer([tuple(m) for m in meta["tokenizer"]["merges"]], pattern=meta["tokenizer"]["pattern"])

@@ -82,31 +82,44 @@ def ngrams(text: str) -> Phrases:
     return Phrases([text])
 
 
+def joined_words(text: str) -> str:
+    return " ".join(WORD_RE.findall(fold(text)))
+
+
 class Prepared:
-    """What the features read of one candidate, folded once."""
+    """What the features read of one candidate, folded once. `memo` keeps what is read of the strings
+    a chunk's candidates share (a row's key and line, a column's header, the caption) from one
+    candidate to the next; nothing here changes what it returns, so sharing them changes nothing."""
     __slots__ = ("text", "text_words", "n_words", "keys", "columns", "caption", "caption_words", "line",
                  "line_words", "column_words", "concepts", "text_concept", "own", "lang")
 
-    def __init__(self, c: Candidate, terms: GrammarTerms, language: Callable[[str], str] | None):
+    def __init__(self, c: Candidate, terms: GrammarTerms, language: Callable[[str], str] | None,
+                 memo: dict | None = None):
+        def once(fn: Callable, text: str):
+            if (fn, text) not in memo:
+                memo[fn, text] = fn(text)
+            return memo[fn, text]
+
+        memo = {} if memo is None else memo
         self.text = answer_key(c.text)
         self.lang = (language(c.text) if language else "") or c.lang  # the words' language, else the page's
         self.text_words = set(self.text.split())
         self.n_words = len(self.text.split())
-        self.keys = Vocabulary.key_variants(c.key) if c.key else set()
-        self.columns = Vocabulary.key_variants(c.column) if c.column else set()
-        self.caption = " ".join(WORD_RE.findall(fold(c.caption)))
+        self.keys = once(Vocabulary.key_variants, c.key) if c.key else set()
+        self.columns = once(Vocabulary.key_variants, c.column) if c.column else set()
+        self.caption = once(joined_words, c.caption)
         self.caption_words = set(self.caption.split())
-        self.line = " ".join(WORD_RE.findall(fold(c.line)))
+        self.line = once(joined_words, c.line)
         self.line_words = set(self.line.split())
-        self.column_words = words(c.column)
+        self.column_words = once(words, c.column)
         # the cell's own column and row say more than the caption above the table: "conoces" under
         # "tú" is second person even in a section headed "Verbos con la primera persona irregular"
-        self.own = terms.labels(c.column) | terms.labels(c.key) if c.kind == "cell" else set()
+        self.own = once(terms.labels, c.column) | once(terms.labels, c.key) if c.kind == "cell" else set()
         self.concepts: dict[str, set[str]] = {}
         for concept in self.own:
             self.concepts.setdefault(concept.split(":", 1)[0], set()).add(concept)
         own_dims = set(self.concepts)  # a dimension the caption names is the cell's unless its row or column names it
-        for concept in terms.concepts(c.caption):
+        for concept in once(terms.concepts, c.caption):
             if concept.split(":", 1)[0] not in own_dims:
                 self.concepts.setdefault(concept.split(":", 1)[0], set()).add(concept)
         mentions = terms.find(c.text)  # "yo", "tú", "Past simple": a label, not an answer
@@ -275,7 +288,8 @@ class Featurizer:
         self.terms, self.language = terms, language
 
     def block(self, candidates: list[Candidate]) -> ChunkBlock:
-        return ChunkBlock(candidates, [Prepared(c, self.terms, self.language) for c in candidates])
+        memo: dict = {}  # one chunk's shared strings, read once (Prepared)
+        return ChunkBlock(candidates, [Prepared(c, self.terms, self.language, memo) for c in candidates])
 
     def matrix(self, a: QuestionAnalysis, blocks: list[tuple[ChunkBlock, int]]) -> np.ndarray:
         """(m, F) features of the candidates of the ranked chunks' blocks, in block order."""

@@ -44,11 +44,11 @@ def segment_logsumexp(s: np.ndarray, starts: np.ndarray) -> np.ndarray:
 
 class AnswerScorer:
     def __init__(self, n_features: int, n_null: int, hidden: int = 0, seed: int = 0):
-        rng = np.random.default_rng(seed)
         self.hidden = hidden
         self.mean, self.std = np.zeros(n_features, np.float32), np.ones(n_features, np.float32)
         params = {"u": np.zeros(n_null), "b": np.zeros(1)}
-        if hidden:
+        if hidden:  # numpy.random only here: a linear scorer (and every load) never imports it
+            rng = np.random.default_rng(seed)
             params |= {"W": rng.normal(0, 1 / np.sqrt(n_features), (n_features, hidden)), "c": np.zeros(hidden),
                        "w": rng.normal(0, 1 / np.sqrt(hidden), hidden)}
         else:

@@ -12,7 +12,7 @@ What it leaves out: reading a question (analysis.py).
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from ...artifacts.vocab_record import FORMAT
 from ...text.analyze import load_stopwords
@@ -71,21 +71,28 @@ class Vocabulary:
         for k, vs in lexicon.items():
             self.lexicon.setdefault(fold(k), [])
             self.lexicon[fold(k)] = sorted(set(self.lexicon[fold(k)]) | {fold(v) for v in vs})
-        self.index()
 
-    def index(self) -> None:
-        """The lookups `near` reads: by one deletion (keys and forms), by stem (keys)."""
-        keys = self.keys
-        self.by_deletion: dict[str, list[str]] = {}  # a word less one letter -> the keys and forms it is
-        self.by_stem: dict[str, list[str]] = {}
-        for k in sorted(keys | set(self.forms)):
+    # The lookups `near` reads, built on its first call: most questions name words the corpus has
+    # and never ask for one, and building them is most of reading a stored vocabulary.
+    @cached_property
+    def by_deletion(self) -> dict[str, list[str]]:
+        """A word less one letter -> the keys and forms it is."""
+        out: dict[str, list[str]] = {}
+        for k in sorted(self.keys | set(self.forms)):
             if " " not in k:
                 for d in deletions(k):
-                    self.by_deletion.setdefault(d, []).append(k)
-        for k in sorted(keys):
+                    out.setdefault(d, []).append(k)
+        return out
+
+    @cached_property
+    def by_stem(self) -> dict[str, list[str]]:
+        """A stem -> the keys with it."""
+        out: dict[str, list[str]] = {}
+        for k in sorted(self.keys):
             if " " not in k and len(k) >= 3:
                 for s in stems(k):
-                    self.by_stem.setdefault(s, []).append(k)
+                    out.setdefault(s, []).append(k)
+        return out
 
     @staticmethod
     def key_variants(cell: str) -> set[str]:
@@ -149,7 +156,6 @@ class Vocabulary:
         vocab.form_concepts = {f: set(c) for f, c in record["form_concepts"].items()}
         vocab.suffix_concepts = {e: set(c) for e, c in record["suffix_concepts"].items()}
         vocab.word_langs = record["word_langs"]
-        vocab.index()
         return vocab
 
     def language(self, text: str) -> str:

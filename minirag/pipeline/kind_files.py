@@ -1,0 +1,94 @@
+"""Where each kind's files are, under the keys kinds read them by: the part of the graph a server needs too.
+
+`KindFiles(cc, layout)` answers what a kind's `reads(graph)` asks (rank/kinds/base.py): an
+embedder's vectors and the files its query side reads, a BM25 or IVF index, a reranker's
+weights, the lexicon, a fitted fusion's receipt, each under its `file_key`. `retriever_files()`
+is every configured retriever kind's `serves`: what a server's `Sources` open. `CorpusGraph`
+(graph.py) is a `KindFiles` with the rest of the graph; a built corpus opens its sources from
+one without importing the graph's stages and specs.
+
+`Given` is files a job reads with the one path its command line gets for them (a folder,
+weights beside their sidecar, or none for a word list the stage finds itself).
+
+What it leaves out: jobs, specs and command lines (graph.py, stage.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..artifacts.io import as_input
+from ..artifacts.layout import CorpusLayout
+from ..config.typed import Corpus
+from ..rank.kinds.base import file_key
+
+
+@dataclass(frozen=True)
+class Given:
+    """Files a job reads and the one path its command line gets for them: the folder that holds
+    them (a BM25 index, a model folder), their first file (weights beside their sidecar), or
+    none (a word list the stage finds by itself, tracked so that editing it reruns the job)."""
+    arg: str | None
+    files: tuple[str, ...]
+
+
+def paths(*items) -> list[str]:
+    return [str(p) for p in items]
+
+
+class KindFiles:
+    def __init__(self, cc: dict, layout: CorpusLayout, kinds: Corpus | None = None):
+        self.cc, self.layout = cc, layout
+        self.kinds = kinds or Corpus.of(cc)  # its retriever, embedder and reader kinds, built once
+
+    def embedder_files(self, name: str) -> dict:
+        """The files (or, for a pretrained model, the folder of files) an embedder reads, by the stage's
+        argument name: a folder is every file in it, so an edited model file reruns its jobs."""
+        out: dict = {}
+        for k, v in self.kinds.embedders[name].files(self.layout, name).items():
+            out[k] = (Given(str(v), tuple(paths(*sorted(q for q in Path(v).rglob("*") if q.is_file()))))
+                      if Path(v).is_dir() else str(v))
+        return out
+
+    def vectors(self, name: str) -> dict:
+        """An embedder's vectors and the files its query side needs, by file key."""
+        return {file_key("vectors", name): str(self.layout.vectors(name)),
+                **{file_key("query", name, k): v for k, v in self.embedder_files(name).items()}}
+
+    def over_units(self, index: str | None) -> bool:
+        return index is not None and self.cc["bm25"][index]["items"] == "units"
+
+    def word_lists(self, index: str | None) -> dict:
+        """The stopword and filler lists an index's analyzer reads, when it reads any."""
+        from ..text.analyze import AnalyzerConfig
+        files = AnalyzerConfig.from_dict(self.cc["bm25"][index]["analyzer"]).data_files() if index else []
+        return {"word_lists": Given(None, tuple(as_input(f) for f in files))} if files else {}
+
+    def bm25_index(self, name: str) -> dict:
+        """A BM25 index (its folder), the word lists its analyzer reads and the units it holds, by file key."""
+        folder = Given(str(self.layout.bm25(name)), tuple(paths(*self.layout.bm25_files(name))))
+        words = {file_key("words", name): w for w in self.word_lists(name).values()}
+        return {file_key("bm25", name): folder, **words,
+                **({"units": str(self.layout.units)} if self.over_units(name) else {})}
+
+    def ivf_index(self, name: str) -> dict:
+        return {file_key("ivf", name): Given(str(self.layout.ivf(name)), tuple(paths(*self.layout.ivf_files(name))))}
+
+    def reranker(self, name: str) -> dict:
+        model = self.layout.reranker(name)
+        return {file_key("reranker", name): Given(str(model), tuple(paths(model, model.with_suffix(".json"))))}
+
+    def lexicon(self) -> dict:
+        return {"lexicon": str(self.layout.lexicon)}
+
+    def fitted(self, name: str) -> dict:
+        """The receipt of a fitted fusion's run: its weights."""
+        return {file_key("fitted", name): str(self.layout.receipt("retrieve", name))}
+
+    def retriever_files(self) -> dict:
+        """Every configured retriever kind's `serves`, by file key: what a server ranks with."""
+        out: dict = {}
+        for r in self.cc["retrievers"]:
+            out.update(self.kinds.retrievers[r].serves(self))
+        return {k: v.arg if isinstance(v, Given) else v for k, v in out.items() if not isinstance(v, Given) or v.arg}
