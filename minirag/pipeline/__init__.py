@@ -4,6 +4,7 @@
     stages/           every stage's spec, in graph order, and the stage table (`python -m minirag.pipeline.stages`)
     graph.py          `CorpusGraph`: what a corpus's jobs read, which kinds it uses, its jobs and artifacts
     kind_files.py     where each kind's files are, by the keys kinds read them by (the graph's and a server's)
+    given.py          `Given`: files a job reads and the one path its command line gets for them
     graph_scale.py    the shard and training-sample part of the graph (`shards: N`, `train_cap`)
     graph_answers.py  the answering part of the graph: candidates, prompts, readers
     shards.py         which shard a document belongs to, and the seeded training sample

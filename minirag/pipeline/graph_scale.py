@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .kind_files import Given, paths  # noqa: F401  (paths: shared with graph.py)
+from .given import Given
+from .kind_files import paths  # noqa: F401  (paths: shared with graph.py)
 from .shards import shard_of
 
 

@@ -7,30 +7,18 @@ is every configured retriever kind's `serves`: what a server's `Sources` open. `
 (graph.py) is a `KindFiles` with the rest of the graph; a built corpus opens its sources from
 one without importing the graph's stages and specs.
 
-`Given` is files a job reads with the one path its command line gets for them (a folder,
-weights beside their sidecar, or none for a word list the stage finds itself).
-
 What it leaves out: jobs, specs and command lines (graph.py, stage.py).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..artifacts.io import as_input
 from ..artifacts.layout import CorpusLayout
 from ..config.typed import Corpus
 from ..rank.kinds.base import file_key
-
-
-@dataclass(frozen=True)
-class Given:
-    """Files a job reads and the one path its command line gets for them: the folder that holds
-    them (a BM25 index, a model folder), their first file (weights beside their sidecar), or
-    none (a word list the stage finds by itself, tracked so that editing it reruns the job)."""
-    arg: str | None
-    files: tuple[str, ...]
+from .given import Given
 
 
 def paths(*items) -> list[str]:

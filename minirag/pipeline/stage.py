@@ -31,7 +31,7 @@ from typing import Any, Callable, Mapping
 
 from ..artifacts.layout import CorpusLayout
 from ..artifacts.registry import ARTIFACTS, files_of
-from .kind_files import Given  # noqa: F401  (a stage's reads are Givens; specs import it from here)
+from .given import Given  # noqa: F401  (a stage's reads are Givens; specs import it from here)
 
 
 @dataclass(frozen=True)

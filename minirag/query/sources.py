@@ -22,7 +22,6 @@ from typing import Mapping
 
 from ..artifacts.integrity import load_json
 from ..artifacts.missing import MissingArtifact, require
-from ..config.typed import Corpus
 from ..evaluation.trec import trec_order
 from ..index.embedders import EMBEDDERS
 from ..index.rows import check_rows, item_rows
@@ -214,9 +213,10 @@ class RunOrder:
         return trec_order(self.retriever.search(query, k=max(k, self.depth)))[:k]
 
 
-def open_retriever(sources: Sources, kinds: Corpus, name: str) -> Retriever:
-    """A live retriever for the corpus's retriever `name` (its kinds: config/typed.py), ranking
-    exactly as runs/<name>.trec does."""
+def open_retriever(sources: Sources, kinds, name: str) -> Retriever:
+    """A live retriever for the corpus's retriever `name` (`kinds`: its config/typed.py `Corpus`, not
+    imported here: the retrieve stage's code is this module's imports), ranking exactly as
+    runs/<name>.trec does."""
     if name not in kinds.retrievers:
         raise KeyError(f"retrievers: no retriever named {name!r} (have: {', '.join(kinds.retrievers)})")
     kind, depth = kinds.retrievers[name], kinds.config["depth"]

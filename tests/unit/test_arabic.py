@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from minirag.config.typed import Corpus
 from minirag.text.analyze import DATA_DIR, Analyzer, AnalyzerConfig
 from minirag.text.arabic import normalize_arabic
 
@@ -73,6 +74,7 @@ def test_the_report_warns_on_a_one_language_corpus_the_model_cannot_read(tmp_pat
               "retrievers": {"minilm": {"type": "dense", "embedder": "minilm"},
                              "bm25": {"type": "bm25", "index": "plain"}}}
         main = ["minilm", "bm25"]
+        kinds = Corpus.of({**cc, "readers": {}})
 
         class layout:
             @staticmethod

@@ -39,7 +39,8 @@ except ConfigError as exc:
     sys.exit(f"config error: {exc}")  # one line on the terminal, no traceback
 SPECIAL = [line for c in CORPORA for line in special_kept(Path(RESULTS) / c)]
 if SPECIAL:
-    sys.exit("\n".join(f"error: {line}" for line in SPECIAL))  # one line each, as every refusal
+    # one line each, as every refusal
+    sys.exit("\n".join(f"error: {line}" for line in SPECIAL))
 REPORT = config.get("report") or report_name(
     workflow.overwrite_configfiles or workflow.configfiles
 )
