@@ -7,6 +7,10 @@ chosen on). Chunks, tokenizer and lexicon as the graph builds them (tokens chunk
 
     .venv/bin/python bench/biencoder_questions.py [--repeats 0,1,2,4] [--n 3000] [--families learner]
                                                   [--negatives 0,1] [--seed 0] [--json]
+                                                  [--encoder-seeds 0,1,2] [--rrf-k 10,60] [--set members=4]
+
+`--encoder-seeds` trains one encoder (or ensemble) per seed on the same questions: a seed's swing is
+the noise any choice on dev must beat. `--rrf-k` scores RRF(encoder, BM25) at each k.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from minirag.text.corpus import curate_markdown  # noqa: E402
 from minirag.text.questions import load_questions  # noqa: E402
 
 WIDE = dict(d=256, hidden=512, token_dim=256, temperature=0.1)
+DEPTH = 100  # ranks of each run, as the graph's retrieve keeps them
 
 
 def hit5(runs, qs, qrels) -> float:
@@ -61,6 +66,8 @@ def main(argv=None) -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--set", action="append", default=[])
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--encoder-seeds", default="")
+    ap.add_argument("--rrf-k", default="60")
     a = ap.parse_args(argv)
     kb = ROOT / "kb"
     docs = curate_markdown(kb / "docs", "**/*.md", {"title": "title", "lang": "lang", "tags": "tags"})
@@ -83,37 +90,42 @@ def main(argv=None) -> None:
              "test-conj": [q for q in real if q["split"] == "test" and "conjugation" in q.get("tags", [])]}
     qrels = build_qrels(held + real, chunks)[0]
     allq = held + real
-    bm_runs = {q["qid"]: [ids[i] for i in idx] for q, (idx, _) in zip(allq, bm25.search_batch([q["query"] for q in allq], 20))}
+    bm_runs = {q["qid"]: [ids[i] for i in idx]
+               for q, (idx, _) in zip(allq, bm25.search_batch([q["query"] for q in allq], DEPTH))}
     print(f"{len(synth)} synthetic ({len(held)} held out); bm25 " +
           " ".join(f"{k} {hit5(bm_runs, v, qrels):.3f}" for k, v in evalq.items()), flush=True)
     mined = mine_pairs(records, a.mined.split(",") if a.mined else [], a.seed)
     train_q = [q for q in synth if q["split"] == "train"]
     over = {k: json.loads(v) for k, v in (s.split("=", 1) for s in a.set)}
-    cfg = BiEncoderConfig.from_dict({**WIDE, "seed": a.seed, **over})
-    rows = []
-    for neg in (int(x) for x in a.negatives.split(",")):
-        for rep in (int(x) for x in a.repeats.split(",")):
-            if neg and not rep:
-                continue
-            qp = [(q["query"], text_of[q["chunk"]], text_of.get(q["negative"]) if neg else None) for q in train_q]
-            pairs = [(x, y) for _, x, y in mined] + rep * [(x, y) for x, y, _ in qp]
-            negs = [None] * len(mined) + rep * [z for _, _, z in qp] if neg else None
-            t0 = time.perf_counter()
-            model, _ = train_biencoder(pairs, tok, cfg, negatives=negs) if neg else train_biencoder(pairs, tok, cfg)
-            train_s = time.perf_counter() - t0
-            emb = BiEncoderEmbedder(model, tok)
-            cv = emb.embed(texts)
-            qv = emb.embed([q["query"] for q in allq])
-            sims = qv @ cv.T
-            runs = {q["qid"]: [ids[j] for j in top_k(row, 20)] for q, row in zip(allq, sims)}
-            fused = {k: [c for c, _ in reciprocal_rank_fusion([[(c, 0) for c in runs[k]], [(c, 0) for c in bm_runs[k]]], 60)]
-                     for k in runs}
-            row = {"repeat": rep, "negatives": neg, "pairs": len(pairs), "train_s": round(train_s, 1)}
-            row.update({k: round(hit5(runs, v, qrels), 3) for k, v in evalq.items()})
-            row.update({f"rrf {k}": round(hit5(fused, v, qrels), 3) for k, v in evalq.items()})
-            rows.append(row)
-            print(json.dumps(row), flush=True)
+    grid = [(neg, rep, es) for neg in (int(x) for x in a.negatives.split(",")) for rep in (int(x) for x in a.repeats.split(","))
+            for es in (int(x) for x in (a.encoder_seeds or str(a.seed)).split(",")) if rep or not neg]
+    for neg, rep, es in grid:
+        qp = [(q["query"], text_of[q["chunk"]], text_of.get(q["negative"]) if neg else None) for q in train_q]
+        pairs = [(x, y) for _, x, y in mined] + rep * [(x, y) for x, y, _ in qp]
+        negs = [None] * len(mined) + rep * [z for _, _, z in qp] if neg else None
+        cfg = BiEncoderConfig.from_dict({**WIDE, "seed": es, **over})
+        row = {"repeat": rep, "negatives": neg, "encoder_seed": es, "pairs": len(pairs)}
+        row.update(train_and_score(pairs, negs, tok, cfg, (texts, ids), evalq, qrels, bm_runs,
+                                   [int(x) for x in a.rrf_k.split(",")]))
+        print(json.dumps(row), flush=True)
 
+
+def train_and_score(pairs, negs, tok, cfg, corpus, evalq, qrels, bm_runs, rrf_ks) -> dict:
+    """Train on the pairs; hit@5 of the encoder and of RRF(encoder, BM25) at each k, over each run's top 100."""
+    texts, ids = corpus
+    t0 = time.perf_counter()
+    model, _ = train_biencoder(pairs, tok, cfg, negatives=negs)
+    row = {"train_s": round(time.perf_counter() - t0, 1)}
+    emb = BiEncoderEmbedder(model, tok)
+    allq = [q for qs in evalq.values() for q in qs]
+    sims = emb.embed([q["query"] for q in allq]) @ emb.embed(texts).T
+    runs = {q["qid"]: [ids[j] for j in top_k(r, DEPTH)] for q, r in zip(allq, sims)}
+    row.update({k: round(hit5(runs, v, qrels), 3) for k, v in evalq.items()})
+    for k_rrf in rrf_ks:
+        fused = {q: [c for c, _ in reciprocal_rank_fusion([[(c, 0) for c in runs[q]], [(c, 0) for c in bm_runs[q]]],
+                                                          k_rrf)] for q in runs}
+        row.update({f"rrf{k_rrf} {k}": round(hit5(fused, v, qrels), 3) for k, v in evalq.items() if k != "heldout"})
+    return row
 
 if __name__ == "__main__":
     main()

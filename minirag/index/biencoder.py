@@ -33,7 +33,6 @@ from typing import Literal, Sequence
 import numpy as np
 
 from ..artifacts import content
-from ..artifacts.integrity import verified
 from ..artifacts.io import load_npz, read_json, save_npz, sha256_bytes, write_json
 from ..settings import setting, settings_from_dict
 
@@ -55,6 +54,8 @@ class BiEncoderConfig:
     ict_per_chunk: int = setting(8, minimum=0)     # inverse-cloze pairs mined per chunk (pairs.mine_pairs)
     crops_per_chunk: int = setting(4, minimum=0)   # crop pairs mined per chunk (pairs.mine_pairs)
     qrels_repeat: int = setting(5, minimum=1)      # BEIR train-split pairs, when used, are added this many times (few, in-domain)
+    members: int = setting(1, minimum=1)  # encoders trained alike with seeds seed, seed+1, ...; a text's vector is
+                                          # theirs side by side / sqrt(members): the cosine is the mean of theirs
 
     @classmethod
     def from_dict(cls, values: dict) -> "BiEncoderConfig":
@@ -152,6 +153,11 @@ class MiniBiEncoder:
         grads["tok_emb"] = d_tok
         return grads
 
+    @property
+    def dim(self) -> int:
+        """Width of the vectors `encode_ids` returns."""
+        return self.config.d
+
     def encode_ids(self, batch: list[list[int]], block: int = 1024) -> np.ndarray:
         """(B, d) float32 unit vectors; sequences are encoded `block` at a time to bound memory."""
         out = np.zeros((len(batch), self.config.d), dtype=np.float32)
@@ -197,19 +203,13 @@ class MiniBiEncoder:
         return model
 
 
-def load_encoder(path_npz: str | Path) -> MiniBiEncoder:
-    """A train_biencoder job's encoder, weights and sidecar checked against the job's receipt."""
-    verified(Path(path_npz).with_suffix(".json"), "encoder sidecar")
-    return MiniBiEncoder.load(verified(path_npz, "encoder"))
-
-
 class BiEncoderEmbedder:
-    """The `Embedder` interface over a trained MiniBiEncoder: `d` and `embed(texts)`."""
+    """The `Embedder` interface over a trained MiniBiEncoder (or an ensemble of them): `d` and `embed(texts)`."""
 
-    def __init__(self, model: MiniBiEncoder, tokenizer):
+    def __init__(self, model, tokenizer):
         self.model = model
         self.tokenizer = tokenizer
-        self.d = model.config.d
+        self.d = model.dim
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """(N, d) float32, L2-normalised."""

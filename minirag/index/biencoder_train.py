@@ -3,7 +3,8 @@
     L = (CE(rows of S, diagonal) + CE(columns of S, diagonal)) / 2,   S = Yq Yp^T / tau
 
 Gradients flow back through MiniBiEncoder.backward (biencoder.py); every step is a
-seeded batch of (a, b) pairs whose other pairs are the negatives.
+seeded batch of (a, b) pairs whose other pairs are the negatives. With `members` > 1, that
+many encoders are trained one after another on the same pairs (biencoder_ensemble.py).
 
 What it leaves out: the model itself (biencoder.py), mining the pairs (pairs.py), and
 learning-rate schedules (the rate is constant).
@@ -16,6 +17,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .biencoder import BiEncoderConfig, MiniBiEncoder, encode_texts, pack
+from .biencoder_ensemble import BiEncoderEnsemble, member_config
 
 
 def info_nce(yq: np.ndarray, yp: np.ndarray, same: np.ndarray, temperature: float,
@@ -100,7 +102,6 @@ def token_idf(tokens: Sequence[Sequence[int]], vocab_size: int) -> np.ndarray:
     return np.log((1.0 + len(tokens)) / (1.0 + df)) + 1.0
 
 
-
 def same_matrix(a_ids: np.ndarray, b_ids: np.ndarray) -> np.ndarray:
     """(B, B) bool: pairs i and j share their query text or their passage text."""
     return (a_ids[:, None] == a_ids[None, :]) | (b_ids[:, None] == b_ids[None, :])
@@ -109,7 +110,7 @@ def same_matrix(a_ids: np.ndarray, b_ids: np.ndarray) -> np.ndarray:
 def train_biencoder(pairs: list[tuple[str, str]], tokenizer, config: BiEncoderConfig,
                     progress: Callable[[int, int, int, float], None] | None = None,
                     negatives: Sequence[str | None] | None = None,
-                    ) -> tuple[MiniBiEncoder, list[float]]:
+                    ) -> tuple[MiniBiEncoder | BiEncoderEnsemble, list[float]]:
     """Train a MiniBiEncoder on (a, b) pairs; returns the model and the mean loss of each epoch.
 
     Each distinct text is tokenized once; token vectors start with idf-scaled norms
@@ -117,7 +118,10 @@ def train_biencoder(pairs: list[tuple[str, str]], tokenizer, config: BiEncoderCo
     per epoch; the last, smaller batch of an epoch is kept (it still has negatives if B > 1).
     `negatives[i]`, when given, is a hard negative passage of pair i (None: none): each batch's
     hard negatives join every query's softmax (info_nce).
-    `progress(epoch, step, n_steps, loss)` is called after every step (epochs count from 1).
+    With `members` > 1 the members are trained one after another, member i with seed + i, and
+    an ensemble is returned (biencoder_ensemble.py) with the members' mean loss of each epoch.
+    `progress(epoch, step, n_steps, loss)` is called after every step (epochs count from 1,
+    and on through the members: member i's first epoch is i * epochs + 1).
     Same config, seed, pairs and tokenizer give byte-identical weights on one BLAS thread
     count; OpenBLAS sums a product differently with 1 and 2 threads, so pin it
     (OPENBLAS_NUM_THREADS=1, also the faster setting at these sizes).
@@ -130,10 +134,28 @@ def train_biencoder(pairs: list[tuple[str, str]], tokenizer, config: BiEncoderCo
     n_ids = np.array([-1 if x is None else index.setdefault(x, len(index)) for x in negatives or [None] * len(pairs)],
                      dtype=np.int64)  # (n,); -1: no hard negative
     tokens = [ids[:config.max_tokens] for ids in encode_texts(tokenizer, list(index), config)]
-    model = initial_model(tokens, tokenizer.vocab_size, config)
+    if config.members == 1:
+        return train_member(tokens, (a_ids, b_ids, n_ids), tokenizer.vocab_size, config, progress)
+    members, curves = [], []
+    for i in range(config.members):
+        def shifted(epoch, step, n_steps, loss, i=i):
+            progress(i * config.epochs + epoch, step, n_steps, loss)
+        model, losses = train_member(tokens, (a_ids, b_ids, n_ids), tokenizer.vocab_size, member_config(config, i),
+                                     shifted if progress is not None else None)
+        members.append(model)
+        curves.append(losses)
+    return BiEncoderEnsemble(members, config), [float(x) for x in np.mean(curves, axis=0)]
+
+
+def train_member(tokens: list[list[int]], ids: tuple[np.ndarray, np.ndarray, np.ndarray], vocab_size: int,
+                 config: BiEncoderConfig, progress: Callable[[int, int, int, float], None] | None,
+                 ) -> tuple[MiniBiEncoder, list[float]]:
+    """One seeded encoder trained on the pairs `ids` = (query, passage, hard negative or -1) text indices."""
+    a_ids, b_ids, n_ids = ids
+    model = initial_model(tokens, vocab_size, config)
     opt = Adam(model.params, config.lr)
     rng = np.random.default_rng([config.seed, 1])  # batch order; init used stream [seed]
-    n, bs = len(pairs), config.batch_size
+    n, bs = len(a_ids), config.batch_size
     n_steps = (n + bs - 1) // bs
     losses = []
     for epoch in range(1, config.epochs + 1):

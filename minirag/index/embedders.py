@@ -154,7 +154,8 @@ class BiEncoder(EmbedderKind):
     @staticmethod
     def load(files):
         from ..text.bpe import load_tokenizer
-        from .biencoder import BiEncoderEmbedder, load_encoder
+        from .biencoder import BiEncoderEmbedder
+        from .biencoder_ensemble import load_encoder
         return BiEncoderEmbedder(load_encoder(files["encoder"]), load_tokenizer(files["tokenizer"]))
 
     def check(self, cc, where):

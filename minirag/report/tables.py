@@ -228,7 +228,8 @@ class CorpusTables:
                 continue
             side = load_json(self.layout.encoder_sidecar(e), "encoder sidecar")
             out.append({"name": e, "pairs": side["training_pairs"], "by_source": side["pairs_by_source"],
-                        "losses": side["loss_per_epoch"], "controls": self.paired.controls(self.controls_of(e))})
+                        "losses": side["loss_per_epoch"], "members": side.get("config", {}).get("members", 1),
+                        "controls": self.paired.controls(self.controls_of(e))})
         return out
 
     def controls_of(self, embedder: str) -> pd.DataFrame:

@@ -16,7 +16,7 @@ from .tables import CorpusTables
 
 ENCODER = """### Encoder `{name}`
 
-MiniBiEncoder trained on {pairs:,} pairs ({sources}); loss {first:.3f} → {last:.3f} over {epochs} epochs. Source: `encoders/{name}.json`.
+MiniBiEncoder trained on {pairs:,} pairs ({sources}); loss {first:.3f} → {last:.3f} over {epochs} epochs{members}. Source: `encoders/{name}.json`.
 
 {controls}![training loss]({figure})
 """
@@ -49,6 +49,7 @@ def render_encoders(t: CorpusTables, results) -> list[str]:
                                           c_ndcg=r["control ndcg@10"]) for _, r in enc["controls"].iterrows())
         out.append(ENCODER.format(name=enc["name"], pairs=enc["pairs"], first=enc["losses"][0], last=enc["losses"][-1],
                                   epochs=len(enc["losses"]), controls=controls + "\n" if controls else "",
+                                  members=f" (each of {enc['members']} encoders, their mean loss)" if enc["members"] > 1 else "",
                                   sources=", ".join(f"{s} {n:,}" for s, n in enc["by_source"].items()),
                                   figure=t.layout.figure(f"loss-{enc['name']}").relative_to(results).as_posix()))
     return out

@@ -43,7 +43,7 @@ def train_biencoder(settings: dict, docs: Path, chunks: Path, tokenizer: Path, o
     by_source = dict(sorted(Counter(source for source, _, _ in pairs).items()))
     log(f"train_biencoder: {len(pairs)} pairs ({', '.join(f'{k} {n}' for k, n in by_source.items())})")
     model, losses = train([(x, y) for _, x, y in pairs], load_tokenizer(tokenizer), cfg,
-                          progress=make_progress(cfg.epochs),
+                          progress=make_progress(cfg.epochs * cfg.members),
                           negatives=negatives if any(n is not None for n in negatives) else None)
     model.save(out, {"settings": settings, "tokenizer_sha256": sha256_file(tokenizer), "training_pairs": len(pairs),
                      "pairs_by_source": by_source, "hard_negatives": sum(n is not None for n in negatives),

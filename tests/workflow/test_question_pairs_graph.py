@@ -1,12 +1,13 @@
 """The synthesised questions in the graph: an artifact of their own, read by the encoder alone.
 
-One build of the fixture corpus with a tiny bi-encoder trained on generic questions and an RRF
-asked to fit its weights on the dev split; then dry runs after edits.
+One build of the fixture corpus with a tiny bi-encoder (an ensemble of two) trained on generic
+questions and an RRF asked to fit its weights on the dev split; then dry runs after edits.
 """
 
 import json
 import re
 
+import numpy as np
 import pytest
 from support.project import MINI_CORPUS, copy_project, snakemake
 
@@ -22,6 +23,7 @@ CONFIG = MINI_CORPUS + """\
         token_dim: 16
         epochs: 2
         batch_size: 16
+        members: 2
         questions: {n: 40, families: [generic], repeat: 1}
     retrievers:
       hashing: {type: dense, embedder: hashing}
@@ -81,3 +83,16 @@ def test_the_synthesisers_settings_retrain_exactly_the_encoder_and_what_reads_it
 def test_how_often_the_questions_go_in_retrains_without_synthesising_again(project):
     jobs = planned(project, "repeat: 1}", "repeat: 2}")
     assert "synth_pairs" not in jobs and jobs["train_biencoder"] == 1
+
+
+def test_an_ensembles_vectors_are_its_members_side_by_side_and_its_size_retrains_it_alone(project):
+    from minirag.artifacts.layout import CorpusLayout
+    layout = CorpusLayout.of(project / "results", "mini")
+    sidecar = json.loads(layout.encoder_sidecar("tiny").read_text())
+    assert sidecar["config"]["members"] == 2 and len(sidecar["loss_per_epoch"]) == 2
+    vectors = np.load(layout.vectors("tiny"))
+    assert vectors.shape[1] == 16
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert layout.run("tiny").read_text().strip()
+    jobs = planned(project, "members: 2", "members: 3")
+    assert "synth_pairs" not in jobs and jobs["train_biencoder"] == 1 and jobs["embed"] == 1
