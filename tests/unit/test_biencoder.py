@@ -8,6 +8,7 @@ from dataclasses import asdict
 
 import numpy as np
 import pytest
+from support.toy_biencoder import small_config, toy_pairs
 
 from minirag.index.biencoder import (
     PARAM_NAMES,
@@ -48,16 +49,6 @@ class WordTokenizer:
 
     def encode_batch(self, texts: list[str]) -> list[list[int]]:
         return [[self.ids.get(w, 0) for w in t.split()] for t in texts]
-
-
-def small_config(**kw) -> BiEncoderConfig:
-    base = dict(d=8, hidden=16, token_dim=12, max_tokens=32, epochs=2, batch_size=8, lr=1e-2, temperature=0.1)
-    return BiEncoderConfig(**{**base, **kw})
-
-
-def toy_pairs(n: int = 24) -> list[tuple[str, str]]:
-    return [(f"question number {i} about colour {i % 5}", f"passage {i} talks about shade {i % 5} and item {i}")
-            for i in range(n)]
 
 
 def float64_model(vocab: int, config: BiEncoderConfig, seed: int = 1) -> MiniBiEncoder:

@@ -6,8 +6,9 @@ import json
 
 import numpy as np
 import pytest
+from support.toy_biencoder import small_config, toy_pairs
 
-from minirag.index.biencoder import BiEncoderConfig, BiEncoderEmbedder, MiniBiEncoder
+from minirag.index.biencoder import BiEncoderEmbedder, MiniBiEncoder
 from minirag.index.biencoder_ensemble import BiEncoderEnsemble, load_model, member_config
 from minirag.index.biencoder_train import train_biencoder
 
@@ -18,16 +19,6 @@ class ByteTokenizer:
 
     def encode_batch(self, texts: list[str]) -> list[list[int]]:
         return [list(t.encode("utf-8")) for t in texts]
-
-
-def small_config(**kw) -> BiEncoderConfig:
-    base = dict(d=8, hidden=16, token_dim=12, max_tokens=32, epochs=2, batch_size=8, lr=1e-2, temperature=0.1)
-    return BiEncoderConfig(**{**base, **kw})
-
-
-def toy_pairs(n: int = 24) -> list[tuple[str, str]]:
-    return [(f"question number {i} about colour {i % 5}", f"passage {i} talks about shade {i % 5} and item {i}")
-            for i in range(n)]
 
 
 def test_member_i_is_the_encoder_trained_alone_with_seed_plus_i(tmp_path):
