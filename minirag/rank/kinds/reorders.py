@@ -108,7 +108,7 @@ class Rerank(Reorder):
         """The run whose candidates it learns to re-order, the lexicon its features expand with, and
         a BEIR training split when it learns from its qrels too."""
         return {"run": str(graph.layout.run(self.upstream()[0])),
-                **({"lexicon": str(graph.layout.lexicon)} if self.s.expand.enabled() else {}),
+                **(graph.lexicon() if self.s.expand.enabled() else {}),
                 **(graph.beir_training() if self.s.train_qrels else {})}
 
     def combine(self, query, rankings, sources, depth) -> Ranking:
