@@ -37,13 +37,34 @@ def test_a_question_is_paired_with_the_chunk_holding_its_answer_line():
 def test_generic_questions_come_from_tables_headings_and_sentences_each_with_its_chunk():
     qs = synthesize_questions(DOCS, chunks(), ["generic"], 1000, 0, 0.2)
     families = {q["family"] for q in qs}
-    assert {"generic:table", "generic:heading", "generic:cloze", "generic:what"} <= families
+    assert {"generic:table", "generic:heading", "generic:cloze", "generic:what", "generic:phrase"} <= families
     by_id = {c["id"]: c for c in chunks()}
     for q in qs:
         c, g = by_id[q["chunk"]], q["gold"]
         assert c["doc_id"] == g["doc_id"] and c["offset"] < g["char_end"] and g["char_start"] < c["offset"] + len(c["text"])
     assert any(q["query"] == "what is Ser?" for q in qs)
     assert len({q["query"] for q in qs}) == len(qs)
+
+
+def test_a_span_question_asks_for_a_span_by_its_kind_and_is_paired_with_the_chunk_that_holds_it():
+    story = ("## History\n\nThe Normans were the people who in 911 gave their name to Normandy, a region in France.\n"
+             "In 1066 William the Conqueror crossed the Channel with about 7,000 men and won at Hastings.\n")
+    docs = [{"doc_id": "normans.md", "title": "History", "lang": "en", "text": story}]
+    cut = story.index("In 1066")
+    cs = [make_chunk(story[:cut], "normans.md", 0, "History").to_record(),
+          make_chunk(story[cut:], "normans.md", cut, "History").to_record()]
+    spans = ("generic:name", "generic:date", "generic:number", "generic:phrase")
+    qs = [q for q in synthesize_questions(docs, cs, ["generic"], 1000, 0, 0.2) if q["family"] in spans]
+    by_family = {q["family"]: q for q in qs}
+    assert {"generic:name", "generic:date", "generic:number"} <= set(by_family)
+    for q in qs:
+        g = q["gold"]
+        answer = story[g["char_start"]:g["char_end"]]
+        assert answer and answer not in q["query"]  # the span is what is asked, not given
+        holder = next(c for c in cs if c["id"] == q["chunk"])
+        assert answer in holder["text"]
+    assert by_family["generic:date"]["query"].startswith("When ")
+    assert by_family["generic:number"]["query"].startswith("How many ")
 
 
 def test_learner_questions_are_the_answer_selectors_with_their_chunk():

@@ -9,8 +9,10 @@ for the target corpus), with the corpus's own templates instead of a T5:
   given the lexicon). Each names its answer and its document; the question's gold is the line of
   that document that holds the answer (and, for a table cell, the row's key).
 - `generic`: any markdown corpus: table cells asked by their column header and row key, headings
-  ("what is <heading>?") (rank/synth.py), and for every prose sentence a cloze (its rarest word
-  blanked) and, for "X is Y" sentences, "what is X?".
+  ("what is <heading>?") (rank/synth.py); for every prose sentence a cloze (its rarest word
+  blanked) and, for "X is Y" sentences, "what is X?"; and for every span of a sentence (a name,
+  date, number or noun phrase) the answer selector's wh-question of it (cloze.py: who / when /
+  how many / what, some words dropped), whose gold is where the span stands in its document.
 
 Every question carries its gold span and the chunk that overlaps it most (the pair's passage).
 A seeded share of the questions (by a hash of the question) is `heldout`: never trained on, it
@@ -34,6 +36,7 @@ from ...artifacts.io import sha256_text
 from ...index.pairs import sentence_spans
 from ...rank.synth import candidates
 from ..select.terms import fold
+from .cloze import Material, cloze
 from .learner_questions import synthesize
 
 FAMILIES = ("learner", "generic")
@@ -104,11 +107,31 @@ def sentence_questions(chunks: Sequence[dict]) -> list[dict]:
     return out
 
 
-def generic_questions(docs: list[dict], chunks: Sequence[dict]) -> list[dict]:
-    """Every generic question of the corpus: table cells and headings (rank/synth.py), then sentences."""
+def span_questions(docs: list[dict], seed: int) -> list[dict]:
+    """The wh-question of every span of every prose sentence (cloze.py), its gold the span's place in
+    its document: the occurrence whose surroundings share most words with the question."""
+    rng = np.random.default_rng([seed, 11])
+    texts = {d["doc_id"]: d["text"] for d in docs}
+    out = []
+    for doc_id, sentence, spans in Material(docs).sentences:
+        text = texts[doc_id]
+        for kind, span in spans:
+            query = cloze(sentence, kind, span, rng)
+            spots = [m.start() for m in re.finditer(re.escape(span), text)]
+            if not spots:  # the span's markup was stripped: it does not stand in the text as it reads
+                continue
+            words = {w.lower() for w in WORD_RE.findall(query) if len(w) > 3}
+            at = max(spots, key=lambda i: (sum(w.lower() in words for w in WORD_RE.findall(text[max(0, i - 200):i + 200])), -i))
+            out.append({"query": query, "family": f"generic:{kind}", "doc_id": doc_id,
+                        "char_start": at, "char_end": at + len(span)})
+    return out
+
+
+def generic_questions(docs: list[dict], chunks: Sequence[dict], seed: int = 0) -> list[dict]:
+    """Every generic question of the corpus: table cells and headings (rank/synth.py), sentences, spans."""
     out = [{"query": query, "family": "generic:table" if "{heading}" not in t else "generic:heading",
             "doc_id": doc_id, "char_start": lo, "char_end": hi} for t, query, doc_id, lo, hi in candidates(docs)]
-    return out + sentence_questions(chunks)
+    return out + sentence_questions(chunks) + span_questions(docs, seed)
 
 
 def best_chunk(chunks_of_doc: Sequence[dict], start: int, end: int) -> str | None:
@@ -139,7 +162,7 @@ def synthesize_questions(docs: list[dict], chunks: Sequence[dict], families: Seq
         if family == "learner":
             found = learner_questions(docs, terms, n, seed, lexicon)
         else:
-            pool = generic_questions(docs, chunks)
+            pool = generic_questions(docs, chunks, seed)
             rng = np.random.default_rng([seed, 7])
             picks = sorted(rng.choice(len(pool), size=min(n, len(pool)), replace=False).tolist()) if pool else []
             found = [pool[i] for i in picks]
