@@ -14,6 +14,13 @@ its translation's words. A retriever scores a concept by its best alternative in
 weighted (max, not sum), so a chunk that holds a word *and* its translation does not count
 the concept twice: the structured query of Pirkola (SIGIR 1998), in its weighted form.
 
+Two options for verbs, off by default:
+- `paradigm`: a word with a lemma becomes a `Paradigm` concept, whose alternatives add up in a
+  chunk instead of counting once: the row "| hacer | hice | hiciste | hizo | ... |" and the arrow
+  "tener → tuve" outrank a page that says *hace* in passing, since they state the verb's forms.
+- `endings`: a word the form map lacks gets the lemma a regular ending leaves (inflection.py):
+  *catched* → catch (caught), *hació* → hacer (hizo), *watchs* → watch.
+
 What it leaves out: mining the lexicon (lexicon.py), scoring (index/bm25/index.py
 `search_concepts`), and words of indexes cut into character n-grams, whose terms are not
 words (a config check refuses expansion on them).
@@ -26,16 +33,25 @@ from pathlib import Path
 
 from ..settings import setting
 from .analyze import Analyzer
+from .inflection import guess_lemmas
 
 Concept = dict[str, float]  # index term -> weight of the best way to match it
 
 MAX_PHRASE = 3  # longest lexicon key matched as a phrase of the query
 
 
+class Paradigm(dict):
+    """A concept whose alternatives add up in a chunk (a verb's forms), where a `Concept`'s best one counts
+    (BM25Index.search_concepts reads `adds_up`)."""
+    adds_up = True
+
+
 @dataclass(frozen=True)
 class ExpansionSettings:
     translations: float = setting(0.0, minimum=0, maximum=1)  # weight of a word's translations (0: off)
     forms: float = setting(0.0, minimum=0, maximum=1)         # weight of its lemma and the lemma's forms (0: off)
+    paradigm: bool = False   # a verb's forms found in a chunk add up (a paradigm row outranks a passing form)
+    endings: bool = False    # a form the map lacks gets the lemma a regular ending leaves (catched -> catch)
 
     def enabled(self) -> bool:
         return self.translations > 0 or self.forms > 0
@@ -43,6 +59,7 @@ class ExpansionSettings:
     def describe(self) -> str:
         parts = [f"translations {self.translations:g}"] * (self.translations > 0)
         parts += [f"forms {self.forms:g}"] * (self.forms > 0)
+        parts += ["forms add up"] * self.paradigm + ["regular endings stripped"] * self.endings
         return f", expanded ({', '.join(parts)})" if parts else ""
 
 
@@ -103,6 +120,12 @@ class QueryExpander:
             words = words[1:]
         return tuple(w for w in words if not self.analyzer.is_filler(w))
 
+    def lemmas_of(self, word: str) -> list[str]:
+        """The lemmas the form map gives `word`, or with `endings` those a regular ending leaves, sorted."""
+        if word in self.lemmas:
+            return sorted(self.lemmas[word])
+        return guess_lemmas(word, self.forms) if self.s.endings else []
+
     def word_alternatives(self, word: str) -> dict[str, float]:
         """The words that count as `word`, with their weights (the word itself 1)."""
         t, f = self.s.translations, self.s.forms
@@ -113,7 +136,7 @@ class QueryExpander:
                 alts[w] = weight
 
         add(word, 1.0)
-        lemmas = sorted(self.lemmas.get(word, ()))
+        lemmas = self.lemmas_of(word)
         if f:
             for lemma in lemmas:
                 for form in self.forms[lemma]:
@@ -131,16 +154,19 @@ class QueryExpander:
 
     def concepts(self, query: str) -> list[Concept]:
         """One concept per query word (filler dropped as the analyzer drops it), then one per
-        phrase of 2..MAX_PHRASE words the lexicon translates; alternatives as index terms."""
+        phrase of 2..MAX_PHRASE words the lexicon translates; alternatives as index terms. With
+        `paradigm`, the concept of a word with a lemma is a `Paradigm`."""
         words = self.analyzer.query_words(query)
-        groups = [self.word_alternatives(w) for w in words]
+        concepts = [self._terms(self.word_alternatives(w)) for w in words]
+        if self.s.paradigm:
+            concepts = [Paradigm(c) if self.lemmas_of(w) else c for w, c in zip(words, concepts)]
         if self.s.translations:
             for n in range(MAX_PHRASE, 1, -1):
                 for i in range(len(words) - n + 1):
                     translations = self.lexicon.get(tuple(words[i:i + n]))
                     if translations:
-                        groups.append({w: self.s.translations for tr in sorted(translations) for w in tr})
-        return [self._terms(g) for g in groups]
+                        concepts.append(self._terms({w: self.s.translations for tr in sorted(translations) for w in tr}))
+        return concepts
 
     def _terms(self, group: dict[str, float]) -> Concept:
         out: Concept = {}

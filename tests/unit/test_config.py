@@ -30,7 +30,8 @@ def test_stage_settings_hold_only_what_the_stage_reads():
     cc = corpus_config(cfg(chunk={"strategy": "chars", "size": 300, "overlap": 30}), "c")
     assert stage_settings(cc, "chunk") == {"strategy": "chars", "size": 300, "overlap": 30}
     assert stage_settings(cc, "retrieve", "bm25") == {"type": "bm25", "index": "plain", "depth": 100,
-                                                      "expand": {"translations": 0.0, "forms": 0.0}}
+                                                      "expand": {"translations": 0.0, "forms": 0.0,
+                                                                 "paradigm": False, "endings": False}}
 
 
 def test_sweep_expands_into_one_retriever_per_value():
@@ -181,7 +182,7 @@ def test_the_ablation_study_holds_every_default_run_with_the_same_settings():
     workflow = Path(__file__).resolve().parents[2] / "workflow"
     lean = load_corpus(workflow / "config.yaml", "kb")
     study = load_corpus(workflow / "config.ablations.yaml", "kb-ablations")
-    assert len(lean["retrievers"]) == 14 and len(study["retrievers"]) == 34
+    assert len(lean["retrievers"]) == 18 and len(study["retrievers"]) == 38
     for key in ("source", "tokenizer", "chunk", "prompt", "depth", "readers", "serve"):
         assert lean[key] == study[key], key
     for section in ("retrievers", "embedders", "bm25"):

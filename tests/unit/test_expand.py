@@ -6,7 +6,7 @@ import pytest
 from minirag.index.bm25.index import BM25Index, BM25Params
 from minirag.rank.retrievers import BM25Retriever
 from minirag.text.analyze import Analyzer, AnalyzerConfig
-from minirag.text.expand import ExpansionSettings, QueryExpander
+from minirag.text.expand import ExpansionSettings, Paradigm, QueryExpander
 
 LEXICON = {"comer": ["to eat"], "eat": ["comer"], "past participle": ["participio"], "participio": ["past participle"]}
 FORMS = {"comí": ["comer"], "comiste": ["comer"], "comer": ["comer"], "ate": ["eat"], "eaten": ["eat"], "eat": ["eat"]}
@@ -103,3 +103,33 @@ def test_a_file_that_is_not_a_lexicon_is_refused_naming_it(tmp_path):
     path.write_text('{"lexicon": {}}', encoding="utf-8")
     with pytest.raises(ValueError, match="lexicon.json: not a lexicon"):
         load_lexicon(path)
+
+
+def test_endings_give_a_form_the_map_lacks_its_lemma_and_the_lemmas_forms():
+    ex = QueryExpander(Analyzer(FILLER), LEXICON, {**FORMS, "catch": ["catch"], "caught": ["catch"]},
+                       ExpansionSettings(0.5, 0.5, endings=True))
+    assert ex.lemmas_of("catched") == ["catch"]
+    assert ex.word_alternatives("catched") == {"catched": 1.0, "catch": 0.5, "caught": 0.5}
+    assert ex.lemmas_of("comí") == ["comer"]     # the map's own lemma comes first
+    assert ex.lemmas_of("bread") == []
+    assert expander().lemmas_of("catched") == []  # off by default
+
+
+def test_paradigm_marks_the_concepts_of_words_with_a_lemma():
+    ex = QueryExpander(Analyzer(FILLER), LEXICON, FORMS, ExpansionSettings(0.5, 0.5, paradigm=True))
+    concepts = ex.concepts("comí pan")
+    assert isinstance(concepts[0], Paradigm) and not isinstance(concepts[1], Paradigm)
+    assert concepts[0] == expander().concepts("comí pan")[0]  # the same alternatives, scored otherwise
+    assert "forms add up" in ExpansionSettings(0.5, 0.5, paradigm=True).describe()
+
+
+def test_a_paradigm_concept_adds_its_alternatives_where_a_concept_takes_the_best():
+    bm = index()
+    alts = {"comí": 0.5, "comer": 0.5, "pan": 0.5}
+    best = dict(zip(*(a.tolist() for a in bm.search_concepts([alts], 4))))
+    summed = dict(zip(*(a.tolist() for a in bm.search_concepts([Paradigm(alts)], 4))))
+    one = {t: dict(zip(*(a.tolist() for a in bm.search_concepts([{t: 0.5}], 4)))) for t in alts}
+    assert summed[0] == pytest.approx(one["comí"][0] + one["pan"][0])  # "yo comí pan ayer": two alternatives
+    assert best[0] == pytest.approx(max(one["comí"][0], one["pan"][0]))
+    assert summed[2] == pytest.approx(best[2]) == pytest.approx(one["comer"][2])  # one alternative: the same
+    assert 3 not in summed

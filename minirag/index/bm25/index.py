@@ -196,12 +196,19 @@ class BM25Index:
 
     def search_concepts(self, concepts: list[dict[str, float]], k: int) -> tuple[np.ndarray, np.ndarray]:
         """`search` for a structured query (text/expand.py): each concept {term: weight} adds, per
-        item, its best term's weighted score; a concept of one term at weight 1 is a plain term."""
+        item, its best term's weighted score; a concept of one term at weight 1 is a plain term.
+        A concept marked `adds_up` (expand.py's `Paradigm`: a verb's forms) adds every term's weighted
+        score instead, each term once; the mark is read off the concept, so this module imports no expansion."""
         plain, scores = [], None
         for concept in concepts:
             known = {self.vocab[t]: w for t, w in concept.items() if t in self.vocab}
             if len(known) == 1 and next(iter(known.values())) == 1.0:
                 plain += list(known)
+                continue
+            if getattr(concept, "adds_up", False):  # each distinct weight's terms scored in one pass
+                for w in sorted(set(known.values()), reverse=True):
+                    part = w * self._scores([t for t, tw in known.items() if tw == w])
+                    scores = part if scores is None else scores + part
                 continue
             best = np.zeros(self.n_items)  # (N,)
             for t, w in known.items():
