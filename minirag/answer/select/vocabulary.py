@@ -174,10 +174,12 @@ class Vocabulary:
         return best if score[best] > 0.6 * sum(score.values()) else ""
 
     def used_in(self, text: str) -> dict[str, float]:
-        """For each language, the share of the text's words its documents use at all: no Spanish page
-        writes "broke" or "gone", so they are no Spanish answer (English pages about Spanish quote Spanish
-        words, so this says less the other way)."""
+        """For each language, the share of the text's words (of three letters or more, if it has any: "he"
+        and "a" are words of both) its documents use at all: no Spanish page writes "broke" or "gone", so
+        they are no Spanish answer (English pages about Spanish quote Spanish words, so this says less the
+        other way)."""
         words = WORD_RE.findall(fold(text))
+        words = [w for w in words if len(w) >= 3] or words
         out: dict[str, float] = {}
         for w in words:
             for lang, k in self.word_langs.get(w, {}).items():
