@@ -8,8 +8,9 @@ invented word, as a place the corpus never names), with the question words of a 
 and Spanish; every one is unanswerable (answer None), so the selector's "none of them" learns that a
 question naming no form, lemma or grammatical concept is not the corpus's to answer.
 
-    offtopic_questions(docs, vocab, 3, seed=0)
-    -> [LearnerQuestion(query="What is the capital of France?", answer=None, family="offtopic", ...), ...]
+    offtopic_questions(docs, vocab, 150, seed=0)   # on the KB
+    -> [LearnerQuestion(query="Where is World?", answer=None, family="offtopic", ...),
+        ... "What is the hours of waiting?", "¿Dónde está Nueve?", "Who is Japan?" ...]
 
 What it leaves out: questions about the examples' grammar (learner_questions.py asks those), and words that
 are table keys, forms, lexicon entries, topics of its headings or name a grammatical concept (a question
