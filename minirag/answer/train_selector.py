@@ -33,6 +33,7 @@ from ..text.analyze import Analyzer, AnalyzerConfig
 from ..text.chunks import Chunk, index_text
 from .reading.cloze import synthesize_generic
 from .reading.learner_questions import LearnerQuestion, synthesize
+from .reading.offtopic import offtopic_questions
 from .select.generic import GenericFeaturizer, span_key
 from .select.scorer import AnswerScorer, Group
 from .select.selector import AnswerSelector, feature_names, pool
@@ -101,10 +102,14 @@ def bm25_over(chunks: list[Chunk]) -> BM25Index:
                            [c.title for c in chunks])
 
 
-def synthesized(docs: list[dict], terms: GrammarTerms, lexicon: dict, s: SelectorSettings) -> list[LearnerQuestion]:
-    """The questions the selector learns from besides dev: learner questions about the grammar (grammar
-    features) and questions from the corpus's sentences and tables, answerable and not (generic ones)."""
+def synthesized(docs: list[dict], terms: GrammarTerms, lexicon: dict, s: SelectorSettings,
+                vocab: Vocabulary | None = None) -> list[LearnerQuestion]:
+    """The questions the selector learns from besides dev: learner questions about the grammar and, given the
+    corpus's vocabulary, off-topic ones about its examples' content (grammar features), and questions from
+    the corpus's sentences and tables, answerable and not (generic ones)."""
     out = synthesize(docs, terms, s.questions, s.seed, lexicon.get("lexicon", {})) if "grammar" in s.features else []
+    if "grammar" in s.features and vocab is not None:  # what the grammar does not answer: its examples' content
+        out += offtopic_questions(docs, vocab, s.questions // 10, s.seed)
     return out + (synthesize_generic(docs, s.questions, s.seed) if "generic" in s.features else [])
 
 
@@ -164,7 +169,7 @@ def train_selector(docs: list[dict], chunks: list[Chunk], lexicon: dict, terms: 
                               GenericFeaturizer.from_texts([c.text for c in chunks]) if generic else None)
     names, null_names = feature_names(s.features)
     bm25 = bm25_over(chunks)
-    learner = synthesized(docs, terms, lexicon, s)
+    learner = synthesized(docs, terms, lexicon, s, vocab)
     items, groups = [], []
     every = examples(learner, questions, s.dev_weight)
     for i, ex in enumerate(every, start=1):

@@ -4,6 +4,7 @@ pooling, learner questions, loss stages."""
 import itertools
 import json
 import math
+from functools import lru_cache
 
 import numpy as np
 import pytest
@@ -14,7 +15,8 @@ from minirag.answer.select.analysis import analyze
 from minirag.answer.select.candidates import candidates_of, cell_line, shown_line
 from minirag.answer.select.features import FEATURES, INDEX, Featurizer, holds_phrase
 from minirag.answer.select.scorer import AnswerScorer, Group
-from minirag.answer.select.selector import AnswerSelector, pool
+from minirag.answer.select.selector import NULL_FEATURES, AnswerSelector, pool
+from minirag.answer.select.settings import SelectorSettings
 from minirag.answer.select.terms import GrammarTerms, answer_key
 from minirag.answer.select.vocabulary import Vocabulary, deletions, edits1
 from minirag.evaluation.losses import loss_stage
@@ -354,3 +356,97 @@ def test_features_do_not_depend_on_the_process_hash_seed():
     digests = {subprocess.run([sys.executable, "-c", FEATURE_DIGEST], capture_output=True, text=True, check=True,
                               env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout for seed in range(4)}
     assert len(digests) == 1
+
+
+# ------------------------------------------------------------------ what the question already says; what it does not ask
+
+COME = """# Irregular verbs
+
+| Base form | Past simple | Past participle |
+|---|---|---|
+| come | came | come |
+| write | wrote | written |
+"""
+RELATIVE = """# Relative clauses
+
+A non-defining clause adds information about something already identified: "Paris, which is the capital of France,
+is famous for its museums." "My brother, who lives in Canada, is visiting us next week."
+
+- *ayer* (yesterday) takes the preterite: *Ayer vine tarde.*
+- *té* (tea) takes an accent; *te* is a pronoun.
+"""
+LANGS = {"es/pret.md": "es", "en/irr.md": "en", "en/rel.md": "en"}
+COME_LEXICON = {"lexicon": {"to come": ["venir"], "venir": ["to come"], "come": ["venir"]},
+                "forms": {"vine": ["venir"], "came": ["come"], "wrote": ["write"], "written": ["write"]}}
+
+
+@pytest.fixture(scope="module")
+def come_chunks():
+    return [make_chunk(TABLE, "es/pret.md", 0, "Pretérito indefinido irregular"),
+            make_chunk(COME, "en/irr.md", 0, "Irregular verbs"), make_chunk(RELATIVE, "en/rel.md", 0, "Relative clauses")]
+
+
+@pytest.fixture(scope="module")
+def come_selector(come_chunks):
+    terms = GrammarTerms.load(lexicon=COME_LEXICON["lexicon"])
+    vocab = Vocabulary.from_chunks(come_chunks, COME_LEXICON, terms, LANGS)
+    return AnswerSelector(vocab, AnswerScorer(len(FEATURES), len(NULL_FEATURES)), 3)
+
+
+@pytest.mark.parametrize("question", ["how do you say 'I came' in Spanish?", "¿Cómo se dice 'came' en español?",
+                                      "how do you say came in Spanish?", "¿Cómo se dice 'written' en español?"])
+def test_a_quoted_term_is_never_the_answer_nor_its_own_row_when_its_counterpart_is_asked(come_selector, come_chunks,
+                                                                                         question):
+    """"¿Cómo se dice 'broken' en español?" once got "broken": the quoted cell was the clean crossing of the row
+    and the column the question named (the form's lemma, its tense)."""
+    picked = come_selector.select(question, come_chunks, LANGS)
+    said = {answer_key(a.text) for a in picked.answers}
+    quoted = {w for w in ("came", "written") if w in question}
+    assert not said & quoted, said & quoted
+    assert not said & {"come", "came", "write", "wrote", "written"}  # the term's own row: never its counterpart
+    assert "vine" in said or "came" not in question
+    assert picked.analysis.source_lang == "en" and picked.analysis.target_lang == "es"
+
+
+def test_what_the_question_offers_or_writes_without_its_accent_can_still_be_the_answer(come_selector, come_chunks):
+    assert {"came", "come"} <= set(come_selector.read("is it 'came' or 'come'?", come_chunks, LANGS).keys)
+    r = come_selector.read("¿«te» lleva acento cuando es la infusión?", come_chunks, LANGS)
+    assert "té" in r.texts and "te" not in r.texts  # «te» is what it quotes; "té" is what it does not know
+    assert "written" in come_selector.read("past participle of write", come_chunks, LANGS).keys
+
+
+@lru_cache(maxsize=1)
+def trained_on_three_pages():
+    """The selector trained on the three small pages alone (learner questions, off-topic ones, no dev)."""
+    from minirag.answer.train_selector import train_selector
+    docs = [{"doc_id": d, "lang": LANGS[d], "title": t, "text": x} for d, t, x in (
+        ("es/pret.md", "Pretérito indefinido irregular", TABLE), ("en/irr.md", "Irregular verbs", COME),
+        ("en/rel.md", "Relative clauses", RELATIVE))]
+    chunks = [make_chunk(d["text"], d["doc_id"], 0, d["title"]) for d in docs]
+    terms = GrammarTerms.load(lexicon=COME_LEXICON["lexicon"])
+    s = SelectorSettings(questions=300, steps=200)
+    scorer, _, report = train_selector(docs, chunks, COME_LEXICON, terms, [], s)
+    vocab = Vocabulary.from_chunks(chunks, COME_LEXICON, terms, LANGS)
+    return AnswerSelector(vocab, scorer, 3), chunks, report
+
+
+def reply(query: str) -> str | None:
+    from minirag.answer.train_selector import decide
+    selector, chunks, report = trained_on_three_pages()
+    picked = selector.select(query, chunks, LANGS)
+    best = picked.answers[0] if picked.answers else None
+    return best.text if best and decide(best.p, picked.p_none, report["threshold"], report["rule"]) else None
+
+
+@pytest.mark.parametrize("query", ["What is the capital of France?", "¿Cuál es la capital de Perú?",
+                                   "Where is Canada?"])
+def test_a_question_about_the_world_not_the_grammar_is_abstained_on(query):
+    """The KB's examples talk about the world: "What is the capital of France?" once got the example sentence
+    that says it, its words all covered and the "none of them" option blind to a question naming no form,
+    lemma or concept."""
+    assert reply(query) is None
+
+
+def test_the_selector_trained_on_the_small_pages_still_answers_what_they_teach():
+    assert reply("past participle of write") == "written"
+    assert reply("pretérito de venir, yo") == "vine"

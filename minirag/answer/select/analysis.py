@@ -20,7 +20,9 @@
   writes is read by its ending, as the corpus's own forms with that ending are ("hació": preterite).
 - **How** (`asks`): "choice" when it offers options ("sank or sunk?"), "rule" for when / why / how is it
   formed, "meaning" for what does X mean / how do you say X, else "form"; `target_lang` when it names
-  the language of the answer ("in Spanish", "en inglés").
+  the language of the answer ("in Spanish", "en inglés"); `source_lang` when what it quotes (or says
+  unquoted: "how do you say broken in Spanish?") is in the other one of the corpus's languages: it asks
+  for the counterpart of the quoted term ("¿cómo se dice 'broken' en español?" wants roto, not broken).
 
 What it leaves out: parsing (the question is words and phrases), and any list per question: every
 table key, form and translation comes from the corpus (the chunks and the lexicon stage).
@@ -58,6 +60,13 @@ PARTICIPLE_RE = re.compile(r"\b(?:have|has|had|'ve|i've|we've|you've|they've)\s+
 GERUND_RE = re.compile(r"\b(?:estoy|estas|esta|estamos|estais|estan|estaba|estaban|am|is|are|was|were)\s+_{2,}")
 SUBJECT_RE = re.compile(r"([^\W\d_]+(?: / [^\W\d_]+)?)\s+_{2,}")  # the word before a blank
 HINT_RE = re.compile(r"_{2,}[^()]{0,80}\(([^()]{1,40})\)")  # "___ ... (venir, yo)": the lemma asked about
+OTHER_LANG = {"en": "es", "es": "en"}
+TRANSLATE_RE = re.compile(r"\b(?:how (?:do|would|can|should|could) (?:you|i|we|one) say|como se dice|como (?:digo|decir)|"
+                          r"translat\w*|traduc\w*)\b")
+# "how do you say X in Spanish?" with X unquoted: X is what it quotes
+SAY_RE = re.compile(r"\b(?:how (?:do|would|can|should|could) (?:you|i|we|one) (?:say|write)|como se (?:dice|escribe)|"
+                    r"como (?:digo|decir)|translate|traduce|traducir)\s+(?P<body>[^\W\d_][^?¿!.,;:()'‘’\"“”«»*]{0,40}?)"
+                    r"\s+(?:in|into|en|al)\s+(?:english|spanish|espanol|ingles|castellano)\b")
 LANGUAGE_WORDS = {"english", "ingles", "spanish", "espanol", "castellano", "verb", "verbo", "word", "palabra",
                   "form", "forma", "tense", "tiempo", "say", "dice", "digo", "correct", "correcto", "right", "wrong"}
 
@@ -67,6 +76,7 @@ class QuestionAnalysis:
     query: str
     folded: str
     words: list[str]                                  # content words, folded, in order
+    unknown: list[str] = field(default_factory=list)  # those the corpus never writes nor nearly ("peru")
     lemmas: dict[str, float] = field(default_factory=dict)   # what it is about -> strength
     forms: set[str] = field(default_factory=set)      # words of the question that are forms of a lemma
     quoted: list[str] = field(default_factory=list)   # quoted or emphasised stretches, folded
@@ -75,6 +85,8 @@ class QuestionAnalysis:
     weak: set[str] = field(default_factory=set)       # named only weakly (an unquoted "I")
     asks: str = "form"                                # "form" | "choice" | "rule" | "meaning"
     target_lang: str = ""                             # "en" | "es" | "other" (a third language) | ""
+    source_lang: str = ""                             # the quoted term's language when it is not target_lang
+    own: set[str] = field(default_factory=set)        # source_lang: the lemmas the quoted term is a form of
 
     def option_of(self, key: str) -> str:
         """The one option a candidate's answer key belongs to, as the question writes it ("" if none or two)."""
@@ -98,7 +110,8 @@ class QuestionAnalysis:
     def to_record(self) -> dict:
         return {"lemmas": {k: round(v, 3) for k, v in sorted(self.lemmas.items())}, "quoted": self.quoted,
                 "options": self.options, "concepts": sorted(self.concepts), "weak": sorted(self.weak - self.concepts),
-                "asks": self.asks, "target_lang": self.target_lang}
+                "asks": self.asks, "target_lang": self.target_lang,
+                **({"source_lang": self.source_lang, "own": sorted(self.own)} if self.source_lang else {})}
 
 
 def phrases(words: list[str], longest: int = 3) -> list[str]:
@@ -113,13 +126,17 @@ def analyze(query: str, vocab: Vocabulary) -> QuestionAnalysis:
     a = QuestionAnalysis(query, folded, [])
     a.concepts = {m.concept for m in mentions if m.strong}
     a.weak = {m.concept for m in mentions if not m.strong}
-    a.quoted = [" ".join(folded[s:e].split()) for s, e in quoted_spans(folded)]
+    a.quoted = [" ".join(folded[s:e].split()) for s, e in said_spans(folded)]
     a.options = question_options(folded, a.quoted)
     read_cues(a, vocab)
     covered = [(m.start, m.end) for m in mentions if m.strong]
     spans = [(m.group(), m.start(), m.end()) for m in WORD_RE.finditer(folded)]
     free = [(w, s) for w, s, e in spans if not any(a0 <= s and e <= a1 for a0, a1 in covered)]
     a.words = [w for w in dict.fromkeys(w for w, _ in free) if w not in filler()]
+    # outside what it quotes or offers (a learner's own forms, right or wrong: "swiming or swimming?"), the
+    # words the corpus never writes nor nearly ("catched" is a slip for a form it writes; "peru" is not)
+    asked = set(WORD_RE.findall(a.asked_text()))
+    a.unknown = [w for w in a.words if w in asked and w not in vocab.words and not vocab.near(w)]
     focus = focus_spans(folded)
     inside = [w for w, s in free if any(f0 <= s < f1 for f0, f1 in focus)]
     outside = [w for w, s in free if not any(f0 <= s < f1 for f0, f1 in focus)]
@@ -130,15 +147,27 @@ def analyze(query: str, vocab: Vocabulary) -> QuestionAnalysis:
         a.lemmas[lemma] = max(a.lemmas.get(lemma, 0.0), strength * weight)
     named = [lang for lang, rx in LANG_RE.items() if rx.search(folded)]
     a.target_lang = "other" if "other" in named else named[0] if named else ""
+    if a.quoted and not a.options and a.target_lang in ("en", "es"):
+        # "how do you say X in L" says X in the other language; else what the corpus's use of X's words says
+        said = OTHER_LANG[a.target_lang] if TRANSLATE_RE.search(folded) else vocab.language(" ".join(a.quoted))
+        a.source_lang = said if said == OTHER_LANG[a.target_lang] else ""
+    if a.source_lang:  # the quoted term's own lemmas (a key or a form of it), not their translations
+        a.own = {lemma for lemma, strength in find_lemmas(inside, vocab, QuestionAnalysis(query, folded, [])).items()
+                 if strength >= 0.8}
     a.asks = ("choice" if a.options else "meaning" if MEANING_RE.search(folded) and not a.concepts
               else "rule" if RULE_RE.search(folded) else "form")
     return a
 
 
+def said_spans(folded: str) -> list[tuple[int, int]]:
+    """Its quoted stretches; with none, the X of "how do you say X in Spanish?" / "¿cómo se dice X en inglés?"."""
+    return quoted_spans(folded) or [(m.start("body"), m.end("body")) for m in SAY_RE.finditer(folded)]
+
+
 def focus_spans(folded: str) -> list[tuple[int, int]]:
-    """Where a question names what it asks about: its quotes, and a hint in brackets after a blank
-    ("___ (venir, yo)")."""
-    return quoted_spans(folded) + [(m.start(1), m.end(1)) for m in HINT_RE.finditer(folded)]
+    """Where a question names what it asks about: its quotes (or what it asks to say), and a hint in
+    brackets after a blank ("___ (venir, yo)")."""
+    return said_spans(folded) + [(m.start(1), m.end(1)) for m in HINT_RE.finditer(folded)]
 
 
 def find_lemmas(words: list[str], vocab: Vocabulary, a: QuestionAnalysis) -> dict[str, float]:

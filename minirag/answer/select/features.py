@@ -20,7 +20,7 @@ The candidates of one chunk are prepared once into a `ChunkBlock` (their folded 
 concepts, indexes from each key, concept and word to the candidates holding it); a question's features
 are then a few array operations per chunk, whatever the number of candidates.
 
-What it leaves out: weights (scorer.py).
+What it leaves out: weights (scorer.py), and the candidates no features could make an answer (ruled_out.py).
 """
 
 from __future__ import annotations
@@ -190,6 +190,7 @@ class QuestionView:
         self.quoted_grams = Phrases(" ".join(WORD_RE.findall(q)) for q in a.quoted)
         self.question_grams = ngrams(" ".join(WORD_RE.findall(a.asked_text())))  # its own words, not its forms
         self.qwords = set(a.words)
+        self.written = ngrams(" ".join(WORD_RE.findall(a.query.casefold())))  # as written: accents kept
 
 
 def scatter_max(column: np.ndarray, idx: np.ndarray | None, value: float) -> None:

@@ -26,21 +26,28 @@ from .analysis import QuestionAnalysis, analyze
 from .candidates import Candidate, candidates_of, shown_line
 from .features import FEATURES, INDEX, ChunkBlock, Featurizer
 from .generic import GENERIC, NULL_GENERIC, GenericBlock, GenericFeaturizer, span_key
+from .ruled_out import ruled_out_of
 from .scorer import AnswerScorer
 from .terms import GrammarTerms, answer_key
 from .vocabulary import Vocabulary
 
 LINES = 6  # generic: the candidates of a question's six best-covering sentences compete
 NULL_FEATURES = ("bias", "best_key_lemma", "best_column_lemma", "best_concepts_met", "best_option", "lemma_found",
-                 "concepts_asked", "other_language", "asks_rule", "asks_meaning", "asks_choice", "no_candidates")
+                 "concepts_asked", "other_language", "asks_rule", "asks_meaning", "asks_choice", "no_candidates",
+                 "names_nothing", "unknown_words", "best_cover")
 
 
 def null_features(a: QuestionAnalysis, X: np.ndarray) -> np.ndarray:
-    """z of the "none of them" option: how well the best candidates fit, and what the question is."""
+    """z of the "none of them" option: how well the best candidates fit, and what the question is — whether
+    it names no lemma, concept or option at all ("What is the capital of France?"), the share of its words
+    the corpus never writes, and how much of it the best-covering line holds."""
     best = X.max(axis=0) if len(X) else np.zeros(len(FEATURES))
+    nothing = not a.lemmas and not a.concepts and not a.options
+    unknown = len(a.unknown) / len(a.words) if a.words else 0.0
     return np.array([1.0, best[INDEX["key_lemma"]], best[INDEX["column_lemma"]], best[INDEX["asked_concepts_met"]],
                      best[INDEX["option_exact"]], max(a.lemmas.values(), default=0.0), bool(a.concepts),
-                     a.target_lang == "other", a.asks == "rule", a.asks == "meaning", a.asks == "choice", not len(X)])
+                     a.target_lang == "other", a.asks == "rule", a.asks == "meaning", a.asks == "choice", not len(X),
+                     nothing, unknown, best[INDEX["q_in_line"]]])
 
 
 def best_lines(X: np.ndarray, lines: int) -> np.ndarray:
@@ -206,8 +213,15 @@ class AnswerSelector:
             nulls.append(zg)
         if "grammar" in self.features:
             X = self.featurizer.matrix(a, blocks)
-            parts.append(X if rows is None else X[rows])
-            nulls.append(null_features(a, X))
+            out = ruled_out_of(a, blocks, self.vocab)  # never what the question quotes (ruled_out.py)
+            if out.any() and rows is None:
+                rows = np.flatnonzero(~out)
+            elif out.any():
+                parts = [parts[0][~out[rows]]]
+                rows = rows[~out[rows]]
+            kept = X if rows is None else X[rows]
+            parts.append(kept)
+            nulls.append(null_features(a, kept))
         return Read(a, blocks, np.concatenate(parts, axis=1), np.concatenate(nulls).astype(np.float32),
                     feature_names(self.features)[0], rows)
 

@@ -173,6 +173,20 @@ class Vocabulary:
         best = max(score, key=lambda lang: (score[lang], lang))
         return best if score[best] > 0.6 * sum(score.values()) else ""
 
+    def used_in(self, text: str) -> dict[str, float]:
+        """For each language, the share of the text's words (of three letters or more, if it has any: "he"
+        and "a" are words of both) its documents use at all: no Spanish page writes "broke" or "gone", so
+        they are no Spanish answer (English pages about Spanish quote Spanish words, so this says less the
+        other way)."""
+        words = WORD_RE.findall(fold(text))
+        words = [w for w in words if len(w) >= 3] or words
+        out: dict[str, float] = {}
+        for w in words:
+            for lang, k in self.word_langs.get(w, {}).items():
+                if lang and k:
+                    out[lang] = out.get(lang, 0.0) + 1.0 / len(words)
+        return out
+
     def near(self, word: str) -> list[str]:
         """Keys and forms one edit away, and keys with the word's stem ("catched" -> catch, "hació" -> hacer)."""
         # two words one edit apart share a deletion of each (or one is the other's): look those up, then check
