@@ -113,7 +113,7 @@ class Rerank(Reorder):
 
     def combine(self, query, rankings, sources, depth) -> Ranking:
         model = sources.reranker(self.name)
-        features = sources.features(self.s.analyzer, self.s.expand, model.get("df"))
+        features = sources.features(self.s.analyzer, self.s.expand, model.get("df"), model.get("codes"))
         head = rankings[0][: self.s.candidates]
         x = features.features(query, head, sources.chunks_by_id)  # (N, F)
         return rerank(rankings[0], x, model["w"], model["b"], self.s.candidates)[:depth]
