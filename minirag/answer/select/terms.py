@@ -45,6 +45,7 @@ def answer_key(text: str) -> str:
 
 @dataclass(frozen=True)
 class Mention:
+    """A grammatical concept a text names, and where."""
     concept: str   # "dimension:value"
     start: int     # span in the folded text
     end: int
