@@ -78,7 +78,7 @@ def mark(name): marks.append((name, time.process_time()))
 import numpy; mark("import numpy")
 import minirag.cli; mark("import the CLI (argparse, artifacts, history)")
 import minirag.config.load, minirag.config.corpus, minirag.query.defaults; mark("import the config's settings")
-corpus, cc = minirag.query.defaults.named_corpus(sys.argv[2], sys.argv[3] or None); mark("read and check the config")
+corpus, cc = minirag.query.defaults.named_corpus(sys.argv[2], sys.argv[3] or None, "results"); mark("read and check the config")
 from minirag.query.built_corpus import BuiltCorpus
 b = BuiltCorpus(corpus, cc, "results"); mark("read and check chunks and documents")
 b.retriever(None); mark("open the retriever (its indexes, the lexicon)")

@@ -76,6 +76,7 @@ def format_row(heading: str, header: list[str], row: list[str]) -> str:
 
 @dataclass(frozen=True)
 class Line:
+    """One evidence line of a prompt and the chunk it comes from."""
     n: int          # the [#n] of the chunk it comes from (1-based, rank order)
     text: str       # as a reader sees it
     kind: str       # "row", "item" or "sentence"
@@ -116,6 +117,7 @@ def chunk_lines(chunk: Chunk, n: int) -> list[Line]:
 
 @dataclass(frozen=True)
 class Selection:
+    """The evidence lines kept for a prompt, and how many there were to choose from."""
     lines: list[Line]    # kept, best first
     total: int           # candidate lines in the chunks
     chars: int           # characters of the kept lines

@@ -45,6 +45,7 @@ NO_CONTEXT = "(no context holds the question's words: answer exactly \"" + IDK +
 
 @dataclass(frozen=True)
 class PromptSettings:
+    """What a prompt holds: how many chunks, which template, how much evidence."""
     k: int = setting(3, minimum=1)   # chunks of the run put in the prompt, in rank order
     template: str = "default"        # a name of TEMPLATES, or a template with {context} and {query}
     evidence_lines: int = setting(4, minimum=1)     # lines of those chunks kept as evidence, best first
@@ -54,6 +55,7 @@ class PromptSettings:
 
 @dataclass(frozen=True)
 class Prompt:
+    """A prompt as a reader is given it, with the chunks it cites and its evidence lines."""
     query: str
     text: str  # what a reader is given
     citations: list[str] = field(default_factory=list)  # citations[n - 1] = chunk id of marker [#n]

@@ -54,6 +54,7 @@ CLAUSE_RE = re.compile(r"\s*(?:[,;:]|\s[–—-]\s|\(|\))\s*")
 
 @dataclass(frozen=True)
 class Answer:
+    """A reader's answer, the chunks it cites, and where it came from."""
     text: str
     citations: list[str]  # chunk ids the answer cites
     abstained: bool
@@ -225,6 +226,7 @@ MARKER_RE = re.compile(r"\[#(\d+)\]")
 
 @dataclass(frozen=True)
 class OpenAISettings:
+    """A reader that asks an OpenAI-compatible server."""
     base_url: str = setting("http://127.0.0.1:8000/v1", pattern=r"^https?://\S+$")  # the API root, up to /v1
     model: str = setting("minirag", min_length=1)
     api_key_env: str = setting("", pattern=r"^([A-Za-z_][A-Za-z0-9_]*)?$")  # the NAME of the variable holding the key

@@ -83,10 +83,10 @@ def csr(indptr: np.ndarray, items: np.ndarray, n_items: int, where, what: str) -
         fail(where, f"{what}: offsets do not rise from 0 to the {len(items)} postings")
     if len(items) and (items.min() < 0 or items.max() >= n_items):
         fail(where, f"{what}: an item id outside 0..{n_items - 1}")
-    rising = np.diff(items.astype(np.int64)) > 0  # (P-1,) false where a term's list does not rise
-    starts = np.zeros(len(items), dtype=bool)
-    starts[indptr[1:-1][indptr[1:-1] < len(items)]] = True  # where a new term's list begins
-    if len(items) > 1 and not (rising | starts[1:]).all():
+    rising = items[1:] > items[:-1]  # (P-1,) false where the next posting is not above this one
+    starts = indptr[1:-1]
+    rising[starts[(starts > 0) & (starts < len(items))] - 1] = True  # but a new term's list may start lower
+    if len(items) > 1 and not rising.all():
         fail(where, f"{what}: a term's items are not ascending (a posting twice?)")
 
 

@@ -63,6 +63,7 @@ def report_paths(results: str | Path, name: str) -> tuple[Path, Path]:
 
 @dataclass(frozen=True)
 class CorpusLayout:
+    """Where each artifact of one corpus lives under its results folder."""
     root: Path  # results/<corpus>, or the pattern results/{corpus}
 
     @classmethod

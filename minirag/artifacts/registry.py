@@ -30,6 +30,7 @@ WILDCARD_RE = {"shard": r"\d+", "reader": r"[A-Za-z0-9][A-Za-z0-9_-]*", "n": r"\
 
 @dataclass(frozen=True)
 class Artifact:
+    """One kind of file a job writes: its path pattern, the job that writes it, how its content is checked."""
     kind: str                # what it is: "run", "vectors", "bm25_index", ...
     pattern: str             # relative to results/<corpus>, wildcards in braces
     job: str                 # the stage whose receipt vouches for it

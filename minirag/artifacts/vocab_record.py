@@ -14,17 +14,26 @@ What it leaves out: building or reading the vocabulary (answer/select/vocabulary
 from __future__ import annotations
 
 import re
+from itertools import repeat
 
 FORMAT = "minirag-vocabulary/1"
 SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 def strings(value) -> bool:
-    return isinstance(value, list) and all(isinstance(x, str) for x in value)
+    return isinstance(value, list) and all(map(isinstance, value, repeat(str)))  # map: no Python frame per item
 
 
 def string_lists(value) -> bool:
-    return isinstance(value, dict) and all(isinstance(k, str) and strings(v) for k, v in value.items())
+    return isinstance(value, dict) and all(map(isinstance, value, repeat(str))) and all(map(strings, value.values()))
+
+
+def counts(value) -> bool:
+    """A mapping of words to counts per language: dicts of integers >= 1 (not booleans)."""
+    if not isinstance(value, dict) or not all(map(isinstance, value.values(), repeat(dict))):
+        return False
+    n = [c for v in value.values() for c in v.values()]
+    return all(map(isinstance, n, repeat(int))) and not any(map(isinstance, n, repeat(bool))) and all(c >= 1 for c in n)
 
 
 def vocabulary_problem(record) -> str | None:
@@ -34,10 +43,7 @@ def vocabulary_problem(record) -> str | None:
         (k for k in ("forms", "lexicon", "form_concepts", "suffix_concepts") if not string_lists(record.get(k))), None)
     if bad:
         return f"vocabulary.{bad}: not a list of strings or a mapping to lists of strings"
-    langs = record.get("word_langs")
-    if not isinstance(langs, dict) or not all(
-            isinstance(v, dict) and all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in v.values())
-            for v in langs.values()):
+    if not counts(record.get("word_langs")):
         return "vocabulary.word_langs: not a mapping of words to counts per language (integers >= 1)"
     built = record.get("built_from")
     if not isinstance(built, dict) or set(built) != {"docs", "chunks", "lexicon", "terms"} or not all(

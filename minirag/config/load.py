@@ -14,9 +14,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-
-from ..artifacts.safe_yaml import read_yaml
 from ..settings import did_you_mean
 from .corpus import ConfigError, corpus_config
 
@@ -46,11 +43,23 @@ def schema_message(error, key: str) -> str:
     return f"{key}: {message}"
 
 
-def load_config(path: str | Path, schema: bool = True) -> dict:
+def load_config(path: str | Path, schema: bool = True, results: str | Path | None = None) -> dict:
     """The config file, checked against the JSON schema unless `schema` is False: `search`, `answer` and
     `serve` check only the corpus they open, with minirag's own checks of its settings (the dataclasses the
-    schema is generated from: the same keys, types and bounds), and skip jsonschema's 0.1 s of imports."""
+    schema is generated from: the same keys, types and bounds), and skip jsonschema's 0.1 s of imports.
+    Given `results`, the YAML's value is read from the copy the report kept of these very bytes, if there
+    is one (parsed.py), without loading PyYAML."""
     path = Path(path)
+    if results is not None:
+        from .parsed import read_parsed
+        config = read_parsed(path, results)
+        if config is not None:
+            if schema:
+                validate(config, str(path))
+            return config
+    import yaml
+
+    from ..artifacts.safe_yaml import read_yaml
     try:
         config = read_yaml(path)
     except FileNotFoundError:
@@ -72,6 +81,8 @@ def check_config_files(paths) -> None:
     """The bounds `read_yaml` keeps (no key twice in a mapping, no alias bomb, no deep nesting) on
     the config files Snakemake has already loaded by itself: its loader keeps the last of two equal
     keys silently. Raises ConfigError naming the file, the key and both lines."""
+    import yaml
+
     from ..artifacts.io import read_text
     from ..artifacts.safe_yaml import check_events
     for path in dict.fromkeys(map(str, paths)):

@@ -26,6 +26,7 @@ from ..rank.kinds import RetrieverKind, kind_of
 
 @dataclass(frozen=True)
 class Corpus:
+    """A checked corpus config with each retriever's, embedder's and reader's kind."""
     config: Mapping[str, Any]                 # the checked dict, read-only
     retrievers: Mapping[str, RetrieverKind]   # by config name, in config order
     embedders: Mapping[str, EmbedderKind]

@@ -42,6 +42,7 @@ Run = dict[str, Ranking]  # qid -> ranking
 
 @dataclass(frozen=True)
 class DiagnoseSettings:
+    """What the diagnose stage measures of each run's top k."""
     embedder: str = "hashing"   # whose chunk vectors measure top-k redundancy (mean pairwise cosine)
     k: int = setting(5, minimum=1)   # the top k that overlap, always-on-top and diversity look at
     always_share: float = setting(0.2, minimum=0, maximum=1)  # in the top k of more than this share of questions = "always on top"

@@ -39,6 +39,7 @@ from ..settings import setting, settings_from_dict
 
 @dataclass(frozen=True)
 class BiEncoderConfig:
+    """The MiniBiEncoder's shape and its training."""
     d: int = setting(64, minimum=1)            # output dimension of the embeddings
     hidden: int = setting(128, minimum=1)      # width of the MLP's hidden layer
     token_dim: int = setting(128, minimum=1)   # width of the token embeddings that are pooled

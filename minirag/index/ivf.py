@@ -61,6 +61,7 @@ BLOCK_ROWS = 16384  # rows read and scored at a time: bounds the (rows, nlist) s
 
 @dataclass(frozen=True)
 class IVFSettings:
+    """An IVF index: its lists and how many a query scans."""
     nlist: int = setting(64, minimum=1)            # lists (k-means centroids); about sqrt(N) to 4 sqrt(N)
     nprobe: int = setting(8, minimum=1)            # lists scanned per query (search only); >= nlist: exact
     seed: int = 0                                  # the training sample and the first centroids

@@ -96,7 +96,7 @@ class BuiltCorpus:
         """The corpus `corpus` of the config (default: its first built corpus) as the graph built it."""
         from ..artifacts.missing import MissingArtifact
         from .defaults import build_command, named_corpus
-        corpus, cc = named_corpus(configfile, corpus)
+        corpus, cc = named_corpus(configfile, corpus, results)
         try:
             return cls(corpus, cc, results)
         except MissingArtifact as exc:

@@ -68,15 +68,16 @@ class Sources:
     def chunks_by_id(self) -> dict[str, Chunk]:
         return {c.id: c for c in self.chunks}
 
-    def features(self, analyzer, expansion, stored: dict | None = None):
+    def features(self, analyzer, expansion, stored: dict | None = None, codes: dict | None = None):
         """The reranker's feature maker over these chunks (one per analyzer and expansion, built once;
-        `stored`: the document frequencies a trained reranker's sidecar holds, read if they are these
-        chunks')."""
+        `stored`: the document frequencies a trained reranker's sidecar holds, and `codes` the chunk codes
+        its weights file holds, read if they are these chunks')."""
         from ..rank.rerank import FeatureMaker
         from ..text.analyze import Analyzer
         if (analyzer, expansion) not in self._features:
             a = Analyzer(analyzer)
-            self._features[analyzer, expansion] = FeatureMaker(a, self.chunks, self.expander(a, expansion), stored)
+            self._features[analyzer, expansion] = FeatureMaker(a, self.chunks, self.expander(a, expansion), stored,
+                                                               codes)
         return self._features[analyzer, expansion]
 
     def read_all_chunks(self) -> None:

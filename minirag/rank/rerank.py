@@ -46,12 +46,18 @@ class FeatureMaker:
     runs over all candidates and lines at once (rerank_lines.py)."""
 
     def __init__(self, analyzer: Analyzer, chunks: Sequence[Chunk], expander: QueryExpander | None = None,
-                 stored: dict | None = None):
+                 stored: dict | None = None, codes: dict[str, np.ndarray] | None = None):
         self.analyzer, self.expander = analyzer, expander
         self.texts_sha256 = texts_sha256(chunks)
         n = len(chunks)
+        self._ids: dict[str, int] = {}  # word -> term id of the chunk codes
+        self._codes: dict[str, ChunkCode] = {}
+        self._stored: StoredCodes | None = None
         if isinstance(stored, dict) and stored.get("texts_sha256") == self.texts_sha256 and stored.get("n") == n:
             df = stored["terms"]  # counted by train_reranker over these very texts (df_record)
+            if codes is not None:  # and every chunk's code, its term ids the positions of df's sorted terms
+                self._ids = {w: i for i, w in enumerate(df)}
+                self._stored = StoredCodes(codes, chunks)
         else:
             df = {}
             for c in chunks:
@@ -60,8 +66,6 @@ class FeatureMaker:
         self.df, self.n = df, n
         self.idf = {w: math.log(1 + (n - d + 0.5) / (d + 0.5)) for w, d in df.items()}
         self.default_idf = math.log(1 + (n + 0.5) / 0.5)
-        self._ids: dict[str, int] = {}  # word -> term id of the chunk codes
-        self._codes: dict[str, ChunkCode] = {}
 
     def df_record(self) -> dict:
         """The document frequencies, for the reranker's sidecar: a FeatureMaker over the same chunk
@@ -71,10 +75,22 @@ class FeatureMaker:
     def weight(self, w: str) -> float:
         return self.idf.get(w, self.default_idf)
 
+    def codes_record(self, chunks: Sequence[Chunk]) -> dict[str, np.ndarray] | None:
+        """Every chunk's code (in `chunks` order, the texts df_record counted), its term ids the positions
+        of df_record's sorted terms, as the arrays train_reranker keeps beside the weights: a feature
+        maker over the same texts reads a candidate's code instead of analyzing it for each question.
+        None if a chunk holds a word the document frequencies do not count (nothing to number it by)."""
+        ids = {w: i for i, w in enumerate(sorted(self.df))}
+        codes = [encode(c, self.analyzer, ids) for c in chunks]
+        if len(ids) != len(self.df) or self.texts_sha256 != texts_sha256(chunks):
+            return None
+        return pack_codes(codes)
+
     def code(self, c: Chunk) -> ChunkCode:
-        """The chunk's words and lines as term ids (read once)."""
+        """The chunk's words and lines as term ids (read once; from the stored codes when they hold it)."""
         if c.id not in self._codes:
-            self._codes[c.id] = encode(c, self.analyzer, self._ids)
+            stored = self._stored.get(c) if self._stored is not None else None
+            self._codes[c.id] = stored if stored is not None else encode(c, self.analyzer, self._ids)
         return self._codes[c.id]
 
     def query_concepts(self, query: str) -> tuple[list[dict[str, float]], list[str]]:
@@ -114,6 +130,67 @@ class FeatureMaker:
             out[:, 3], out[:, 4], out[:, 5] = line_features(codes, m, weights, total)
             out[:, 6] = set_shares([c.context for c in codes], m, weights, total)
         return out
+
+
+CODE_ARRAYS = ("code_entries", "code_sets", "code_index")
+
+
+def pack_codes(codes: list[ChunkCode]) -> dict[str, np.ndarray]:
+    """ChunkCodes as three int32 arrays: `code_entries` (E, 3) every chunk's (line, term, first) entries
+    one after the other; `code_sets` every chunk's `words` then its `context`; `code_index` (N, 5) per
+    chunk its entries' end, its words' end, its context's end (each start is the previous chunk's end),
+    its lines and its length."""
+    entries = [np.stack([c.line, c.term, c.first], axis=1) for c in codes]
+    sets = [a for c in codes for a in (c.words, c.context)]
+    ends = np.cumsum([len(c.line) for c in codes], dtype=np.int64)
+    set_ends = np.cumsum([len(a) for a in sets], dtype=np.int64).reshape(-1, 2)
+    index = np.column_stack([ends, set_ends, [c.n_lines for c in codes], [c.length for c in codes]]) \
+        if codes else np.zeros((0, 5), dtype=np.int64)
+    return {"code_entries": (np.concatenate(entries) if codes else np.zeros((0, 3))).astype(np.int32),
+            "code_sets": (np.concatenate(sets) if codes else np.zeros(0)).astype(np.int32),
+            "code_index": index.astype(np.int32)}
+
+
+def codes_problem(codes: dict[str, np.ndarray], n_chunks: int, n_terms: int) -> str | None:
+    """What is wrong with stored codes for `n_chunks` chunks over `n_terms` terms, or None: shapes, ends
+    rising within their arrays, term ids among the terms, lines within their chunk's, no negative count."""
+    e, s, x = (codes.get(k) for k in CODE_ARRAYS)
+    if any(a is None or a.dtype.kind not in "iu" for a in (e, s, x)):
+        return f"the chunk codes need integer arrays {', '.join(CODE_ARRAYS)}"
+    if e.ndim != 2 or e.shape[1] != 3 or s.ndim != 1 or x.shape != (n_chunks, 5):
+        return f"chunk codes of shapes {e.shape}, {s.shape}, {x.shape}, not (E, 3), (S,), ({n_chunks}, 5)"
+    ends, set_ends = x[:, 0].astype(np.int64), x[:, 1:3].reshape(-1).astype(np.int64)
+    for name, at, total in (("entries", ends, len(e)), ("sets", set_ends, len(s))):
+        if (at[-1] if len(at) else 0) != total or (np.diff(at, prepend=0) < 0).any():
+            return f"the chunk codes' {name} ends do not rise to the {total} stored"
+    if (x[:, 3:] < 0).any() or (len(e) and (e[:, 0].min() < 0 or e[:, 2].min() < 0)):
+        return "a negative line, position, line count or length in the chunk codes"
+    if (len(e) and (e[:, 1].min() < 0 or e[:, 1].max() >= n_terms)) or (len(s) and (s.min() < 0 or s.max() >= n_terms)):
+        return f"a term id outside the {n_terms} terms of the document frequencies"
+    if len(e) and (e[:, 0] >= np.repeat(x[:, 3], np.diff(ends, prepend=0))).any():
+        return "an entry's line beyond its chunk's lines"
+    return None
+
+
+class StoredCodes:
+    """The chunk codes train_reranker kept, read a chunk at a time (`get`: None for a chunk not among them)."""
+
+    def __init__(self, codes: dict[str, np.ndarray], chunks: Sequence[Chunk]):
+        self.entries = np.ascontiguousarray(codes["code_entries"].T, dtype=np.int64)  # (3, E): lines, terms, firsts
+        self.sets = codes["code_sets"].astype(np.int64)
+        index = codes["code_index"].tolist()
+        starts, set_start = [0] + [r[0] for r in index[:-1]], [0] + [r[2] for r in index[:-1]]
+        self.rows = [(s, r[0], t, r[1], r[2], r[3], r[4]) for s, t, r in zip(starts, set_start, index)]
+        self.chunks = chunks
+        self.at = {c.id: i for i, c in enumerate(chunks)}
+
+    def get(self, c: Chunk) -> ChunkCode | None:
+        i = self.at.get(c.id)
+        if i is None or not (self.chunks[i] is c or (self.chunks[i].text == c.text and self.chunks[i].context == c.context)):
+            return None
+        e0, e1, w0, w1, x1, n_lines, length = self.rows[i]
+        line, term, first = self.entries[:, e0:e1]
+        return ChunkCode(line, term, first, n_lines, self.sets[w0:w1], self.sets[w1:x1], length)
 
 
 def sigmoid(z: np.ndarray) -> np.ndarray:
@@ -164,22 +241,23 @@ def rerank(ranking: Ranking, x: np.ndarray, w: np.ndarray, b: float, n: int) -> 
     return [(cid, float(len(ids) - i)) for i, cid in enumerate(ids)]
 
 
-def save_model(path, w: np.ndarray, b: float, sidecar: dict) -> None:
-    """Weights as .npz, and beside it (.json) the feature names and how the model was trained."""
+def save_model(path, w: np.ndarray, b: float, sidecar: dict, codes: dict[str, np.ndarray] | None = None) -> None:
+    """Weights as .npz (with `codes`, FeatureMaker.codes_record's arrays, when given), and beside it (.json)
+    the feature names and how the model was trained."""
     from pathlib import Path
 
     from ..artifacts.io import save_npz, write_json
-    save_npz(path, w=w.astype(np.float64), b=np.array([b]))
+    save_npz(path, w=w.astype(np.float64), b=np.array([b]), **(codes or {}))
     write_json(Path(path).with_suffix(".json"), {"features": list(FEATURES), "weights": dict(zip(FEATURES, w.tolist())),
                                                  "bias": b, **sidecar})
 
 
 def load_model(path) -> dict:
-    """A trained reranker's {"w": (F,), "b": float, "df": its document frequencies or None}, both files
-    checked against their job's receipt."""
+    """A trained reranker's {"w": (F,), "b": float, "df": its document frequencies or None, "codes": its
+    chunks' codes (FeatureMaker.codes_record) or None}, both files checked against their job's receipt."""
     from pathlib import Path
 
-    from ..artifacts.content import weights
+    from ..artifacts.content import fail, weights
     from ..artifacts.integrity import load_json, verified
     from ..artifacts.io import load_npz
     meta = load_json(Path(path).with_suffix(".json"), "reranker sidecar")
@@ -188,7 +266,13 @@ def load_model(path) -> dict:
                          "re-run train_reranker")
     arrays = load_npz(verified(path, "reranker model"))
     weights(arrays, path)
-    return {"w": arrays["w"], "b": float(arrays["b"][0]), "df": meta.get("df")}
+    df, codes = meta.get("df"), None
+    if isinstance(df, dict) and any(k in arrays for k in CODE_ARRAYS):
+        codes = {k: arrays[k] for k in CODE_ARRAYS if k in arrays}
+        problem = codes_problem(codes, df.get("n"), len(df.get("terms") or {}))
+        if problem:
+            fail(path, problem + "; re-run train_reranker")
+    return {"w": arrays["w"], "b": float(arrays["b"][0]), "df": df, "codes": codes}
 
 
 DEFAULT_ANALYZER = AnalyzerConfig(fold_accents=True, query_stopwords=("en", "es"), stemmer="spanish")

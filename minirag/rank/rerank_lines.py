@@ -28,6 +28,7 @@ SEPARATOR_RE = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
 
 @dataclass(frozen=True)
 class ChunkCode:
+    """A chunk's lines and words as term ids, as the reranker's features match them."""
     line: np.ndarray     # (E,) line of each (line, distinct word) entry, 0.. in reading order
     term: np.ndarray     # (E,) the word's term id
     first: np.ndarray    # (E,) its first position in the line's words

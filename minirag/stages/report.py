@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..artifacts.io import atomic_write_text, write_json
 from ..artifacts.layout import CorpusLayout
+from ..config.parsed import write_parsed
 from ..history.log import path_of as history_path
 from ..history.record import record_build
 from ..pipeline.graph import CorpusGraph
@@ -28,6 +29,9 @@ def report(settings: dict, config: str, out: Path, manifest: Path) -> None:
         parts.append(render_corpus(CorpusTables(name, cc, layout), results, corpora[name][2]))
     atomic_write_text(out, "\n".join(parts).rstrip() + "\n")
     write_json(manifest, build_manifest(settings["corpora"], results, config))
+    # the config's YAML kept as JSON by its bytes' sha256, which `search` and `answer` read without PyYAML
+    # (config/parsed.py); like the history, a file beside the report, not one of its outputs
+    write_parsed(config, results)
     log(f"report: {len(settings['corpora'])} corpora -> {out}")
     # the history is an append-only log beside the report, not one of its outputs (history/log.py)
     added = record_build(results, Path(out).stem, config, corpora)

@@ -70,7 +70,8 @@ def train_reranker(settings: dict, name: str, docs: Path, chunks: Path, question
     save_model(out, w, b, {"settings": settings, "synthetic_questions": len(synthetic), "dev_questions": len(dev),
                            "train_split_queries": len(judged),
                            "examples": int(len(y)), "positives": int(y.sum()), "loss_per_step": losses,
-                           "training_data_sha256": data_sha, "df": features.df_record()})
+                           "training_data_sha256": data_sha, "df": features.df_record()},
+               features.codes_record(items))
     log(f"train_reranker: {name}: {len(y)} candidates ({int(y.sum())} relevant) from {len(synthetic)} synthetic, "
         f"{len(judged)} training-split and {len(dev)} dev questions; weights "
         + ", ".join(f"{f} {v:+.2f}" for f, v in zip(FEATURES, w)))

@@ -114,6 +114,7 @@ def load_stopwords(lang: str, kind: str = "stopwords") -> frozenset[str]:
 
 @dataclass(frozen=True)
 class AnalyzerConfig:
+    """How a text becomes index terms: tokenizer, case, stopwords, stemming, n-grams, accents."""
     tokenizer: Literal["word", "standard"] = "word"  # "word": the seed's \w+; "standard": closer to Lucene's ("3.5", "don't" whole)
     lowercase: bool = True             # the seed lowercases; off only for case-sensitive corpora
     stopwords: tuple[Literal["en", "es", "ar"], ...] = ()  # stopword list languages, e.g. ("en",) or ("es",)

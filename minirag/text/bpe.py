@@ -57,6 +57,7 @@ from .bpe_merges import _merge, _render, learn_merges, to_bytes
 
 @dataclass(frozen=True)
 class TokenizerSettings:
+    """The byte-level BPE tokenizer's vocabulary size."""
     vocab_size: int = setting(2000, minimum=257, maximum=65536)  # 256 byte tokens + learned merges
 
 

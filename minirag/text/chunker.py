@@ -50,6 +50,7 @@ _CLOSERS = "\"')]\u201d\u2019\u00bb"  # may stand between a sentence end and the
 
 @dataclass(frozen=True)
 class ChunkSettings:
+    """How documents are cut into chunks."""
     strategy: Literal["tokens", "sections", "chars", "none"] = "tokens"
     target_tokens: int = setting(150, minimum=1)  # tokens: chunk length in BPE tokens (the seed's default)
     overlap: int = setting(20, minimum=0)         # tokens/chars: shared with the previous chunk

@@ -21,6 +21,7 @@ from ..artifacts.io import sha256_text
 
 @dataclass(frozen=True, slots=True)
 class Chunk:
+    """A slice of a document's text, as chunks.jsonl holds it."""
     id: str  # sha256(doc_id + ':' + offset)[:12], stable across runs and machines
     text: str  # exact slice doc.text[char_start:char_end]
     doc_id: str  # path of the source document relative to the corpus root

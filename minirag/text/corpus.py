@@ -23,10 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-import yaml
-
 from ..artifacts.io import sha256_text, shown
-from ..artifacts.safe_yaml import load_yaml
 from ..settings import PATH_PATTERN, setting
 
 QUESTION_LANGS = ("en", "es", "cross")  # the KB's values: a question in English, in Spanish, or across the two
@@ -78,6 +75,9 @@ def normalise(text: str) -> str:
 
 def split_front_matter(raw: str, where: str) -> tuple[dict, str, int]:
     """Return (front matter, body, line number where the body starts)."""
+    import yaml  # here: `search` and `answer` import this module for SourceSettings and never read YAML
+
+    from ..artifacts.safe_yaml import load_yaml
     lines = raw.split("\n")
     if not lines or lines[0].strip() != "---":
         raise CorpusError(f"{where}:1: no front matter (the file must start with a '---' line)")

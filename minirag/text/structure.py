@@ -30,6 +30,7 @@ PATH_SEP = " › "
 
 @dataclass(frozen=True)
 class Table:
+    """A markdown table of a document: its header and where its rows are."""
     header: str       # the header row, as written
     rows_start: int   # first character of the first data row
     end: int          # end of the last row
@@ -37,6 +38,7 @@ class Table:
 
 @dataclass(frozen=True)
 class Unit:
+    """A span of a document that is read as one piece (a sentence, a table row)."""
     start: int        # [start, end) in the document
     end: int
     kind: str         # "row", "item" or "sentence"

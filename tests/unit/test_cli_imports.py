@@ -48,7 +48,7 @@ NOT_FOR_ANSWERING = (
     "minirag.history.diff", "minirag.config.schema", "minirag.datasets.synth_corpus",
     "minirag.pipeline.graph", "minirag.pipeline.stage",
     "jsonschema", "snakemake", "pandas", "matplotlib", "scipy", "uvicorn", "fastapi",
-    "tempfile", "random", "csv", "statistics", "urllib.request",
+    "tempfile", "random", "csv", "statistics", "urllib.request", "yaml", "minirag.artifacts.safe_yaml",
 )
 
 

@@ -14,7 +14,16 @@ from hypothesis import strategies as st
 from minirag.artifacts.integrity import IntegrityError, write_receipt
 from minirag.artifacts.layout import CorpusLayout
 from minirag.rank import synth
-from minirag.rank.rerank import FEATURES, FeatureMaker, fit_logistic, load_model, rerank, save_model, sigmoid
+from minirag.rank.rerank import (
+    FEATURES,
+    FeatureMaker,
+    codes_problem,
+    fit_logistic,
+    load_model,
+    rerank,
+    save_model,
+    sigmoid,
+)
 from minirag.rank.synth import BACK, HEADING, TEMPLATES, candidates, misspell, synthesize
 from minirag.text.analyze import Analyzer, AnalyzerConfig
 from minirag.text.chunks import Chunk, chunk_id
@@ -421,3 +430,54 @@ def test_stored_document_frequencies_are_read_only_for_the_same_chunk_texts(monk
                                   built.features("past of begin", ranking, {c.id: c for c in ALL}))
     other = FeatureMaker(Analyzer(AnalyzerConfig(query_stopwords=("en",))), ALL[:-1], stored=record)
     assert other.n == len(ALL) - 1 and other.df != record["terms"]
+
+
+def test_stored_chunk_codes_are_read_for_the_same_chunk_texts_and_give_the_same_features(monkeypatch):
+    """train_reranker keeps every chunk's code beside the weights; a feature maker over the same texts reads
+    a candidate's code instead of analyzing it, and every feature is the same, bit for bit."""
+    built = FeatureMaker(Analyzer(AnalyzerConfig(query_stopwords=("en",))), ALL)
+    record = json.loads(json.dumps(built.df_record()))
+    codes = built.codes_record(ALL)
+    assert codes is not None and codes_problem(codes, len(ALL), len(record["terms"])) is None
+    read = FeatureMaker(Analyzer(AnalyzerConfig(query_stopwords=("en",))), ALL, stored=record, codes=codes)
+    by_id = {c.id: c for c in ALL}
+    ranking = [(c.id, float(len(ALL) - i)) for i, c in enumerate(ALL)]
+    queries = ("past of begin", "'went' go", "nouns gender", "participle perfect tenses", "zzz")
+    expected = [built.features(query, ranking, by_id) for query in queries]
+    calls = []
+    analyze = Analyzer.__call__
+    monkeypatch.setattr(Analyzer, "__call__", lambda self, text: calls.append(text) or analyze(self, text))
+    for query, x in zip(queries, expected):
+        np.testing.assert_array_equal(read.features(query, ranking, by_id), x)
+    assert not [t for t in calls if t in {c.text for c in ALL}]  # no chunk analyzed
+    # other texts: the codes are not read (the document frequencies are not these chunks' either)
+    assert FeatureMaker(Analyzer(AnalyzerConfig()), ALL[:-1], stored=record, codes=codes)._stored is None
+
+
+def test_damaged_chunk_codes_are_named():
+    built = FeatureMaker(Analyzer(AnalyzerConfig()), ALL)
+    codes, n_terms = built.codes_record(ALL), len(built.df)
+    bad_term = {**codes, "code_sets": codes["code_sets"].copy()}
+    bad_term["code_sets"][0] = n_terms
+    assert "term id outside" in codes_problem(bad_term, len(ALL), n_terms)
+    bad_end = {**codes, "code_index": codes["code_index"].copy()}
+    bad_end["code_index"][-1, 0] += 1
+    assert "entries ends" in codes_problem(bad_end, len(ALL), n_terms)
+    bad_line = {**codes, "code_entries": codes["code_entries"].copy()}
+    bad_line["code_entries"][0, 0] = 99
+    assert "beyond its chunk's lines" in codes_problem(bad_line, len(ALL), n_terms)
+    assert "shapes" in codes_problem(codes, len(ALL) + 1, n_terms)
+    assert "integer arrays" in codes_problem({**codes, "code_sets": codes["code_sets"].astype(float)}, len(ALL), n_terms)
+
+
+def test_a_model_with_damaged_chunk_codes_is_refused(tmp_path):
+    layout = CorpusLayout.of(tmp_path / "results", "kb")
+    path = layout.reranker("bm25-rr")
+    built = FeatureMaker(Analyzer(AnalyzerConfig()), ALL)
+    codes = built.codes_record(ALL)
+    codes["code_sets"][0] = len(built.df) + 5
+    save_model(path, np.zeros(len(FEATURES)), 0.0, {"df": built.df_record()}, codes)
+    write_receipt(layout.receipt("train_reranker", "bm25-rr"), "train_reranker", "bm25-rr", {}, [],
+                  [path, path.with_suffix(".json")])
+    with pytest.raises(ValueError, match=r"bm25-rr\.npz: a term id outside .* re-run train_reranker"):
+        load_model(path)

@@ -75,3 +75,19 @@ def test_a_damaged_vocabulary_is_refused_naming_the_file_and_key(trained):
     sidecar.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(ContentError, match=r"extractive\.json: vocabulary\.word_langs"):
         check_file(sidecar)
+
+
+GOOD = {"format": "minirag-vocabulary/1", "keys": ["a"], "words": ["a", "b"], "forms": {"a": ["b"]},
+        "lexicon": {}, "form_concepts": {"a": ["tense:past"]}, "suffix_concepts": {},
+        "word_langs": {"a": {"en": 2, "": 1}, "b": {}}, "built_from": {k: "0" * 64 for k in ("docs", "chunks", "lexicon", "terms")}}
+
+
+@pytest.mark.parametrize("key, value", [
+    ("keys", ["a", 1]), ("keys", "a"), ("words", None), ("forms", {"a": "b"}), ("forms", {1: ["b"]}),
+    ("lexicon", {"a": ["b", None]}), ("form_concepts", []), ("word_langs", {"a": {"en": 0}}),
+    ("word_langs", {"a": {"en": True}}), ("word_langs", {"a": {"en": 1.0}}), ("word_langs", {"a": [1]}),
+    ("word_langs", []), ("built_from", {"docs": "0" * 64})])
+def test_each_key_of_the_wrong_shape_is_named(key, value):
+    from minirag.artifacts.vocab_record import vocabulary_problem
+    assert vocabulary_problem(GOOD) is None
+    assert vocabulary_problem({**GOOD, key: value}).startswith(f"vocabulary.{key}:")

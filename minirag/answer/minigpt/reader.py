@@ -46,6 +46,7 @@ WORD_RE = re.compile(r"\w+")
 
 @dataclass(frozen=True)
 class MiniGPTSettings:
+    """The Mini-GPT reader: its model's size, its training and how it answers."""
     ANSWER_TIME: ClassVar[tuple[str, ...]] = ("max_new_tokens", "min_support", "trust_selector")  # not retrained
     RENAMED: ClassVar[dict[str, str]] = {"max_lines": "evidence_lines", "max_chars": "evidence_chars"}  # old -> new
     d: int = setting(96, minimum=8)                   # width of the model

@@ -73,6 +73,7 @@ LANGUAGE_WORDS = {"english", "ingles", "spanish", "espanol", "castellano", "verb
 
 @dataclass
 class QuestionAnalysis:
+    """What a question asks: its words, lemmas, forms, concepts and options."""
     query: str
     folded: str
     words: list[str]                                  # content words, folded, in order

@@ -39,6 +39,7 @@ PERSONS = ["yo", "tú", "él / ella / usted", "nosotros", "vosotros", "ellos / e
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
+    """A cell, gloss or clause of a chunk that could be the answer."""
     chunk_id: str
     n: int            # rank of its chunk in the run (1-based)
     kind: str         # "cell" | "arrow" | "gloss" | "quote" | "clause" | "item" | "sentence"

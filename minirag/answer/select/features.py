@@ -126,12 +126,13 @@ class Prepared:
         self.text_concept = self.n_words <= 3 and sum(m.end - m.start for m in mentions) >= 0.8 * len(self.text)
 
 
-def index_of(items: Iterable[tuple[str, int]]) -> dict[str, np.ndarray]:
-    """{value: the candidate positions holding it} from (value, position) pairs."""
+def index_of(items: Iterable[tuple[str, int]]) -> dict[str, list[int]]:
+    """{value: the candidate positions holding it, ascending, each once} from (value, position) pairs: lists,
+    which index an array as an array of them does (a chunk makes some hundred, and a question reads a few)."""
     out: dict[str, list[int]] = {}
     for value, i in items:
         out.setdefault(value, []).append(i)
-    return {k: np.array(sorted(set(v)), dtype=np.int64) for k, v in out.items()}
+    return {k: sorted(set(v)) for k, v in out.items()}
 
 
 class ChunkBlock:
@@ -193,12 +194,12 @@ class QuestionView:
         self.written = ngrams(" ".join(WORD_RE.findall(a.query.casefold())))  # as written: accents kept
 
 
-def scatter_max(column: np.ndarray, idx: np.ndarray | None, value: float) -> None:
+def scatter_max(column: np.ndarray, idx: list[int] | None, value: float) -> None:
     if idx is not None:
         column[idx] = np.maximum(column[idx], value)
 
 
-def mask_of(index: dict[str, np.ndarray], keys: Iterable[str], n: int) -> np.ndarray:
+def mask_of(index: dict[str, list[int]], keys: Iterable[str], n: int) -> np.ndarray:
     """(n,) which candidates `index` lists under any of the keys."""
     out = np.zeros(n, dtype=bool)
     for k in keys:

@@ -69,6 +69,7 @@ def feature_names(features: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str
 
 @dataclass(frozen=True)
 class Answer:
+    """One distinct answer of a selection, its probability and best candidate."""
     text: str
     p: float
     best: int  # index of the candidate it is cited from
@@ -109,6 +110,7 @@ class Read:
 
 @dataclass
 class Selection:
+    """What the selector read of a question and the answers it found."""
     read: Read
     p: np.ndarray                 # (m,) probabilities
     p_none: float

@@ -14,6 +14,7 @@ from ...settings import setting
 
 @dataclass(frozen=True)
 class CandidateSettings:
+    """What the answer selector reads of each answered run, and how many answers it records."""
     depth: int = setting(20, minimum=1)   # the top chunks of a run whose cells and clauses are candidates
     keep: int = setting(10, minimum=1)    # answers recorded per question in candidates/<retriever>.jsonl
     terms: str = ""                       # the grammatical-terms file; "" = minirag/answer/data/grammar_terms.tsv
@@ -21,6 +22,7 @@ class CandidateSettings:
 
 @dataclass(frozen=True)
 class SelectorSettings:
+    """The extractive reader: its answer selector's training and when it abstains."""
     ANSWER_TIME: ClassVar[tuple[str, ...]] = ("threshold", "abstain")  # changing them re-answers, never retrains
     threshold: float | None = setting(None, minimum=0, maximum=1)  # abstain under this probability; null: calibrated on dev
     abstain: str = setting("I don't know.", min_length=1)  # what the reader says when it abstains

@@ -94,6 +94,11 @@ class Vocabulary:
                     out.setdefault(s, []).append(k)
         return out
 
+    @cached_property
+    def language_shares(self) -> dict[str, list[tuple[str, float]]]:
+        """A word -> its uses' share in each language, filled by `language` as it meets words."""
+        return {}
+
     @staticmethod
     def key_variants(cell: str) -> set[str]:
         """A table cell as the keys it states: "tener (to have)" -> tener, to have; "ser / ir" -> ser, ir."""
@@ -162,12 +167,14 @@ class Vocabulary:
         """The language whose documents use the text's words most (per word, its share of uses), or ""
         when they do not lean one way: "escrito" is Spanish even in an English page's table."""
         score: dict[str, float] = {}
+        shares = self.language_shares
         for w in WORD_RE.findall(fold(text)):
-            counts = self.word_langs.get(w, {})
-            total = sum(counts.values())
-            for lang, k in counts.items():
-                if lang:
-                    score[lang] = score.get(lang, 0.0) + k / total
+            if w not in shares:  # each word's shares taken once, then added in the same order as ever
+                counts = self.word_langs.get(w, {})
+                total = sum(counts.values())
+                shares[w] = [(lang, k / total) for lang, k in counts.items() if lang]
+            for lang, share in shares[w]:
+                score[lang] = score.get(lang, 0.0) + share
         if not score:
             return ""
         best = max(score, key=lambda lang: (score[lang], lang))

@@ -276,7 +276,7 @@ class BM25Index:
         vocab = read_json(directory / "vocab.json")
         n_terms = len(arrays["indptr"]) - 1
         if not isinstance(vocab, dict) or len(vocab) != n_terms or \
-                list(vocab.items()) != [(term, i) for i, term in enumerate(sorted(vocab))]:
+                list(vocab.values()) != list(range(n_terms)) or list(vocab) != sorted(vocab):
             raise ValueError(f"{directory / 'vocab.json'}: not the {n_terms} terms of index.npz, numbered in "
                              "sorted term order; re-run bm25")
         content.bm25_arrays(arrays, n_terms, directory / "index.npz")  # postings within bounds, weights finite

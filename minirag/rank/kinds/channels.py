@@ -14,6 +14,7 @@ from .base import RetrieverKind, kind_of
 
 @dataclass(frozen=True)
 class DenseSettings:
+    """A dense channel: the embedder whose vectors it ranks by."""
     embedder: str = "hashing"  # whose vectors (embedders: {name: ...})
 
 
@@ -36,6 +37,7 @@ class Dense(RetrieverKind):
 
 @dataclass(frozen=True)
 class IVFKindSettings(IVFSettings):
+    """An IVF channel: the embedder and its index's settings."""
     embedder: str = "hashing"  # whose vectors (embedders: {name: ...}); nlist, nprobe, ...: index/ivf.py
 
 
@@ -72,6 +74,7 @@ class IVF(RetrieverKind):
 
 @dataclass(frozen=True)
 class BM25KindSettings:
+    """A BM25 channel: its index and its query expansion."""
     index: str = "plain"                                 # which index (bm25: {name: ...})
     expand: ExpansionSettings = ExpansionSettings()      # query expansion from the lexicon stage (text/expand.py)
 

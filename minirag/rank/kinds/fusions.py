@@ -57,6 +57,7 @@ class Fusion(RetrieverKind):
 
 @dataclass(frozen=True)
 class RRFSettings:
+    """Reciprocal rank fusion of two or more runs."""
     of: tuple[str, ...] = setting(min_items=2)  # the retrievers whose runs are fused
     k: int = setting(60, minimum=1)             # the constant of Cormack et al. 2009
     weights: tuple[float, ...] = ()             # one weight per run of `of` (weighted RRF); default all 1
@@ -87,6 +88,7 @@ class RRF(Fusion):
 
 @dataclass(frozen=True)
 class LinearSettings:
+    """A weighted sum of two runs' normalised scores."""
     of: tuple[str, ...] = setting(min_items=2)           # the retrievers whose scores are fused
     alpha: float = setting(0.6, minimum=0, maximum=1)    # weight of the first of `of` (the seed's 0.6 dense); 1 - alpha the second
     norm: Literal["minmax", "zscore"] = "minmax"         # how each ranking's scores are normalised first

@@ -35,6 +35,7 @@ class Reorder(RetrieverKind):
 
 @dataclass(frozen=True)
 class CapSettings:
+    """At most `cap` chunks per document in a run."""
     base: str = setting(min_length=1)      # the retriever whose run is capped
     cap: int = setting(2, minimum=1)       # at most this many chunks per document, in rank order
 
@@ -52,6 +53,7 @@ class Cap(Reorder):
 
 @dataclass(frozen=True)
 class MMRSettings:
+    """A run re-picked for relevance and novelty (MMR)."""
     base: str = setting(min_length=1)                             # the retriever whose run is re-picked
     lambda_: float = setting(0.7, key="lambda", minimum=0, maximum=1)  # relevance vs novelty (Carbonell & Goldstein 1998)
     embedder: str = "hashing"                                     # whose chunk vectors measure redundancy
@@ -77,6 +79,7 @@ class MMR(Reorder):
 
 @dataclass(frozen=True)
 class RerankSettings:
+    """A learned reranker of a run's top candidates."""
     of: str = setting(min_length=1)                  # the retriever whose top `candidates` are re-scored
     model: Literal["logistic"] = "logistic"          # rank/rerank.py: features weighed by logistic regression
     candidates: int = setting(100, minimum=1)        # the top N re-scored; the rest keep their order after them
@@ -113,7 +116,7 @@ class Rerank(Reorder):
 
     def combine(self, query, rankings, sources, depth) -> Ranking:
         model = sources.reranker(self.name)
-        features = sources.features(self.s.analyzer, self.s.expand, model.get("df"))
+        features = sources.features(self.s.analyzer, self.s.expand, model.get("df"), model.get("codes"))
         head = rankings[0][: self.s.candidates]
         x = features.features(query, head, sources.chunks_by_id)  # (N, F)
         return rerank(rankings[0], x, model["w"], model["b"], self.s.candidates)[:depth]
