@@ -15,7 +15,7 @@ CORES  ?= 2
 
 CONFIG ?= workflow/config.yaml
 VERBOSE ?=
-QUIET     = $(if $(VERBOSE),,-q)
+QUIET     = $(if $(VERBOSE),,-qq)   # pip's errors only: warnings about the machine's own pip setup are not the build's
 SNAKEMAKE = $(if $(VERBOSE),MINIRAG_VERBOSE=1 )$(BIN)/snakemake
 
 # Snakemake keeps a cache in $XDG_CACHE_HOME (else ~/.cache) and dies in its own traceback when it
