@@ -15,7 +15,8 @@ CORES  ?= 2
 
 CONFIG ?= workflow/config.yaml
 VERBOSE ?=
-QUIET     = $(if $(VERBOSE),,-qq)   # pip's errors only: warnings about the machine's own pip setup are not the build's
+# pip's errors only: its warnings are about the machine's own pip setup, not the build
+QUIET     = $(if $(VERBOSE),,-qq)
 SNAKEMAKE = $(if $(VERBOSE),MINIRAG_VERBOSE=1 )$(BIN)/snakemake
 
 # Snakemake keeps a cache in $XDG_CACHE_HOME (else ~/.cache) and dies in its own traceback when it
