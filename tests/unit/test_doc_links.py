@@ -63,3 +63,9 @@ def test_no_page_names_an_issue_number():
     for page in PAGES:
         found = re.findall(r"\bissues? #?\d+", page.read_text(encoding="utf-8"), flags=re.I)
         assert not found, (page.name, found)
+
+
+def test_the_readme_stays_a_page_a_newcomer_reads_through():
+    """What it is, two commands, the graph, your own corpus, links: reference goes to docs/."""
+    lines = (REPO / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 160, f"README.md has {len(lines)} lines; move reference to docs/"
