@@ -1,5 +1,6 @@
 """The README and docs/ hold together: every relative link and image points at a file of the
-repository, every `#anchor` at a heading of the page it names, and no page names an issue.
+repository, every `#anchor` at a heading of the page it names, no page names an issue, and the
+README stays short.
 
 Links inside code (fenced blocks, `inline`) are text, not links; http(s) and mailto links are
 left alone (no network here)."""
