@@ -44,9 +44,12 @@ def build_command(configfile: str | Path) -> str:
 
 
 def ranked_on(metrics: dict) -> tuple[str, dict]:
-    """(split, its retrieval figures): dev's when the questions have a dev split, else test's."""
+    """(split, its retrieval figures): dev's when the questions have a dev split, else test's; none
+    when the split has no answerable question (a corpus without questions scores every run 0)."""
     dev = (metrics.get("splits") or {}).get("dev")
-    return ("dev", dev["retrieval"]) if dev and dev.get("retrieval") else ("test", metrics.get("retrieval") or {})
+    if dev and dev.get("retrieval") and dev.get("answerable", 0) > 0:
+        return "dev", dev["retrieval"]
+    return "test", (metrics.get("retrieval") or {}) if metrics.get("answerable", 0) > 0 else {}
 
 
 def served_retriever(cc: dict, metrics: dict | None) -> tuple[str, str]:
