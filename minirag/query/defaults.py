@@ -5,8 +5,8 @@ and the command that builds a corpus that is not there yet.
   corpus), so `--configfile mine.yaml` alone opens the corpus mine.yaml builds.
 - `served_retriever(cc, metrics)`: the config's `serve` retriever; without one, the main retriever
   the evaluation ranks best on the dev split (chunk hit@5, MRR breaking a tie; the test split when
-  there is no dev split); without metrics, the first fusion, else the first retriever. It returns
-  the name and one line saying why, which `answer` prints and the page shows.
+  there is no dev split); without metrics or an answerable question, the first fusion, else the
+  first retriever. It returns the name and one line saying why, which `answer` prints and the page shows.
 - `build_command(configfile)`: `make report` for the default config, else `make build CONFIG=<file>`.
 
 What it leaves out: opening anything (built_corpus.py).
