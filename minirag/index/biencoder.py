@@ -167,21 +167,17 @@ class MiniBiEncoder:
             out[i:i + block] = y
         return out
 
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The weights by name, as saved."""
+        return {name: self.params[name] for name in PARAM_NAMES}
+
     def fingerprint(self) -> str:
         """sha256 of the weights (names, shapes, dtypes and bytes), independent of file format."""
-        parts = []
-        for name in PARAM_NAMES:
-            arr = np.ascontiguousarray(self.params[name])
-            parts.append(f"{name}:{arr.dtype.str}:{arr.shape}".encode() + arr.tobytes())
-        return sha256_bytes(b"\n".join(parts))
+        return weights_sha256(self.arrays())
 
     def save(self, path_npz, sidecar: dict) -> None:
         """Weights as .npz, and next to it (same name, .json) the config plus `sidecar`."""
-        path = Path(path_npz)
-        save_npz(path, **{name: self.params[name] for name in PARAM_NAMES})
-        meta = {"config": asdict(self.config), "vocab_size": self.vocab_size,
-                "weights_sha256": self.fingerprint(), **sidecar}
-        write_json(path.with_suffix(".json"), meta)
+        save_weights(path_npz, self.arrays(), self.config, self.vocab_size, sidecar)
 
     @classmethod
     def load(cls, path_npz) -> "MiniBiEncoder":
@@ -202,6 +198,26 @@ class MiniBiEncoder:
         if model.fingerprint() != meta["weights_sha256"]:
             raise ValueError(f"{path}: weights do not match the sha256 in {path.with_suffix('.json').name}")
         return model
+
+
+def weights_sha256(arrays: dict[str, np.ndarray]) -> str:
+    """sha256 of named weights (names, shapes, dtypes and bytes, in the mapping's order), independent of
+    file format: an encoder's, or an ensemble's members' side by side (biencoder_ensemble.py)."""
+    parts = []
+    for name, arr in arrays.items():
+        arr = np.ascontiguousarray(arr)
+        parts.append(f"{name}:{arr.dtype.str}:{arr.shape}".encode() + arr.tobytes())
+    return sha256_bytes(b"\n".join(parts))
+
+
+def save_weights(path_npz, arrays: dict[str, np.ndarray], config: BiEncoderConfig, vocab_size: int,
+                 sidecar: dict) -> None:
+    """`arrays` as .npz, and next to it (same name, .json) the config, the vocabulary size, their sha256
+    and `sidecar`."""
+    path = Path(path_npz)
+    save_npz(path, **arrays)
+    write_json(path.with_suffix(".json"), {"config": asdict(config), "vocab_size": vocab_size,
+                                           "weights_sha256": weights_sha256(arrays), **sidecar})
 
 
 class BiEncoderEmbedder:

@@ -18,15 +18,15 @@ weighting of the members (each counts alike).
 
 from __future__ import annotations
 
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from ..artifacts import content
 from ..artifacts.integrity import verified
-from ..artifacts.io import load_npz, read_json, save_npz, sha256_bytes, write_json
-from .biencoder import PARAM_NAMES, BiEncoderConfig, MiniBiEncoder
+from ..artifacts.io import load_npz, read_json
+from .biencoder import PARAM_NAMES, BiEncoderConfig, MiniBiEncoder, save_weights, weights_sha256
 
 
 def member_config(config: BiEncoderConfig, i: int) -> BiEncoderConfig:
@@ -56,18 +56,11 @@ class BiEncoderEnsemble:
 
     def fingerprint(self) -> str:
         """sha256 of every member's weights (names, shapes, dtypes and bytes)."""
-        parts = []
-        for name, arr in self.arrays().items():
-            arr = np.ascontiguousarray(arr)
-            parts.append(f"{name}:{arr.dtype.str}:{arr.shape}".encode() + arr.tobytes())
-        return sha256_bytes(b"\n".join(parts))
+        return weights_sha256(self.arrays())
 
     def save(self, path_npz, sidecar: dict) -> None:
         """Every member's weights in one .npz, and next to it (.json) the ensemble's config plus `sidecar`."""
-        path = Path(path_npz)
-        save_npz(path, **self.arrays())
-        write_json(path.with_suffix(".json"), {"config": asdict(self.config), "vocab_size": self.vocab_size,
-                                               "weights_sha256": self.fingerprint(), **sidecar})
+        save_weights(path_npz, self.arrays(), self.config, self.vocab_size, sidecar)
 
     @classmethod
     def load(cls, path_npz, meta: dict) -> "BiEncoderEnsemble":
