@@ -80,11 +80,11 @@ class FeatureMaker:
         of df_record's sorted terms, as the arrays train_reranker keeps beside the weights: a feature
         maker over the same texts reads a candidate's code instead of analyzing it for each question.
         None if a chunk holds a word the document frequencies do not count (nothing to number it by)."""
-        ids = {w: i for i, w in enumerate(sorted(self.df))}
-        codes = [encode(c, self.analyzer, ids) for c in chunks]
-        if len(ids) != len(self.df) or self.texts_sha256 != texts_sha256(chunks):
+        if self.texts_sha256 != texts_sha256(chunks):
             return None
-        return pack_codes(codes)
+        ids = {w: i for i, w in enumerate(sorted(self.df))}
+        codes = [encode(c, self.analyzer, ids) for c in chunks]  # a word df does not count adds an id
+        return pack_codes(codes) if len(ids) == len(self.df) else None
 
     def code(self, c: Chunk) -> ChunkCode:
         """The chunk's words and lines as term ids (read once; from the stored codes when they hold it)."""

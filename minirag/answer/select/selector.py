@@ -216,11 +216,10 @@ class AnswerSelector:
         if "grammar" in self.features:
             X = self.featurizer.matrix(a, blocks)
             out = ruled_out_of(a, blocks, self.vocab)  # never what the question quotes (ruled_out.py)
-            if out.any() and rows is None:
-                rows = np.flatnonzero(~out)
-            elif out.any():
-                parts = [parts[0][~out[rows]]]
-                rows = rows[~out[rows]]
+            if out.any():  # the rows kept so far (all, or the generic lines'), less those ruled out
+                keep = ~out if rows is None else ~out[rows]
+                rows = np.flatnonzero(keep) if rows is None else rows[keep]
+                parts = [part[keep] for part in parts]
             kept = X if rows is None else X[rows]
             parts.append(kept)
             nulls.append(null_features(a, kept))
