@@ -28,6 +28,7 @@ from .history.cli import add_commands as add_history_commands
 from .query.built_corpus import UsageError
 
 EXIT_USAGE, EXIT_FAILED = 2, 1
+EXIT_PIPE_CLOSED = 128 + 13  # what a shell reports for a program SIGPIPE ended (`grep ... | head`)
 
 
 def log(msg: str) -> None:
@@ -212,7 +213,14 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, "configfile", None) and args.corpus is None and args.fn not in (cmd_search, cmd_answer):
             from .query.defaults import default_corpus
             args.corpus = default_corpus(args.configfile)
-        return args.fn(args) or 0
+        code = args.fn(args) or 0
+        sys.stdout.flush()  # here, where a closed pipe is caught, not in the interpreter's exit
+        return code
+    except BrokenPipeError:
+        # The reader went away (`search ... | head -1`): nothing left to say to it, and no error
+        # line either. Point stdout at /dev/null so the interpreter's last flush is quiet too.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_PIPE_CLOSED
     except UsageError as exc:
         if args.debug:
             raise
