@@ -79,3 +79,73 @@ def test_the_fitted_weights_travel_in_the_receipt_to_a_live_retriever(tmp_path):
     rrf = RetrieverKind.from_spec({"type": "rrf", "of": ["a", "b"], "fit": True}, "retrievers.h")
     rrf.name = "h"
     assert rrf.weights(Sources([], {"fitted:h": receipt})) == [0.2, 0.8]
+
+
+@pytest.mark.parametrize("bad, key", [({"families": ["trivia"]}, "fit_questions.families"),
+                                      ({"n": 0}, "fit_questions.n"), ({"nn": 5}, "fit_questions"),
+                                      ({"seed": "one"}, "fit_questions.seed")])
+def test_bad_fit_questions_settings_are_one_line_naming_the_key(bad, key):
+    with pytest.raises(SettingsError) as err:
+        RetrieverKind.from_spec({"type": "rrf", "of": ["a", "b"], "fit": True, "fit_questions": bad}, "retrievers.h")
+    message = str(err.value)
+    assert "\n" not in message and message.startswith(f"retrievers.h.{key}")
+
+
+def test_which_corpora_have_dev_questions_is_told_from_the_source(tmp_path):
+    from minirag.datasets.dev_split import has_dev_questions
+    questions = tmp_path / "q.jsonl"
+    questions.write_text('{"qid": "a", "query": "x", "split": "test"}\n', encoding="utf-8")
+    markdown = {"source": {"format": "markdown", "questions": str(questions)}}
+    assert not has_dev_questions(markdown)
+    assert not has_dev_questions({"source": {"format": "markdown", "questions": ""}})
+    questions.write_text('{"qid": "a", "query": "x", "split": "test"}\n'
+                         '{"qid": "b", "query": "y", "split": "dev", "answerable": false}\n', encoding="utf-8")
+    assert not has_dev_questions(markdown)  # an unanswerable dev question has nothing to rank
+    questions.write_text('{"qid": "a", "query": "x", "split": "dev"}\n', encoding="utf-8")
+    assert has_dev_questions(markdown)
+    assert has_dev_questions({"source": {"format": "squad", "dev_docs": ["Normans"]}})
+    assert not has_dev_questions({"source": {"format": "squad", "dev_docs": []}})
+    assert not has_dev_questions({"source": {"format": "beir"}})
+
+
+def test_a_fit_on_synthetic_questions_says_so_and_none_left_keeps_the_configs_weights():
+    good, noisy, qrels = channels()
+    rrf = RetrieverKind.from_spec({"type": "rrf", "of": ["a", "b"], "fit": True}, "retrievers.h")
+    on = "synthetic: 20 held-out questions (families generic)"
+    assert rrf.fit([noisy, good], qrels, 10, on)["fitted_on"] == on
+    record = rrf.fit([{}, {}], {}, 10, "synthetic: 0 held-out questions (families generic)")
+    assert record["weights"] == [1.0, 1.0] and record["fitted_on"].startswith("nothing: no dev questions, synthetic: 0")
+
+
+def test_the_families_a_fusion_fits_on_default_to_its_encoders_and_the_fit_set_leaves_out_what_trained():
+    import os
+
+    from support.project import REPO
+
+    from minirag.artifacts.layout import CorpusLayout
+    from minirag.config.corpus import corpus_config
+    from minirag.config.load import load_config
+    from minirag.pipeline.graph import CorpusGraph
+    here = os.getcwd()
+    os.chdir(REPO)
+    try:
+        cc = corpus_config(load_config("workflow/config.yaml"), "kb")
+    finally:
+        os.chdir(here)
+    g = CorpusGraph(cc, CorpusLayout.of("results", "kb"))
+    assert g.synthetic_fits() == []  # the KB has dev questions: its fusions fit there, reading nothing more
+    assert g.fit_families("hybrid-fit") == ["learner"]       # the bi-encoder trains on learner questions
+    assert g.fit_families("rerank-forms") == ["generic"]     # no encoder feeds it
+    settings = g.fit_questions_settings("rerank-forms")
+    assert settings["heldout_of"] == [] and [r["reranker"] for r in settings["rerankers"]] == ["lexical-rerank"]
+    assert g.fit_questions_settings("hybrid-fit")["heldout_of"] == [{"encoder": "biencoder", "seed": 0, "share": 0.2}]
+
+
+def test_a_question_is_kept_only_when_every_encoder_holds_it_out_and_no_reranker_made_it():
+    from minirag.answer.reading.retrieval_questions import heldout_of
+    from minirag.stages.fit_questions import held_out
+    qs = [{"query": f"question {i}"} for i in range(400)]
+    a, b = {"seed": 0, "share": 0.2}, {"seed": 1, "share": 0.5}
+    kept = {q["query"] for q in held_out(qs, [a, b], {"question 7"})}
+    expected = {q["query"] for q in qs if heldout_of(q["query"], 0, 0.2) and heldout_of(q["query"], 1, 0.5)} - {"question 7"}
+    assert kept == expected and 10 < len(kept) < 80
