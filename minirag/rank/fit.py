@@ -7,11 +7,13 @@ of 1 on one channel ranks as that channel does (RRF and linear alike), so the gr
 channel alone and the fitted fusion does no worse than its best channel on the questions it is
 fitted on. Ties go to the point nearest equal weights, then the first in grid order.
 
-The questions are the corpus's dev split (never test); a corpus without one keeps the weights
-the config gives. What was fitted, on what and how well is returned for the run's receipt.
+The questions are the corpus's dev split (never test) or, for a corpus without one, questions
+synthesised from it that nothing feeding the fusion trained on (stages/fit_questions.py), each
+judged by the chunk it was made from. What was fitted, on what and how well is returned for the
+run's receipt.
 
-What it leaves out: per-query weights (the same weights serve every question) and any
-question set other than dev.
+What it leaves out: per-query weights (the same weights serve every question) and where the
+questions and rankings come from (the retrieve stage).
 """
 
 from __future__ import annotations
