@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import tempfile
 from pathlib import Path
@@ -100,7 +99,8 @@ def main() -> int:
         if corpus.kinds.retrievers[name].s.fit:  # the shipped run was fitted on dev: these figures are its own
             shipped = load_run(corpus.layout.run(name))
             fused = {q: trec_order(fuse([r.get(q, []) for r in runs], on_dev["weights"])) for q in split}
-            row["matches the run file"] = all([c for c, _ in fused[q]] == [c for c, _ in shipped.get(q, [])] for q in split)
+            row["matches the run file"] = all([c for c, _ in fused[q]] == [c for c, _ in shipped.get(q, [])]
+                                              for q in split)
         rows.append(row)
         print(json.dumps(row) if a.json else
               f"{name}: {fitted_on}\n"
@@ -111,7 +111,8 @@ def main() -> int:
               f"  synthetic-fitted {row['synthetic']['weights']}  dev hit@5 {row['synthetic']['dev']['hit@5']:.3f}  "
               f"test hit@5 {row['synthetic']['test']['hit@5']:.3f} (mrr@10 {row['synthetic']['test']['mrr@10']:.3f})  "
               f"channels alone on synthetic {synthetic['channels_alone']}, fitted {synthetic['score']}"
-              + (f"\n  recomputed dev-fitted run = run file: {row['matches the run file']}" if "matches the run file" in row else ""),
+              + (f"\n  recomputed dev-fitted run = run file: {row['matches the run file']}"
+                 if "matches the run file" in row else ""),
               flush=True)
     return 0
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..artifacts.registry import FIGURE_TABLES
-from ..datasets.dev_split import has_dev_questions
 from ..config.corpus import base_retrievers, ivf_indexes, main_retrievers, sweep_groups, upstream
+from ..datasets.dev_split import has_dev_questions
 from .graph_answers import AnswerInputs
 from .graph_scale import ScaleInputs
 from .kind_files import KindFiles, paths
@@ -144,7 +144,8 @@ class CorpusGraph(KindFiles, ScaleInputs, AnswerInputs):
         if given:
             return list(given)
         feeding = {self.kinds.retrievers[r].embedder() for r in self.feeding(name)}
-        used = {f for e in self.synthesising() if e in feeding for f in self.cc["embedders"][e]["questions"]["families"]}
+        used = {f for e in self.synthesising() if e in feeding
+                for f in self.cc["embedders"][e]["questions"]["families"]}
         return [f for f in ("learner", "generic") if f in used] or ["generic"]
 
     def fit_questions(self, name: str) -> dict:

@@ -36,7 +36,8 @@ from .common import log, run_stage
 def held_out(questions: list[dict], encoders: list[dict], reranker_queries: set[str]) -> list[dict]:
     """The questions no encoder of `encoders` ({seed, share}) and no reranker (its queries) trained on."""
     return [{**q, "split": "heldout"} for q in questions
-            if all(heldout_of(q["query"], e["seed"], e["share"]) for e in encoders) and q["query"] not in reranker_queries]
+            if all(heldout_of(q["query"], e["seed"], e["share"]) for e in encoders)
+            and q["query"] not in reranker_queries]
 
 
 def fit_questions(settings: dict, docs: Path, chunks: Path, out: Path, corpus: Path | None = None,

@@ -147,5 +147,6 @@ def test_a_question_is_kept_only_when_every_encoder_holds_it_out_and_no_reranker
     qs = [{"query": f"question {i}"} for i in range(400)]
     a, b = {"seed": 0, "share": 0.2}, {"seed": 1, "share": 0.5}
     kept = {q["query"] for q in held_out(qs, [a, b], {"question 7"})}
-    expected = {q["query"] for q in qs if heldout_of(q["query"], 0, 0.2) and heldout_of(q["query"], 1, 0.5)} - {"question 7"}
+    expected = {q["query"] for q in qs
+                if heldout_of(q["query"], 0, 0.2) and heldout_of(q["query"], 1, 0.5)} - {"question 7"}
     assert kept == expected and 10 < len(kept) < 80

@@ -29,7 +29,8 @@ def corpus_files(g) -> dict:
 def retriever_settings(g, w) -> dict:
     # the embedder's or index's own settings travel in the artifact it reads; a fusion's fit_questions
     # are the fit_questions job's (its questions are the retrieve job's input)
-    return {k: v for k, v in g.cc["retrievers"][w["name"]].items() if k not in ("sweep_of", "sweep_param", "fit_questions")}
+    return {k: v for k, v in g.cc["retrievers"][w["name"]].items()
+            if k not in ("sweep_of", "sweep_param", "fit_questions")}
 
 
 def retrieve_settings(g, w) -> dict:
@@ -101,8 +102,9 @@ RANK = [
           reads=lambda g, w: {**corpus_files(g), "questions": str(g.layout.questions), **g.train_reranker(w["name"])},
           writes={"out": Out("reranker"), "sidecar": Out("reranker_sidecar", arg=None)}),
     # held-out synthetic questions for a fitted fusion of a corpus without dev questions
-    Stage("fit_questions", names=lambda g: named(g.synthetic_fits()), settings=lambda g, w: g.fit_questions_settings(w["name"]),
-          reads=lambda g, w: g.fit_questions(w["name"]), writes={"out": Out("fit_questions")}),
+    Stage("fit_questions", names=lambda g: named(g.synthetic_fits()),
+          settings=lambda g, w: g.fit_questions_settings(w["name"]), reads=lambda g, w: g.fit_questions(w["name"]),
+          writes={"out": Out("fit_questions")}),
     Stage("retrieve", names=lambda g: named(g.cc["retrievers"]), values=name_value, settings=retrieve_settings,
           reads=lambda g, w: {"questions": str(g.layout.questions), **corpus_files(g), **g.retrieve(w["name"])},
           writes={"out": Out("run")}),
