@@ -131,7 +131,8 @@ class CorpusGraph(KindFiles, ScaleInputs, AnswerInputs):
         share), a reranker's by its synthesiser's settings (the questions it made are left out)."""
         encoders = sorted({self.kinds.retrievers[r].embedder() for r in self.feeding(name)} & set(self.synthesising()))
         rerankers = [r for r in self.feeding(name) if self.kinds.retrievers[r].trained]
-        return {**self.cc["retrievers"][name]["fit_questions"], "families": self.fit_families(name),
+        asked = {k: v for k, v in self.cc["retrievers"][name]["fit_questions"].items() if k != "shrink"}  # retrieve's
+        return {**asked, "families": self.fit_families(name),
                 "heldout_of": [{"encoder": e, "seed": self.cc["embedders"][e]["questions"]["seed"],
                                 "share": self.cc["embedders"][e]["questions"]["heldout"]} for e in encoders],
                 "rerankers": [{"reranker": r, "synthetic": self.cc["retrievers"][r]["synthetic"],

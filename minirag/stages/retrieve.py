@@ -59,7 +59,7 @@ def retrieve(settings: dict, name: str, questions: Path, docs: Path, chunks: Pat
         if kind.family == "fusion" and kind.s.fit and fit_questions is not None:
             fit_inputs, qrels, fitted_on = synthetic_inputs(settings, load_records(fit_questions, "fit questions"),
                                                            sources, kind.upstream(), depth)
-            fitted = kind.fit(fit_inputs, qrels, depth, fitted_on)
+            fitted = kind.fit(fit_inputs, qrels, depth, fitted_on, kind.s.fit_questions.shrink)
         elif kind.family == "fusion" and kind.s.fit:
             dev = [q for q in qs if q.get("split") == "dev" and q.get("answerable", True)]
             fitted = kind.fit(inputs, build_qrels(dev, items)[0], depth)

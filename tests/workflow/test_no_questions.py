@@ -8,6 +8,8 @@ import urllib.request
 import pytest
 from support.project import copy_project, run, snakemake
 
+from minirag.rank.fit import shrunk
+
 pytestmark = pytest.mark.workflow
 
 PAGES = """\
@@ -68,8 +70,11 @@ def test_a_fitted_fusion_fits_on_synthetic_questions_and_search_ranks_with_its_w
     held = (root / "fit" / "hybrid-fit.jsonl").read_text(encoding="utf-8").splitlines()
     # no encoder trains on questions here: every synthesised question is held out from what feeds the fusion
     assert len(held) == fitted["questions"] > 20
-    assert fitted["fitted_on"] == f"synthetic: {len(held)} held-out questions (families generic)"
-    assert len(fitted["weights"]) == 2 and fitted["score"] >= max(fitted["channels_alone"])
+    best = "/".join(f"{w:g}" for w in fitted["argmax"]["weights"])
+    assert fitted["fitted_on"] == (f"synthetic: {len(held)} held-out questions (families generic); "
+                                   f"their best weights {best} shrunk 0.5 of the way to equal weights")
+    assert fitted["weights"] == shrunk(fitted["argmax"]["weights"], 0.5)  # what search ranks with
+    assert fitted["argmax"]["score"] >= max(fitted["channels_alone"])
     found = run([sys.executable, "-m", "minirag", "search", "past of eat", "--corpus", "pages", "--configfile",
                  "pages.yaml", "-k", "3", "--retriever", "hybrid-fit"], pages)
     assert "en/" in found.stdout

@@ -77,13 +77,16 @@ def fit_set(project) -> list[dict]:
 
 def test_without_dev_questions_a_fitted_fusion_fits_on_held_out_synthetic_questions(project):
     from minirag.query.built_corpus import BuiltCorpus
-    from minirag.rank.fit import fit_weights
+    from minirag.rank.fit import fit_weights, shrunk
     root = project / "results" / "mini"
     fitted = json.loads((root / "receipts" / "retrieve.hybrid-fit.json").read_text())["fitted"]
     questions = fit_set(project)
     assert len(questions) > 20 and fitted["questions"] == len(questions)
-    assert fitted["fitted_on"] == f"synthetic: {len(questions)} held-out questions (families generic)"
-    # the weights are the grid's best on those questions, ranked by the two channels as search ranks them
+    best = "/".join(f"{w:g}" for w in fitted["argmax"]["weights"])
+    assert fitted["fitted_on"] == (f"synthetic: {len(questions)} held-out questions (families generic); "
+                                   f"their best weights {best} shrunk 0.5 of the way to equal weights")
+    # the weights are the grid's best on those questions, ranked by the two channels as search ranks them,
+    # shrunk halfway to equal weights (fit_questions.shrink's default); the receipt keeps both
     import os
     here = os.getcwd()
     os.chdir(project)
@@ -93,11 +96,12 @@ def test_without_dev_questions_a_fitted_fusion_fits_on_held_out_synthetic_questi
         inputs = [{q["qid"]: ch.search(q["query"], k=corpus.depth) for q in questions} for ch in channels]
         kind = corpus.kinds.retrievers["hybrid-fit"]
         mine = fit_weights(lambda rs, w: kind.fuse(rs, w, corpus.depth), inputs,
-                           {q["qid"]: {q["chunk"]: 1} for q in questions})
+                           {q["qid"]: {q["chunk"]: 1} for q in questions}, shrink=0.5)
     finally:
         os.chdir(here)
     assert fitted["weights"] == mine["weights"] and fitted["score"] == mine["score"]
-    assert fitted["score"] >= max(fitted["channels_alone"])
+    assert fitted["argmax"] == mine["argmax"] and fitted["weights"] == shrunk(fitted["argmax"]["weights"], 0.5)
+    assert fitted["argmax"]["score"] >= max(fitted["channels_alone"])
     report = (project / "results" / "q.md").read_text(encoding="utf-8")
     assert "weights fitted on held-out synthetic questions" in report
 
@@ -138,6 +142,12 @@ def test_the_fit_questions_settings_rerun_exactly_the_synthesis_and_the_fusion(p
     assert set(jobs) <= {"fit_questions", "retrieve", "evaluate", "diagnose", "summary_figure", "report"}
     jobs = planned(project, "fit_questions: {n: 300}", "fit_questions: {n: 300, families: [generic, learner]}")
     assert jobs["fit_questions"] == 1 and jobs["lexicon"] == 1 and jobs["retrieve"] == 1
+
+
+def test_the_shrink_refits_the_fusion_alone_on_the_same_questions(project):
+    jobs = planned(project, "fit_questions: {n: 300}", "fit_questions: {n: 300, shrink: 0.25}")
+    assert jobs["retrieve"] == 1 and "fit_questions" not in jobs
+    assert set(jobs) <= {"retrieve", "evaluate", "diagnose", "summary_figure", "report"}
 
 
 def test_the_synthesisers_settings_retrain_exactly_the_encoder_and_what_reads_it(project):

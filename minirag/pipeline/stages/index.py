@@ -28,17 +28,21 @@ def corpus_files(g) -> dict:
 
 def retriever_settings(g, w) -> dict:
     # the embedder's or index's own settings travel in the artifact it reads; a fusion's fit_questions
-    # are the fit_questions job's (its questions are the retrieve job's input)
+    # are the fit_questions job's (its questions are the retrieve job's input), but for the shrink
+    # (retrieve_settings)
     return {k: v for k, v in g.cc["retrievers"][w["name"]].items()
             if k not in ("sweep_of", "sweep_param", "fit_questions")}
 
 
 def retrieve_settings(g, w) -> dict:
     """A retriever's settings and the depth; for a fusion fitted on synthetic questions, the settings of
-    every retriever feeding it too (the stage ranks those questions with them live)."""
-    feeding = {"feeding": {r: retriever_settings(g, {"name": r}) for r in g.feeding(w["name"])}} \
-        if w["name"] in g.synthetic_fits() else {}
-    return {**retriever_settings(g, w), "depth": g.cc["depth"], **feeding}
+    every retriever feeding it too (the stage ranks those questions with them live) and how far it shrinks
+    their best weights (its fit_questions' shrink: the only one of them the stage reads)."""
+    name = w["name"]
+    synthetic = {"feeding": {r: retriever_settings(g, {"name": r}) for r in g.feeding(name)},
+                 "fit_questions": {"shrink": g.cc["retrievers"][name]["fit_questions"]["shrink"]}} \
+        if name in g.synthetic_fits() else {}
+    return {**retriever_settings(g, w), "depth": g.cc["depth"], **synthetic}
 
 
 def embedder_settings(g, w) -> dict:

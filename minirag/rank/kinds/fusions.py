@@ -22,6 +22,9 @@ class FitQuestionsSettings:
     # that train on synthesised questions, else generic (chosen on the KB's dev split, bench/fit_synthetic.py)
     families: tuple[Literal["learner", "generic"], ...] = ()
     seed: int = 0                                           # which questions
+    # the fitted weights = (1 - shrink) * the fit set's best + shrink * equal weights: synthetic questions favour
+    # the channel trained on their templates (0: the best grid point; 0.5 chosen on dev, bench/fit_synthetic.py)
+    shrink: float = setting(0.5, minimum=0, maximum=1)
 
 
 class Fusion(RetrieverKind):
@@ -55,15 +58,19 @@ class Fusion(RetrieverKind):
     def combine(self, query, rankings, sources, depth) -> Ranking:
         return self.fuse(rankings, self.weights(sources), depth)
 
-    def fit(self, inputs: list[dict], qrels: dict, depth: int, fitted_on: str = "dev") -> dict:
+    def fit(self, inputs: list[dict], qrels: dict, depth: int, fitted_on: str = "dev", shrink: float = 0.0) -> dict:
         """Fit the weights on the questions' qrels (the dev split's, or `fitted_on` says which; none: the
-        given weights); what the receipt records."""
+        given weights), the best grid point shrunk `shrink` of the way to equal weights (rank/fit.py);
+        what the receipt records."""
         if not qrels:
             self.fitted = self.given_weights()
             none = "no dev questions" if fitted_on == "dev" else f"no dev questions, {fitted_on}"
             return {"weights": self.fitted, "fitted_on": f"nothing: {none}; the config's weights"}
-        record = fit_weights(lambda rs, w: self.fuse(rs, w, depth), inputs, qrels)
+        record = fit_weights(lambda rs, w: self.fuse(rs, w, depth), inputs, qrels, shrink)
         self.fitted = record["weights"]
+        if shrink:
+            best = "/".join(f"{w:g}" for w in record["argmax"]["weights"])
+            fitted_on += f"; their best weights {best} shrunk {shrink:g} of the way to equal weights"
         return {**record, "fitted_on": fitted_on}
 
     def weights_text(self, cc=None) -> str:
@@ -71,8 +78,10 @@ class Fusion(RetrieverKind):
         if not self.s.fit:
             return "/".join(f"{w:g}" for w in self.given_weights())
         from ...datasets.dev_split import has_dev_questions
-        return "weights fitted on dev" if cc is None or has_dev_questions(cc) else \
-            "weights fitted on held-out synthetic questions"
+        if cc is None or has_dev_questions(cc):
+            return "weights fitted on dev"
+        shrink = self.s.fit_questions.shrink
+        return "weights fitted on held-out synthetic questions" + (f", shrunk {shrink:g} towards equal" if shrink else "")
 
 
 @dataclass(frozen=True)
