@@ -11,6 +11,9 @@ the dev-fitted ones (refitted on dev from the run files: a fitted run's own) and
 (what a corpus without dev questions kept before), scored on dev
 and test: chunk-level hit@5 and MRR@10 over the answerable questions the evaluation judges. A
 corpus's dev-fitted figures here are its run file's (checked: the fused run is recomputed).
+Then the synthetic fit corrected towards equal weights, each way tried (`corrections`), scored the
+same way: the shrink the graph applies (`fit_questions.shrink`, 0.5 chosen on these dev figures)
+and the flattest weights within a tolerance of the best synthetic score.
 
 What it leaves out: rebuilding anything (it reads a built corpus) and readers.
 """
@@ -23,13 +26,15 @@ import sys
 import tempfile
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from minirag.artifacts.integrity import load_records  # noqa: E402
 from minirag.evaluation.trec import load_run, trec_order  # noqa: E402
 from minirag.pipeline.graph import CorpusGraph  # noqa: E402
 from minirag.query.built_corpus import BuiltCorpus  # noqa: E402
-from minirag.rank.fit import fit_weights, question_score  # noqa: E402
+from minirag.rank.fit import best_point, fit_weights, grid_scores, question_score  # noqa: E402
 from minirag.rank.kinds import RetrieverKind  # noqa: E402
 from minirag.stages.fit_questions import fit_questions  # noqa: E402
 from minirag.stages.retrieve import synthetic_inputs  # noqa: E402
@@ -50,6 +55,23 @@ def figures(fused: dict, qrels: dict, qids: list[str]) -> dict:
     both = [question_score([c for c, _ in fused.get(q, [])], qrels[q]) for q in qids]
     return {"n": len(qids), "hit@5": round(sum(hits) / len(qids), 3),
             "mrr@10": round((sum(both) - sum(hits)) / len(qids), 3)}
+
+
+def corrections(grid: list[tuple[float, ...]], scores: np.ndarray) -> dict[str, list[float]]:
+    """Synthetic-fitted weights corrected towards equal weights, each way tried: shrunk, (1 - lam) * argmax
+    + lam * equal; the flattest grid point (least L1 from equal) whose mean score is within eps of the best,
+    eps fixed or one standard error of the best point's mean (the one-standard-error rule)."""
+    n, means = len(grid[0]), scores.mean(axis=1)  # scores: (grid points, questions)
+    equal = np.full(n, 1.0 / n)
+    best = best_point(grid, means)
+    out = {f"shrink {lam:g}": [round(float(x), 6) for x in (1 - lam) * np.array(grid[best]) + lam * equal]
+           for lam in (0, 0.25, 0.5, 0.75, 1)}
+    se = float(scores[best].std(ddof=1) / np.sqrt(scores.shape[1]))
+    for label, eps in (("flat 0.02", 0.02), ("flat 0.05", 0.05), (f"flat 1se={se:.3f}", se)):
+        near = [i for i in range(len(grid)) if means[i] >= means[best] - eps - 1e-12]
+        pick = min(near, key=lambda i: (round(float(np.abs(np.array(grid[i]) - equal).sum()), 9), -means[i], i))
+        out[label] = list(grid[pick])
+    return out
 
 
 def main() -> int:
@@ -87,6 +109,7 @@ def main() -> int:
             inputs, synth_qrels, fitted_on = synthetic_inputs(feeding, fit_set, corpus.sources, kind.upstream(), depth)
         fuse = lambda rs, w: kind.fuse(rs, w, depth)  # noqa: E731
         synthetic = fit_weights(fuse, inputs, synth_qrels)
+        corrected = corrections(*grid_scores(fuse, inputs, synth_qrels))
         runs = [load_run(corpus.layout.run(r)) for r in kind.upstream()]
         dev_qrels = {q: qrels[q] for q in qrels if split.get(q) == "dev"}
         on_dev = fit_weights(fuse, runs, dev_qrels)
@@ -96,6 +119,11 @@ def main() -> int:
             fused = {q: trec_order(fuse([r.get(q, []) for r in runs], weights)) for q in split}
             row[label] = {"weights": weights, **{s: figures(fused, qrels, [q for q in split if split[q] == s])
                                                  for s in ("dev", "test")}}
+        for label, weights in corrected.items():
+            fused = {q: trec_order(fuse([r.get(q, []) for r in runs], weights)) for q in split}
+            row.setdefault("corrected", {})[label] = {
+                "weights": weights, **{s: figures(fused, qrels, [q for q in split if split[q] == s])
+                                       for s in ("dev", "test")}}
         if corpus.kinds.retrievers[name].s.fit:  # the shipped run was fitted on dev: these figures are its own
             shipped = load_run(corpus.layout.run(name))
             fused = {q: trec_order(fuse([r.get(q, []) for r in runs], on_dev["weights"])) for q in split}
@@ -114,6 +142,11 @@ def main() -> int:
               + (f"\n  recomputed dev-fitted run = run file: {row['matches the run file']}"
                  if "matches the run file" in row else ""),
               flush=True)
+        if not a.json:
+            for label, c in row["corrected"].items():
+                print(f"    {label:<14} {'/'.join(f'{w:g}' for w in c['weights']):<12} dev hit@5 {c['dev']['hit@5']:.3f} "
+                      f"mrr@10 {c['dev']['mrr@10']:.3f}  test hit@5 {c['test']['hit@5']:.3f} "
+                      f"mrr@10 {c['test']['mrr@10']:.3f}", flush=True)
     return 0
 
 
