@@ -122,6 +122,10 @@ class CorpusLayout:
         """The synth_pairs stage's questions for an encoder: pairs/<embedder>.jsonl."""
         return self.at("question_pairs", name=embedder)
 
+    def fit_questions(self, retriever: str) -> Path:
+        """The held-out synthetic questions a fitted fusion fits on without a dev split: fit/<retriever>.jsonl."""
+        return self.at("fit_questions", name=retriever)
+
     def reranker(self, retriever: str) -> Path:
         return self.at("reranker", name=retriever)
 

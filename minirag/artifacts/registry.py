@@ -110,6 +110,7 @@ ARTIFACTS: dict[str, Artifact] = _kinds(
     *_files("ivf", "ivf/{name}", "ivf", "{name}", IVF_FILES, {"vectors_by_list.npy": "ivf"}),
     Artifact("reranker", "rerankers/{name}.npz", "train_reranker", "{name}", "weights"),
     Artifact("reranker_sidecar", "rerankers/{name}.json", "train_reranker", "{name}", "json_file"),
+    Artifact("fit_questions", "fit/{name}.jsonl", "fit_questions", "{name}", "records"),
     Artifact("run", "runs/{name}.trec", "retrieve", "{name}", "run"),
     Artifact("reader", "readers/{name}.npz", "train_reader", "{name}", "weights"),
     Artifact("reader_sidecar", "readers/{name}.json", "train_reader", "{name}", "reader_sidecar"),

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ..artifacts.registry import FIGURE_TABLES
 from ..config.corpus import base_retrievers, ivf_indexes, main_retrievers, sweep_groups, upstream
+from ..datasets.dev_split import has_dev_questions
 from .graph_answers import AnswerInputs
 from .graph_scale import ScaleInputs
 from .kind_files import KindFiles, paths
@@ -96,10 +97,66 @@ class CorpusGraph(KindFiles, ScaleInputs, AnswerInputs):
         return {"vectors": str(self.layout.vectors(embedder)), "sidecar": str(self.layout.vectors_sidecar(embedder))}
 
     def retrieve(self, name: str) -> dict:
-        """A retrieve job's input runs (in its kind's order) and the files its kind reads, by file key."""
+        """A retrieve job's input runs (in its kind's order) and the files its kind reads, by file key; a
+        fusion fitted on synthetic questions also reads them and what its upstream retrievers rank them with."""
         kind = self.kinds.retrievers[name]
         runs = {"runs": paths(*(self.layout.run(r) for r in kind.upstream()))} if kind.upstream() else {}
-        return {**runs, "files": kind.reads(self)}
+        if name not in self.synthetic_fits():
+            return {**runs, "files": kind.reads(self)}
+        files = dict(kind.reads(self))
+        for r in self.feeding(name):
+            files.update(self.kinds.retrievers[r].serves(self))
+        return {**runs, "fit_questions": str(self.layout.fit_questions(name)), "files": files}
+
+    def synthetic_fits(self) -> list[str]:
+        """The fusions with `fit: true` of a corpus without dev questions: they fit on held-out synthetic ones."""
+        if has_dev_questions(self.cc):
+            return []
+        return [r for r, k in self.kinds.retrievers.items() if k.family == "fusion" and getattr(k.s, "fit", False)]
+
+    def feeding(self, name: str) -> list[str]:
+        """Every retriever whose ranking goes into `name`'s, transitively, in config order."""
+        found: set[str] = set()
+        todo = list(self.kinds.retrievers[name].upstream())
+        while todo:
+            r = todo.pop()
+            if r not in found:
+                found.add(r)
+                todo += self.kinds.retrievers[r].upstream()
+        return [r for r in self.cc["retrievers"] if r in found]
+
+    def fit_questions_settings(self, name: str) -> dict:
+        """What the fit_questions job of the fusion `name` reads: its `fit_questions`, and what each trained
+        retriever feeding it trained on: an encoder's synthesised questions by their held-out hash (seed,
+        share), a reranker's by its synthesiser's settings (the questions it made are left out)."""
+        encoders = sorted({self.kinds.retrievers[r].embedder() for r in self.feeding(name)} & set(self.synthesising()))
+        rerankers = [r for r in self.feeding(name) if self.kinds.retrievers[r].trained]
+        asked = {k: v for k, v in self.cc["retrievers"][name]["fit_questions"].items() if k != "shrink"}  # retrieve's
+        return {**asked, "families": self.fit_families(name),
+                "heldout_of": [{"encoder": e, "seed": self.cc["embedders"][e]["questions"]["seed"],
+                                "share": self.cc["embedders"][e]["questions"]["heldout"]} for e in encoders],
+                "rerankers": [{"reranker": r, "synthetic": self.cc["retrievers"][r]["synthetic"],
+                               "seed": self.cc["retrievers"][r]["seed"]} for r in rerankers]}
+
+    def fit_families(self, name: str) -> list[str]:
+        """The question families a fusion fits on: its `fit_questions.families`, else those the encoders
+        feeding it train on (their held-out questions are of the kind they were trained for), else generic."""
+        given = self.cc["retrievers"][name]["fit_questions"]["families"]
+        if given:
+            return list(given)
+        feeding = {self.kinds.retrievers[r].embedder() for r in self.feeding(name)}
+        used = {f for e in self.synthesising() if e in feeding
+                for f in self.cc["embedders"][e]["questions"]["families"]}
+        return [f for f in ("learner", "generic") if f in used] or ["generic"]
+
+    def fit_questions(self, name: str) -> dict:
+        """The documents the questions are made from (and the lexicon and terms learner questions are phrased
+        with); the whole corpus too when a reranker feeding the fusion made its questions from it."""
+        families = self.fit_families(name)
+        learner = {"lexicon": str(self.layout.lexicon), "terms": self.terms_file()} if "learner" in families else {}
+        corpus = {"corpus": str(self.layout.docs)} if any(self.kinds.retrievers[r].trained
+                                                          for r in self.feeding(name)) else {}
+        return {"docs": self.training_docs(), "chunks": str(self.layout.chunks), **corpus, **learner}
 
     def train_reranker(self, name: str) -> dict:
         return self.kinds.retrievers[name].training_reads(self)
@@ -107,6 +164,7 @@ class CorpusGraph(KindFiles, ScaleInputs, AnswerInputs):
     def uses_lexicon(self) -> bool:
         return (any(self.kinds.retrievers[r].expansion().enabled() for r in self.cc["retrievers"])
                 or any(self.synth_pairs(e) for e in self.synthesising())
+                or any("lexicon" in self.fit_questions(r) for r in self.synthetic_fits())
                 or any("lexicon" in self.kinds.readers[r].training_inputs for r in self.trained_readers()))
 
     def rerankers(self) -> list[str]:

@@ -7,11 +7,18 @@ of 1 on one channel ranks as that channel does (RRF and linear alike), so the gr
 channel alone and the fitted fusion does no worse than its best channel on the questions it is
 fitted on. Ties go to the point nearest equal weights, then the first in grid order.
 
-The questions are the corpus's dev split (never test); a corpus without one keeps the weights
-the config gives. What was fitted, on what and how well is returned for the run's receipt.
+The questions are the corpus's dev split (never test) or, for a corpus without one, questions
+synthesised from it that nothing feeding the fusion trained on (stages/fit_questions.py), each
+judged by the chunk it was made from. Those flatter the channel trained on their templates, so
+their best point sits at an edge of the simplex; `shrink` moves it towards equal weights:
 
-What it leaves out: per-query weights (the same weights serve every question) and any
-question set other than dev.
+    weights = (1 - shrink) * argmax + shrink * (1/n, ..., 1/n)
+
+(off the grid for most shrinks; 0 keeps the argmax). What was fitted, on what and how well is
+returned for the run's receipt, the argmax beside shrunk weights.
+
+What it leaves out: per-query weights (the same weights serve every question) and where the
+questions and rankings come from (the retrieve stage).
 """
 
 from __future__ import annotations
@@ -40,23 +47,47 @@ def question_score(ranking: Sequence[str], relevant: dict[str, int]) -> float:
     return hit + rr
 
 
+def grid_scores(fuse: Callable[[list[Ranking], list[float]], Ranking], inputs: list[dict[str, Ranking]],
+                qrels: dict[str, dict[str, int]]) -> tuple[list[tuple[float, ...]], np.ndarray]:
+    """The weight grid and each point's per-question scores on the judged questions of `qrels`:
+    (grid, scores (grid points, questions))."""
+    qids = [q for q in qrels if any(v > 0 for v in qrels[q].values())]
+    grid = simplex(len(inputs))
+    scores = np.array([[question_score([c for c, _ in fuse([r.get(q, []) for r in inputs], list(w))], qrels[q])
+                        for q in qids] for w in grid], dtype=np.float64).reshape(len(grid), len(qids))
+    return grid, scores
+
+
+def best_point(grid: list[tuple[float, ...]], means: np.ndarray) -> int:
+    """The index of the best mean score; ties go to the point nearest equal weights, then the first."""
+    equal = np.full(len(grid[0]), 1.0 / len(grid[0]))
+    return max(range(len(grid)), key=lambda i: (round(float(means[i]), 9),
+                                                -float(np.abs(np.array(grid[i]) - equal).sum()), -i))
+
+
+def shrunk(weights: Sequence[float], shrink: float) -> list[float]:
+    """`weights` (on the simplex) moved `shrink` of the way to equal weights."""
+    return [round((1 - shrink) * w + shrink / len(weights), 6) for w in weights]
+
+
 def fit_weights(fuse: Callable[[list[Ranking], list[float]], Ranking], inputs: list[dict[str, Ranking]],
-                qrels: dict[str, dict[str, int]]) -> dict:
-    """The grid point whose fusion of `inputs` (one {qid: ranking} per channel) scores best on `qrels`.
+                qrels: dict[str, dict[str, int]], shrink: float = 0.0) -> dict:
+    """The grid point whose fusion of `inputs` (one {qid: ranking} per channel) scores best on `qrels`,
+    shrunk `shrink` of the way to equal weights.
 
     Returns {"weights", "score", "channels_alone", "questions"}: the mean score of the fitted weights
-    and of each channel alone on the same questions."""
-    qids = [q for q in qrels if any(v > 0 for v in qrels[q].values())]
-    n = len(inputs)
-    equal = np.full(n, 1.0 / n)
-
-    def mean_score(w: Sequence[float]) -> float:
-        return float(np.mean([question_score([c for c, _ in fuse([r.get(q, []) for r in inputs], list(w))], qrels[q])
-                              for q in qids]))
-
-    grid = simplex(n)
-    scores = [mean_score(w) for w in grid]
-    best = max(range(len(grid)), key=lambda i: (round(scores[i], 9), -float(np.abs(np.array(grid[i]) - equal).sum()), -i))
-    alone = [round(scores[grid.index(tuple(1.0 if j == i else 0.0 for j in range(n)))], 4) for i in range(n)]
-    return {"weights": list(grid[best]), "score": round(scores[best], 4), "channels_alone": alone,
-            "questions": len(qids), "objective": f"mean hit@{CUTOFF_HIT} + MRR@{CUTOFF_RR}"}
+    and of each channel alone on the same questions; with a shrink, "argmax" (the best grid point's
+    weights and score) and "shrink" too."""
+    grid, scores = grid_scores(fuse, inputs, qrels)
+    n, means = len(inputs), scores.mean(axis=1)  # (grid points,)
+    best = best_point(grid, means)
+    alone = [round(float(means[grid.index(tuple(1.0 if j == i else 0.0 for j in range(n)))]), 4) for i in range(n)]
+    record = {"weights": list(grid[best]), "score": round(float(means[best]), 4), "channels_alone": alone,
+              "questions": scores.shape[1], "objective": f"mean hit@{CUTOFF_HIT} + MRR@{CUTOFF_RR}"}
+    if not shrink:
+        return record
+    weights = shrunk(grid[best], shrink)
+    score = np.mean([question_score([c for c, _ in fuse([r.get(q, []) for r in inputs], weights)], qrels[q])
+                     for q in qrels if any(v > 0 for v in qrels[q].values())])
+    return {**record, "weights": weights, "score": round(float(score), 4), "shrink": shrink,
+            "argmax": {"weights": record["weights"], "score": record["score"]}}

@@ -79,3 +79,127 @@ def test_the_fitted_weights_travel_in_the_receipt_to_a_live_retriever(tmp_path):
     rrf = RetrieverKind.from_spec({"type": "rrf", "of": ["a", "b"], "fit": True}, "retrievers.h")
     rrf.name = "h"
     assert rrf.weights(Sources([], {"fitted:h": receipt})) == [0.2, 0.8]
+
+
+@pytest.mark.parametrize("bad, key", [({"families": ["trivia"]}, "fit_questions.families"),
+                                      ({"n": 0}, "fit_questions.n"), ({"nn": 5}, "fit_questions"),
+                                      ({"seed": "one"}, "fit_questions.seed")])
+def test_bad_fit_questions_settings_are_one_line_naming_the_key(bad, key):
+    with pytest.raises(SettingsError) as err:
+        RetrieverKind.from_spec({"type": "rrf", "of": ["a", "b"], "fit": True, "fit_questions": bad}, "retrievers.h")
+    message = str(err.value)
+    assert "\n" not in message and message.startswith(f"retrievers.h.{key}")
+
+
+def test_which_corpora_have_dev_questions_is_told_from_the_source(tmp_path):
+    from minirag.datasets.dev_split import has_dev_questions
+    questions = tmp_path / "q.jsonl"
+    questions.write_text('{"qid": "a", "query": "x", "split": "test"}\n', encoding="utf-8")
+    markdown = {"source": {"format": "markdown", "questions": str(questions)}}
+    assert not has_dev_questions(markdown)
+    assert not has_dev_questions({"source": {"format": "markdown", "questions": ""}})
+    questions.write_text('{"qid": "a", "query": "x", "split": "test"}\n'
+                         '{"qid": "b", "query": "y", "split": "dev", "answerable": false}\n', encoding="utf-8")
+    assert not has_dev_questions(markdown)  # an unanswerable dev question has nothing to rank
+    questions.write_text('{"qid": "a", "query": "x", "split": "dev"}\n', encoding="utf-8")
+    assert has_dev_questions(markdown)
+    assert has_dev_questions({"source": {"format": "squad", "dev_docs": ["Normans"]}})
+    assert not has_dev_questions({"source": {"format": "squad", "dev_docs": []}})
+    assert not has_dev_questions({"source": {"format": "beir"}})
+
+
+def test_a_fit_on_synthetic_questions_says_so_and_none_left_keeps_the_configs_weights():
+    good, noisy, qrels = channels()
+    rrf = RetrieverKind.from_spec({"type": "rrf", "of": ["a", "b"], "fit": True}, "retrievers.h")
+    on = "synthetic: 20 held-out questions (families generic)"
+    assert rrf.fit([noisy, good], qrels, 10, on)["fitted_on"] == on
+    record = rrf.fit([{}, {}], {}, 10, "synthetic: 0 held-out questions (families generic)")
+    assert record["weights"] == [1.0, 1.0] and record["fitted_on"].startswith("nothing: no dev questions, synthetic: 0")
+
+
+def test_the_families_a_fusion_fits_on_default_to_its_encoders_and_the_fit_set_leaves_out_what_trained():
+    import os
+
+    from support.project import REPO
+
+    from minirag.artifacts.layout import CorpusLayout
+    from minirag.config.corpus import corpus_config
+    from minirag.config.load import load_config
+    from minirag.pipeline.graph import CorpusGraph
+    here = os.getcwd()
+    os.chdir(REPO)
+    try:
+        cc = corpus_config(load_config("workflow/config.yaml"), "kb")
+    finally:
+        os.chdir(here)
+    g = CorpusGraph(cc, CorpusLayout.of("results", "kb"))
+    assert g.synthetic_fits() == []  # the KB has dev questions: its fusions fit there, reading nothing more
+    assert g.fit_families("hybrid-fit") == ["learner"]       # the bi-encoder trains on learner questions
+    assert g.fit_families("rerank-forms") == ["generic"]     # no encoder feeds it
+    settings = g.fit_questions_settings("rerank-forms")
+    assert settings["heldout_of"] == [] and [r["reranker"] for r in settings["rerankers"]] == ["lexical-rerank"]
+    assert g.fit_questions_settings("hybrid-fit")["heldout_of"] == [{"encoder": "biencoder", "seed": 0, "share": 0.2}]
+
+
+def test_a_question_is_kept_only_when_every_encoder_holds_it_out_and_no_reranker_made_it():
+    from minirag.answer.reading.retrieval_questions import heldout_of
+    from minirag.stages.fit_questions import held_out
+    qs = [{"query": f"question {i}"} for i in range(400)]
+    a, b = {"seed": 0, "share": 0.2}, {"seed": 1, "share": 0.5}
+    kept = {q["query"] for q in held_out(qs, [a, b], {"question 7"})}
+    expected = {q["query"] for q in qs
+                if heldout_of(q["query"], 0, 0.2) and heldout_of(q["query"], 1, 0.5)} - {"question 7"}
+    assert kept == expected and 10 < len(kept) < 80
+
+
+def test_a_shrink_of_0_is_the_best_grid_point_and_a_shrink_moves_it_towards_equal_weights_keeping_both():
+    good, noisy, qrels = channels()
+    fuse = lambda rs, w: reciprocal_rank_fusion(rs, 60, weights=w)  # noqa: E731
+    plain = fit_weights(fuse, [noisy, good], qrels)
+    assert fit_weights(fuse, [noisy, good], qrels, 0.0) == plain and "argmax" not in plain
+    half = fit_weights(fuse, [noisy, good], qrels, 0.5)
+    low, high = plain["weights"]
+    assert half["weights"] == [round(low / 2 + 0.25, 6), round(high / 2 + 0.25, 6)]
+    assert half["argmax"] == {"weights": plain["weights"], "score": plain["score"]} and half["shrink"] == 0.5
+    assert half["score"] <= plain["score"] and half["channels_alone"] == plain["channels_alone"]
+    assert fit_weights(fuse, [noisy, good, good], qrels, 1.0)["weights"] == [0.333333] * 3
+
+
+def test_a_synthetic_fit_shrinks_by_its_fit_questions_and_its_receipt_names_the_best_grid_point_too():
+    good, noisy, qrels = channels()
+    on = "synthetic: 20 held-out questions (families generic)"
+    spec = {"type": "rrf", "of": ["a", "b"], "fit": True}
+    rrf = RetrieverKind.from_spec(spec, "retrievers.h")
+    assert rrf.s.fit_questions.shrink == 0.5  # the default, chosen on dev (bench/README.md)
+    raw = rrf.fit([noisy, good], qrels, 10, on)  # the stage passes the shrink; a dev fit never shrinks
+    record = rrf.fit([noisy, good], qrels, 10, on, rrf.s.fit_questions.shrink)
+    assert record["argmax"]["weights"] == raw["weights"] == [0.1, 0.9] and record["weights"] == [0.3, 0.7]
+    assert rrf.fitted == [0.3, 0.7]  # what the run is fused with and the receipt carries to search
+    assert record["fitted_on"] == f"{on}; their best weights 0.1/0.9 shrunk 0.5 of the way to equal weights"
+    assert raw["fitted_on"] == on
+    lin = RetrieverKind.from_spec({**spec, "type": "linear", "fit_questions": {"shrink": 0}}, "retrievers.l")
+    assert lin.fit([noisy, good], qrels, 10, on, lin.s.fit_questions.shrink) == lin.fit([noisy, good], qrels, 10, on)
+    with pytest.raises(SettingsError, match=r"retrievers\.h\.fit_questions\.shrink"):
+        RetrieverKind.from_spec({**spec, "fit_questions": {"shrink": 1.5}}, "retrievers.h")
+
+
+def test_the_kbs_fusions_fit_on_dev_so_their_retrieve_jobs_read_no_shrink():
+    import os
+
+    from support.project import REPO
+
+    from minirag.artifacts.layout import CorpusLayout
+    from minirag.config.corpus import corpus_config
+    from minirag.config.load import load_config
+    from minirag.pipeline.graph import CorpusGraph
+    from minirag.pipeline.stages.index import retrieve_settings
+    here = os.getcwd()
+    os.chdir(REPO)
+    try:
+        cc = corpus_config(load_config("workflow/config.yaml"), "kb")
+    finally:
+        os.chdir(here)
+    g = CorpusGraph(cc, CorpusLayout.of("results", "kb"))
+    for name in ("hybrid-fit", "lexical-dense-fit", "rerank-forms"):
+        assert set(retrieve_settings(g, {"name": name})) == set(cc["retrievers"][name]) - {"fit_questions"} | {"depth"}
+    assert "shrink" not in g.fit_questions_settings("hybrid-fit")

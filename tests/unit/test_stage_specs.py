@@ -40,7 +40,10 @@ UNITS_IVF = config_with({"train_cap": 3,
                                         "bm25-units": {"type": "bm25", "index": "units"},
                                         "ivf": {"type": "ivf", "embedder": "hashing", "nlist": 4,
                                                 "sweep": {"nprobe": [4]}},
-                                        "rrf": {"type": "rrf", "of": ["ivf", "bm25-units"]}}}, base=MINI_CORPUS)
+                                        "rrf": {"type": "rrf", "of": ["ivf", "bm25-units"]},
+                                        # no dev questions: fitted on held-out synthetic ones (fit_questions)
+                                        "rrf-fit": {"type": "rrf", "of": ["ivf", "bm25-units"], "fit": True}}},
+                        base=MINI_CORPUS)
 SHIPPED = ["workflow/config.yaml", "workflow/config.ablations.yaml", "workflow/config.scifact.yaml",
            "workflow/config.dify.yaml", "workflow/config.arcd.yaml", "workflow/config.squad.yaml"]
 

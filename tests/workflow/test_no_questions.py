@@ -1,5 +1,5 @@
 """A markdown corpus whose config names no questions file: indexes, search, answer and serve work; the report
-says there is nothing to score and how to add questions."""
+says there is nothing to score and how to add questions; a fitted fusion fits on synthetic questions."""
 
 import json
 import sys
@@ -7,6 +7,8 @@ import urllib.request
 
 import pytest
 from support.project import copy_project, run, snakemake
+
+from minirag.rank.fit import shrunk
 
 pytestmark = pytest.mark.workflow
 
@@ -17,8 +19,14 @@ corpora:
     source: {format: markdown, path: fixture/docs}
     tokenizer: {vocab_size: 400}
     chunk: {strategy: tokens, target_tokens: 40, overlap: 8}
+    embedders:
+      hashing: {type: hashing, dim: 64}
     retrievers:
       bm25: {type: bm25, index: plain}
+      dense: {type: dense, embedder: hashing}
+      hybrid-fit: {type: rrf, of: [dense, bm25], fit: true, fit_questions: {n: 200}}
+    serve: bm25
+    diagnose: {embedder: hashing}
     readers:
       extractive: {type: extractive, questions: 300, steps: 100, threshold: 0.3}
 """
@@ -54,3 +62,19 @@ def test_serve_answers_on_it(pages):
         req = urllib.request.Request(server.url + "/answer", body, {"Content-Type": "application/json"})
         said = json.loads(urllib.request.urlopen(req, timeout=60).read())
     assert said["answer"].startswith("ate [#"), said
+
+
+def test_a_fitted_fusion_fits_on_synthetic_questions_and_search_ranks_with_its_weights(pages):
+    root = pages / "results" / "pages"
+    fitted = json.loads((root / "receipts" / "retrieve.hybrid-fit.json").read_text(encoding="utf-8"))["fitted"]
+    held = (root / "fit" / "hybrid-fit.jsonl").read_text(encoding="utf-8").splitlines()
+    # no encoder trains on questions here: every synthesised question is held out from what feeds the fusion
+    assert len(held) == fitted["questions"] > 20
+    best = "/".join(f"{w:g}" for w in fitted["argmax"]["weights"])
+    assert fitted["fitted_on"] == (f"synthetic: {len(held)} held-out questions (families generic); "
+                                   f"their best weights {best} shrunk 0.5 of the way to equal weights")
+    assert fitted["weights"] == shrunk(fitted["argmax"]["weights"], 0.5)  # what search ranks with
+    assert fitted["argmax"]["score"] >= max(fitted["channels_alone"])
+    found = run([sys.executable, "-m", "minirag", "search", "past of eat", "--corpus", "pages", "--configfile",
+                 "pages.yaml", "-k", "3", "--retriever", "hybrid-fit"], pages)
+    assert "en/" in found.stdout

@@ -1,7 +1,8 @@
 """The synthesised questions in the graph: an artifact of their own, read by the encoder alone.
 
 One build of the fixture corpus with a tiny bi-encoder (an ensemble of two) trained on generic
-questions and an RRF asked to fit its weights on the dev split; then dry runs after edits.
+questions and an RRF asked to fit its weights: the fixture's questions have no dev split, so it fits
+them on held-out synthetic questions (the fit_questions job); then dry runs after edits.
 """
 
 import json
@@ -30,7 +31,7 @@ CONFIG = MINI_CORPUS + """\
       tiny: {type: dense, embedder: tiny}
       bm25: {type: bm25, index: plain}
       hybrid: {type: rrf, of: [tiny, bm25], k: 60}
-      hybrid-fit: {type: rrf, of: [tiny, bm25], fit: true}
+      hybrid-fit: {type: rrf, of: [tiny, bm25], fit: true, fit_questions: {n: 300}}
     answer: []
     diagnose: {embedder: hashing}
 """
@@ -67,15 +68,93 @@ def test_the_questions_are_an_artifact_the_encoder_trains_on(project):
     sidecar = json.loads((root / "encoders" / "tiny.json").read_text())
     assert sidecar["pairs_by_source"]["questions"] == sum(r["split"] == "train" for r in records)
     assert json.loads((root / "receipts" / "synth_pairs.tiny.json").read_text())["outputs"]
-    # the fixture's questions have no dev split: the receipt says the config's weights stayed
+
+
+def fit_set(project) -> list[dict]:
+    path = project / "results" / "mini" / "fit" / "hybrid-fit.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_without_dev_questions_a_fitted_fusion_fits_on_held_out_synthetic_questions(project):
+    from minirag.query.built_corpus import BuiltCorpus
+    from minirag.rank.fit import fit_weights, shrunk
+    root = project / "results" / "mini"
     fitted = json.loads((root / "receipts" / "retrieve.hybrid-fit.json").read_text())["fitted"]
-    assert fitted["fitted_on"].startswith("nothing: no dev questions") and fitted["weights"] == [1.0, 1.0]
+    questions = fit_set(project)
+    assert len(questions) > 20 and fitted["questions"] == len(questions)
+    best = "/".join(f"{w:g}" for w in fitted["argmax"]["weights"])
+    assert fitted["fitted_on"] == (f"synthetic: {len(questions)} held-out questions (families generic); "
+                                   f"their best weights {best} shrunk 0.5 of the way to equal weights")
+    # the weights are the grid's best on those questions, ranked by the two channels as search ranks them,
+    # shrunk halfway to equal weights (fit_questions.shrink's default); the receipt keeps both
+    import os
+    here = os.getcwd()
+    os.chdir(project)
+    try:
+        corpus = BuiltCorpus.open("q.yaml", "mini")
+        channels = [corpus.retriever(r)[1] for r in ("tiny", "bm25")]
+        inputs = [{q["qid"]: ch.search(q["query"], k=corpus.depth) for q in questions} for ch in channels]
+        kind = corpus.kinds.retrievers["hybrid-fit"]
+        mine = fit_weights(lambda rs, w: kind.fuse(rs, w, corpus.depth), inputs,
+                           {q["qid"]: {q["chunk"]: 1} for q in questions}, shrink=0.5)
+    finally:
+        os.chdir(here)
+    assert fitted["weights"] == mine["weights"] and fitted["score"] == mine["score"]
+    assert fitted["argmax"] == mine["argmax"] and fitted["weights"] == shrunk(fitted["argmax"]["weights"], 0.5)
+    assert fitted["argmax"]["score"] >= max(fitted["channels_alone"])
+    report = (project / "results" / "q.md").read_text(encoding="utf-8")
+    assert "weights fitted on held-out synthetic questions" in report
+
+
+def test_the_fit_set_holds_no_question_the_encoder_trained_on(project):
+    from minirag.answer.reading.retrieval_questions import heldout_of
+    questions = fit_set(project)
+    trained = {json.loads(line)["query"] for line in (project / "results" / "mini" / "pairs" / "tiny.jsonl")
+               .read_text(encoding="utf-8").splitlines() if json.loads(line)["split"] == "train"}
+    assert trained and not trained & {q["query"] for q in questions}
+    assert all(heldout_of(q["query"], 0, 0.2) and q["split"] == "heldout" for q in questions)
+    # the synthesiser's own draw is larger: the encoder's hash kept about a fifth of it
+    receipt = json.loads((project / "results" / "mini" / "receipts" / "fit_questions.hybrid-fit.json").read_text())
+    assert receipt["settings"]["heldout_of"] == [{"encoder": "tiny", "seed": 0, "share": 0.2}]
+
+
+def test_a_rerankers_synthetic_questions_are_left_out_and_the_fit_set_is_seeded(project, tmp_path):
+    from minirag.artifacts.integrity import load_records
+    from minirag.rank.synth import synthesize
+    from minirag.stages.fit_questions import fit_questions
+    root = project / "results" / "mini"
+    settings = {"n": 300, "families": ["generic"], "seed": 0, "heldout_of": []}
+    plain, again = fit_questions(settings, root / "docs.jsonl", root / "chunks.jsonl", tmp_path / "a.jsonl")[0], \
+        fit_questions(settings, root / "docs.jsonl", root / "chunks.jsonl", tmp_path / "b.jsonl")[0]
+    assert plain.read_bytes() == again.read_bytes()
+    made = {q["query"] for q in synthesize(load_records(root / "docs.jsonl", "documents"), 50, 0)}
+    before = {json.loads(line)["query"] for line in plain.read_text(encoding="utf-8").splitlines()}
+    assert made & before  # table and heading questions: the reranker's synthesiser makes them too
+    out = fit_questions({**settings, "rerankers": [{"reranker": "r", "synthetic": 50, "seed": 0}]},
+                        root / "docs.jsonl", root / "chunks.jsonl", tmp_path / "c.jsonl")[0]
+    after = {json.loads(line)["query"] for line in out.read_text(encoding="utf-8").splitlines()}
+    assert after == before - made
+
+
+def test_the_fit_questions_settings_rerun_exactly_the_synthesis_and_the_fusion(project):
+    jobs = planned(project, "fit_questions: {n: 300}", "fit_questions: {n: 301}")
+    assert jobs["fit_questions"] == 1 and jobs["retrieve"] == 1
+    assert set(jobs) <= {"fit_questions", "retrieve", "evaluate", "diagnose", "summary_figure", "report"}
+    jobs = planned(project, "fit_questions: {n: 300}", "fit_questions: {n: 300, families: [generic, learner]}")
+    assert jobs["fit_questions"] == 1 and jobs["lexicon"] == 1 and jobs["retrieve"] == 1
+
+
+def test_the_shrink_refits_the_fusion_alone_on_the_same_questions(project):
+    jobs = planned(project, "fit_questions: {n: 300}", "fit_questions: {n: 300, shrink: 0.25}")
+    assert jobs["retrieve"] == 1 and "fit_questions" not in jobs
+    assert set(jobs) <= {"retrieve", "evaluate", "diagnose", "summary_figure", "report"}
 
 
 def test_the_synthesisers_settings_retrain_exactly_the_encoder_and_what_reads_it(project):
     jobs = planned(project, "questions: {n: 40,", "questions: {n: 41,")
     assert jobs["synth_pairs"] == 1 and jobs["train_biencoder"] == 1 and jobs["embed"] == 1
     assert jobs["retrieve"] == 3  # tiny and the two fusions that read it; not hashing, not bm25
+    assert "fit_questions" not in jobs  # the encoder's hash (seed, share) did not change: nor did what it holds out
     assert set(jobs) <= {"synth_pairs", "train_biencoder", "embed", "retrieve", "evaluate", "diagnose",
                          "loss_figure", "summary_figure", "report"}
 

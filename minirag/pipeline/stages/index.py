@@ -27,8 +27,22 @@ def corpus_files(g) -> dict:
 
 
 def retriever_settings(g, w) -> dict:
-    # the embedder's or index's own settings travel in the artifact it reads
-    return {k: v for k, v in g.cc["retrievers"][w["name"]].items() if k not in ("sweep_of", "sweep_param")}
+    # the embedder's or index's own settings travel in the artifact it reads; a fusion's fit_questions
+    # are the fit_questions job's (its questions are the retrieve job's input), but for the shrink
+    # (retrieve_settings)
+    return {k: v for k, v in g.cc["retrievers"][w["name"]].items()
+            if k not in ("sweep_of", "sweep_param", "fit_questions")}
+
+
+def retrieve_settings(g, w) -> dict:
+    """A retriever's settings and the depth; for a fusion fitted on synthetic questions, the settings of
+    every retriever feeding it too (the stage ranks those questions with them live) and how far it shrinks
+    their best weights (its fit_questions' shrink: the only one of them the stage reads)."""
+    name = w["name"]
+    synthetic = {"feeding": {r: retriever_settings(g, {"name": r}) for r in g.feeding(name)},
+                 "fit_questions": {"shrink": g.cc["retrievers"][name]["fit_questions"]["shrink"]}} \
+        if name in g.synthetic_fits() else {}
+    return {**retriever_settings(g, w), "depth": g.cc["depth"], **synthetic}
 
 
 def embedder_settings(g, w) -> dict:
@@ -91,8 +105,11 @@ RANK = [
           values=lambda g, w: {"name": w["name"], **(g.beir_splits() if "beir" in g.train_reranker(w["name"]) else {})},
           reads=lambda g, w: {**corpus_files(g), "questions": str(g.layout.questions), **g.train_reranker(w["name"])},
           writes={"out": Out("reranker"), "sidecar": Out("reranker_sidecar", arg=None)}),
-    Stage("retrieve", names=lambda g: named(g.cc["retrievers"]), values=name_value,
-          settings=lambda g, w: {**retriever_settings(g, w), "depth": g.cc["depth"]},
+    # held-out synthetic questions for a fitted fusion of a corpus without dev questions
+    Stage("fit_questions", names=lambda g: named(g.synthetic_fits()),
+          settings=lambda g, w: g.fit_questions_settings(w["name"]), reads=lambda g, w: g.fit_questions(w["name"]),
+          writes={"out": Out("fit_questions")}),
+    Stage("retrieve", names=lambda g: named(g.cc["retrievers"]), values=name_value, settings=retrieve_settings,
           reads=lambda g, w: {"questions": str(g.layout.questions), **corpus_files(g), **g.retrieve(w["name"])},
           writes={"out": Out("run")}),
 ]

@@ -57,7 +57,8 @@ def where_from(cc: dict, wildcards: dict, value: dict) -> list[str]:
     out, rest = [], set(value)
     for coll in COLLECTIONS:  # an entry's settings whole (some keys aside), or all of them
         for wildcard in ("name", "reader"):
-            entry = set(cc[coll].get(wildcards.get(wildcard, ""), {})) - {"sweep_of", "sweep_param"}
+            # a sweep's bookkeeping and a fusion's fit_questions (its fit_questions job's) are not the retrieve job's
+            entry = set(cc[coll].get(wildcards.get(wildcard, ""), {})) - {"sweep_of", "sweep_param", "fit_questions"}
             if entry and rest and (entry <= rest or rest <= entry):
                 out.append(f"{coll}.{{{wildcard}}}")
                 rest -= entry

@@ -12,10 +12,26 @@ from ..ranking import Ranking
 from .base import RetrieverKind
 
 
+@dataclass(frozen=True)
+class FitQuestionsSettings:
+    """The questions a fitted fusion fits on when the corpus has no dev split: synthesised from the
+    corpus (answer/reading/retrieval_questions.py, the fit_questions stage), kept only if no upstream
+    trained component trained on them."""
+    n: int = setting(1000, minimum=1)                       # questions synthesised per family, before that filter
+    # generic: any markdown; learner: a grammar KB; empty: the families of the encoders feeding the fusion
+    # that train on synthesised questions, else generic (chosen on the KB's dev split, bench/fit_synthetic.py)
+    families: tuple[Literal["learner", "generic"], ...] = ()
+    seed: int = 0                                           # which questions
+    # the fitted weights = (1 - shrink) * the fit set's best + shrink * equal weights: synthetic questions favour
+    # the channel trained on their templates (0: the best grid point; 0.5 chosen on dev, bench/fit_synthetic.py)
+    shrink: float = setting(0.5, minimum=0, maximum=1)
+
+
 class Fusion(RetrieverKind):
     """A kind that combines the runs named in its `of` setting, with weights the config gives or,
-    with `fit: true`, fitted on the dev split by the retrieve stage (rank/fit.py) and kept in the
-    run's receipt, where a live retriever reads them back (`sources.fitted_weights`)."""
+    with `fit: true`, fitted by the retrieve stage (rank/fit.py) on the dev split or, for a corpus
+    without one, on held-out synthetic questions (`fit_questions`), and kept in the run's receipt,
+    where a live retriever reads them back (`sources.fitted_weights`)."""
     family, upstream_key = "fusion", "of"
     fitted: list[float] | None = None
 
@@ -42,17 +58,30 @@ class Fusion(RetrieverKind):
     def combine(self, query, rankings, sources, depth) -> Ranking:
         return self.fuse(rankings, self.weights(sources), depth)
 
-    def fit(self, inputs: list[dict], dev_qrels: dict, depth: int) -> dict:
-        """Fit the weights on the dev questions' qrels (none: the given weights); what the receipt records."""
-        if not dev_qrels:
+    def fit(self, inputs: list[dict], qrels: dict, depth: int, fitted_on: str = "dev", shrink: float = 0.0) -> dict:
+        """Fit the weights on the questions' qrels (the dev split's, or `fitted_on` says which; none: the
+        given weights), the best grid point shrunk `shrink` of the way to equal weights (rank/fit.py);
+        what the receipt records."""
+        if not qrels:
             self.fitted = self.given_weights()
-            return {"weights": self.fitted, "fitted_on": "nothing: no dev questions; the config's weights"}
-        record = fit_weights(lambda rs, w: self.fuse(rs, w, depth), inputs, dev_qrels)
+            none = "no dev questions" if fitted_on == "dev" else f"no dev questions, {fitted_on}"
+            return {"weights": self.fitted, "fitted_on": f"nothing: {none}; the config's weights"}
+        record = fit_weights(lambda rs, w: self.fuse(rs, w, depth), inputs, qrels, shrink)
         self.fitted = record["weights"]
-        return {**record, "fitted_on": "dev"}
+        if shrink:
+            best = "/".join(f"{w:g}" for w in record["argmax"]["weights"])
+            fitted_on += f"; their best weights {best} shrunk {shrink:g} of the way to equal weights"
+        return {**record, "fitted_on": fitted_on}
 
-    def weights_text(self) -> str:
-        return "weights fitted on dev" if self.s.fit else "/".join(f"{w:g}" for w in self.given_weights())
+    def weights_text(self, cc=None) -> str:
+        """The weights as the report names them: given, or fitted on dev or on synthetic questions."""
+        if not self.s.fit:
+            return "/".join(f"{w:g}" for w in self.given_weights())
+        from ...datasets.dev_split import has_dev_questions
+        if cc is None or has_dev_questions(cc):
+            return "weights fitted on dev"
+        shrink = self.s.fit_questions.shrink
+        return "weights fitted on held-out synthetic questions" + (f", shrunk {shrink:g} towards equal" if shrink else "")
 
 
 @dataclass(frozen=True)
@@ -62,6 +91,7 @@ class RRFSettings:
     k: int = setting(60, minimum=1)             # the constant of Cormack et al. 2009
     weights: tuple[float, ...] = ()             # one weight per run of `of` (weighted RRF); default all 1
     fit: bool = False                           # fit the weights on the dev split (rank/fit.py), not `weights`
+    fit_questions: FitQuestionsSettings = FitQuestionsSettings()  # what fit fits on without a dev split
 
     def check(self, where: str) -> None:
         if self.weights and len(self.weights) != len(self.of):
@@ -82,7 +112,7 @@ class RRF(Fusion):
                                       weights=None if plain else weights)
 
     def describe(self, cc) -> str:
-        weighted = f", {self.weights_text()}" if self.s.fit or self.s.weights else ""
+        weighted = f", {self.weights_text(cc)}" if self.s.fit or self.s.weights else ""
         return f"RRF k={self.s.k}{weighted} of {' + '.join(self.s.of)}"
 
 
@@ -94,6 +124,7 @@ class LinearSettings:
     norm: Literal["minmax", "zscore"] = "minmax"         # how each ranking's scores are normalised first
     weights: tuple[float, ...] = ()                      # one weight per run of `of`, instead of alpha
     fit: bool = False                                    # fit the weights on the dev split (rank/fit.py)
+    fit_questions: FitQuestionsSettings = FitQuestionsSettings()  # what fit fits on without a dev split
 
     def check(self, where: str) -> None:
         if self.weights and len(self.weights) != len(self.of):
@@ -119,6 +150,6 @@ class Linear(Fusion):
 
     def describe(self, cc) -> str:
         if self.s.fit:
-            return f"linear {self.s.norm} {self.weights_text()} of {' + '.join(self.s.of)}"
+            return f"linear {self.s.norm} {self.weights_text(cc)} of {' + '.join(self.s.of)}"
         weights = list(self.s.weights) or [self.s.alpha, round(1 - self.s.alpha, 6)]
         return f"linear {self.s.norm} {'/'.join(f'{w:g}' for w in weights)} of {' + '.join(self.s.of)}"

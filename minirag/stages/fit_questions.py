@@ -1,0 +1,76 @@
+"""fit_questions: docs + chunks (+ lexicon, terms) -> fit/<fusion>.jsonl, the held-out synthetic questions
+a fitted fusion of a corpus without dev questions fits its weights on.
+
+The questions are the synth_pairs stage's (answer/reading/retrieval_questions.py: `families`, `n` per
+family, `seed`), kept only when no trained retriever feeding the fusion trained on them:
+
+- an encoder trained on synthesised questions trains on those its hash puts on the train side
+  (`heldout_of(query, seed, share)` with its `questions.seed` and `.heldout`): a question is kept only
+  if it is held out for every such encoder. The hash depends on the question alone, so whatever
+  `n`, families or seed made it, a question the encoder could have trained on is never kept;
+- a reranker trains on every question its synthesiser makes from the corpus (rank/synth.py, its
+  `synthetic` and `seed`): those are left out by their text.
+
+One record a question: {"qid", "query", "chunk", "family", "split": "heldout", "gold"}; its relevant
+chunk is the one it was made from. Seeded: the same inputs and settings give the same bytes.
+
+What it leaves out: ranking the questions and fitting (the retrieve stage does), hard negatives
+(nothing trains on these), and what an encoder learns from besides questions (the pairs mined from
+the chunks, index/pairs.py: titles, crops, rows), which a question may resemble.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from ..answer.reading.retrieval_questions import heldout_of, synthesize_questions
+from ..artifacts.integrity import load_records
+from ..artifacts.io import read_json, write_jsonl
+from ..rank.kinds.fusions import FitQuestionsSettings
+from ..settings import settings_from_dict
+from ..text.chunks import load_chunks
+from .common import log, run_stage
+
+
+def held_out(questions: list[dict], encoders: list[dict], reranker_queries: set[str]) -> list[dict]:
+    """The questions no encoder of `encoders` ({seed, share}) and no reranker (its queries) trained on."""
+    return [{**q, "split": "heldout"} for q in questions
+            if all(heldout_of(q["query"], e["seed"], e["share"]) for e in encoders)
+            and q["query"] not in reranker_queries]
+
+
+def fit_questions(settings: dict, docs: Path, chunks: Path, out: Path, corpus: Path | None = None,
+                  lexicon: Path | None = None, terms: Path | None = None) -> list[Path]:
+    """Synthesise questions from `docs`' chunks and keep those held out from every trained retriever
+    feeding the fusion (`settings`: its fit_questions, `heldout_of` the encoders', `rerankers`' synthesisers;
+    `corpus`: the documents the rerankers made their questions from)."""
+    s = settings_from_dict(FitQuestionsSettings, {k: v for k, v in settings.items()
+                                                  if k not in ("heldout_of", "rerankers")}, "fit_questions")
+    documents = load_records(docs, "documents")
+    wanted = {d["doc_id"] for d in documents}
+    records = [c.to_record() for c in load_chunks(chunks) if c.doc_id in wanted]
+    lex = read_json(lexicon).get("lexicon", {}) if lexicon else None
+    grammar = None
+    if "learner" in s.families:
+        from ..answer.select.terms import DEFAULT_TERMS, GrammarTerms
+        grammar = GrammarTerms.load(terms or DEFAULT_TERMS, lex or {})
+    # the share is the encoders' to say (held_out); synthesize_questions' own split is not used
+    questions = synthesize_questions(documents, records, s.families, s.n, s.seed, 0.0, grammar, lex)
+    trained_on: set[str] = set()
+    if settings.get("rerankers"):
+        from ..rank.synth import synthesize
+        whole = load_records(corpus or docs, "documents")
+        for r in settings["rerankers"]:
+            trained_on |= {q["query"] for q in synthesize(whole, r["synthetic"], r["seed"])}
+    kept = held_out(questions, settings.get("heldout_of", []), trained_on)
+    write_jsonl(out, kept)
+    by = dict(sorted(Counter(q["family"].split(":")[0] for q in kept).items()))
+    log(f"fit_questions: {len(kept)} of {len(questions)} synthesised questions held out from "
+        f"{len(settings.get('heldout_of', []))} encoder(s) and {len(settings.get('rerankers', []))} reranker(s) "
+        f"({', '.join(f'{k} {n}' for k, n in by.items())}) -> {out}")
+    return [out]
+
+
+if __name__ == "__main__":
+    run_stage(fit_questions)
