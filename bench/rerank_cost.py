@@ -4,7 +4,8 @@
 
 Loads a built corpus's chunks and the reranker's trained model (results/<corpus>/rerankers/),
 takes every question's candidates from the run the reranker reads, and times, per query:
-the features of the top N candidates plus the re-ordering (what `rerank` adds), and, as the
+the features of the top N candidates plus the re-ordering (what `rerank` adds; with `dense`, the
+query's vector and the cosines, the vector also timed alone), and, as the
 peer measured in the same process, the BM25 search of the first channel of that run. Prints
 medians and the 90th percentile over queries, each the best of `--repeat` passes; the ratio
 rerank / BM25 is what to compare across machines.
@@ -67,8 +68,7 @@ def main() -> int:
     if not kind.trained:
         raise SystemExit(f"{a.retriever!r} is a {kind.type} retriever, not a reranker")
     _, chunks, sources = open_corpus(a.results, a.corpus, cc)
-    model = sources.reranker(a.retriever)
-    features = sources.features(kind.s.analyzer, kind.s.expand)
+    model = sources.reranker(a.retriever, kind.features())
     run = load_run(layout.run(kind.upstream()[0]))
     questions = [q for q in load_records(layout.questions, "questions") if run.get(q["qid"])]
     n = kind.s.candidates
@@ -76,7 +76,7 @@ def main() -> int:
 
     def rerank_one(job):
         query, head = job
-        x = features.features(query, head, sources.chunks_by_id)  # (N, F)
+        x = kind.feature_matrix(query, head, sources, model)  # (N, F)
         rerank(head, x, model["w"], model["b"], n)
 
     peer_name = channel_of(cc, a.retriever)
@@ -89,6 +89,10 @@ def main() -> int:
            "rerank_median_ms": statistics.median(ours), "rerank_p90_ms": statistics.quantiles(ours, n=10)[-1],
            "peer": peer_name, "peer_median_ms": statistics.median(theirs),
            "ratio": statistics.median(ours) / statistics.median(theirs)}
+    if kind.s.dense:  # the part of the rerank time that embeds the query (the dense features' own cost)
+        dense = sources.dense_features(kind.s.dense)
+        embeds = best_times(lambda job: dense.query_vectors([job[0]]), jobs, a.repeat)
+        row.update(dense_query_median_ms=statistics.median(embeds), dense_query_p90_ms=statistics.quantiles(embeds, n=10)[-1])
     if a.json:
         print(json.dumps(row, indent=2))
         return 0
@@ -96,6 +100,9 @@ def main() -> int:
     print(f"{'stage':38} {'median ms':>10} {'p90 ms':>8}")
     print(f"{'rerank ' + a.retriever + ' (features + order)':38} {row['rerank_median_ms']:10.2f} "
           f"{row['rerank_p90_ms']:8.2f}")
+    if "dense_query_median_ms" in row:
+        print(f"{'  of which the query vector, ' + kind.s.dense:38} {row['dense_query_median_ms']:10.2f} "
+              f"{row['dense_query_p90_ms']:8.2f}")
     print(f"{'peer: BM25 search, ' + peer_name:38} {row['peer_median_ms']:10.2f}")
     print(f"ratio rerank / peer: {row['ratio']:.2f}")
     return 0

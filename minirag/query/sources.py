@@ -53,6 +53,7 @@ class Sources:
         self._expanders: dict = {}
         self._rerankers: dict = {}
         self._by_id: dict = {}
+        self._dense: dict = {}
 
     @cached_property
     def units(self) -> list[Chunk]:
@@ -87,12 +88,14 @@ class Sources:
             for c in self.chunks:
                 maker.code(c)
 
-    def reranker(self, name: str) -> dict:
-        """A trained reranker's weights, checked against its receipt; read once, so a live retriever
-        ranks with the weights it was opened with even if the graph rewrites them."""
-        from ..rank.rerank import load_model
+    def reranker(self, name: str, features=None) -> dict:
+        """A trained reranker's weights, checked against its receipt (and to be over `features`, by default
+        rerank.py's FEATURES); read once, so a live retriever ranks with the weights it was opened with even
+        if the graph rewrites them."""
+        from ..rank.rerank import FEATURES, load_model
         if name not in self._rerankers:
-            self._rerankers[name] = load_model(self._path("reranker", name, "reranker model of"))
+            self._rerankers[name] = load_model(self._path("reranker", name, "reranker model of"),
+                                               features or FEATURES)
         return self._rerankers[name]
 
     def fitted_weights(self, name: str) -> list[float]:
@@ -138,6 +141,17 @@ class Sources:
         _, sidecar = load_vectors(npy, self.chunks, mmap=True)  # only the sidecar is needed: do not read (N, d)
         ivf = load_ivf(self._path("ivf", index, "IVF index"), vectors_sidecar_path(npy), sidecar)
         return IVFRetriever(ivf, self.query_embedder(embedder, sidecar), [c.id for c in self.chunks], nprobe)
+
+    def dense_features(self, embedder: str):
+        """A reranker's dense features over `embedder` (rank/rerank_dense.py): its vectors checked against the
+        chunks as for `dense`, its query side the encoder they were made with; built once."""
+        from ..rank.rerank_dense import DenseFeatures
+        if embedder not in self._dense:
+            vectors, sidecar = load_vectors(self._path("vectors", embedder, "vectors of embedder"), self.chunks,
+                                            mmap=self.mmap)  # (N, d)
+            self._dense[embedder] = DenseFeatures(self.query_embedder(embedder, sidecar), vectors,
+                                                  [c.id for c in self.chunks])
+        return self._dense[embedder]
 
     def vectors_by_id(self, embedder: str):
         """chunk id -> vector (for MMR), read and checked once."""

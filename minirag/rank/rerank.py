@@ -241,28 +241,30 @@ def rerank(ranking: Ranking, x: np.ndarray, w: np.ndarray, b: float, n: int) -> 
     return [(cid, float(len(ids) - i)) for i, cid in enumerate(ids)]
 
 
-def save_model(path, w: np.ndarray, b: float, sidecar: dict, codes: dict[str, np.ndarray] | None = None) -> None:
+def save_model(path, w: np.ndarray, b: float, sidecar: dict, codes: dict[str, np.ndarray] | None = None,
+               features: Sequence[str] = FEATURES) -> None:
     """Weights as .npz (with `codes`, FeatureMaker.codes_record's arrays, when given), and beside it (.json)
-    the feature names and how the model was trained."""
+    the feature names (`features`: more than FEATURES with rerank_dense.py's) and how the model was trained."""
     from pathlib import Path
 
     from ..artifacts.io import save_npz, write_json
     save_npz(path, w=w.astype(np.float64), b=np.array([b]), **(codes or {}))
-    write_json(Path(path).with_suffix(".json"), {"features": list(FEATURES), "weights": dict(zip(FEATURES, w.tolist())),
+    write_json(Path(path).with_suffix(".json"), {"features": list(features), "weights": dict(zip(features, w.tolist())),
                                                  "bias": b, **sidecar})
 
 
-def load_model(path) -> dict:
+def load_model(path, features: Sequence[str] = FEATURES) -> dict:
     """A trained reranker's {"w": (F,), "b": float, "df": its document frequencies or None, "codes": its
-    chunks' codes (FeatureMaker.codes_record) or None}, both files checked against their job's receipt."""
+    chunks' codes (FeatureMaker.codes_record) or None}, both files checked against their job's receipt;
+    refused unless trained on `features`."""
     from pathlib import Path
 
     from ..artifacts.content import fail, weights
     from ..artifacts.integrity import load_json, verified
     from ..artifacts.io import load_npz
     meta = load_json(Path(path).with_suffix(".json"), "reranker sidecar")
-    if meta.get("features") != list(FEATURES):
-        raise ValueError(f"{path}: trained on features {meta.get('features')}, these are {list(FEATURES)}; "
+    if meta.get("features") != list(features):
+        raise ValueError(f"{path}: trained on features {meta.get('features')}, these are {list(features)}; "
                          "re-run train_reranker")
     arrays = load_npz(verified(path, "reranker model"))
     weights(arrays, path)

@@ -16,15 +16,18 @@ from ..index.bm25.index import BM25Settings
 from ..query.sources import Sources
 from ..rank.kinds import RetrieverKind
 from ..rank.rerank import FEATURES, FeatureMaker, fit_logistic, save_model
+from ..rank.rerank_dense import DENSE_FEATURES, DenseFeatures
 from ..rank.retrievers import BM25Retriever
 from ..rank.synth import synthesize
 from ..text.chunks import load_chunks
 from .common import log, run_stage
 
 
-def labelled(features: FeatureMaker, questions: list[dict], rankings: dict[str, list], chunks: dict, qrels: dict):
-    """(X, y) over every question's candidates; questions with no relevant candidate teach nothing."""
-    xs, ys = [], []
+def labelled(features: FeatureMaker, questions: list[dict], rankings: dict[str, list], chunks: dict, qrels: dict,
+             dense: DenseFeatures | None = None):
+    """(X, y) over every question's candidates (with `dense`, their dense features after the count ones);
+    questions with no relevant candidate teach nothing."""
+    xs, ys, kept = [], [], []
     for q in questions:
         ranking = rankings.get(q["qid"], [])
         labels = np.array([qrels[q["qid"]].get(cid, 0) > 0 for cid, _ in ranking], dtype=np.float64)
@@ -32,23 +35,29 @@ def labelled(features: FeatureMaker, questions: list[dict], rankings: dict[str, 
             continue
         xs.append(features.features(q["query"], ranking, chunks))
         ys.append(labels)
+        kept.append(q)
+    if dense is not None and kept:  # the queries embedded in one call
+        qv = dense.query_vectors([q["query"] for q in kept])  # (Q, d)
+        xs = [np.hstack([x, dense.features(q["query"], rankings[q["qid"]], v)]) for x, q, v in zip(xs, kept, qv)]
     if not xs:
-        return np.zeros((0, len(FEATURES))), np.zeros(0)
+        return np.zeros((0, len(FEATURES) + (len(DENSE_FEATURES) if dense else 0))), np.zeros(0)
     return np.vstack(xs), np.concatenate(ys)
 
 
 def train_reranker(settings: dict, name: str, docs: Path, chunks: Path, questions: Path, run: Path,
                    out: Path, lexicon: Path | None = None, beir: Path | None = None, train_split: str = "",
-                   eval_split: str = "") -> list[Path]:
+                   eval_split: str = "", files: dict[str, Path] | None = None) -> list[Path]:
     """Synthesize questions from the corpus's tables and headings (and take a BEIR training split's
     judged queries), take each one's candidates from an in-memory BM25 of the chunks, add the dev
-    questions' candidates from the base run (never a test question's), and fit the weights."""
+    questions' candidates from the base run (never a test question's), and fit the weights;
+    `files`: the vectors and encoder of its dense features, by file key."""
     kind = RetrieverKind.from_spec(settings, f"retrievers.{name}")
     s = kind.s
     items = load_chunks(chunks, docs)
     by_id = {c.id: c for c in items}
-    sources = Sources(items, {"lexicon": lexicon} if lexicon else {})
+    sources = Sources(items, {**(files or {}), **({"lexicon": lexicon} if lexicon else {})}, mmap=True)
     features = sources.features(s.analyzer, s.expand)
+    dense = sources.dense_features(s.dense) if s.dense else None
     synthetic = synthesize(load_records(docs, "documents"), s.synthetic, s.seed)
     first = BM25Retriever.from_chunks(items, BM25Settings(title_weight=1.0, analyzer=s.analyzer))
     first.expander = features.expander
@@ -58,10 +67,10 @@ def train_reranker(settings: dict, name: str, docs: Path, chunks: Path, question
     qrels.update({f"train-{qid}": {c.id: 1 for c in items if c.doc_id in rel} for qid, _, rel in judged})
     training = synthetic + [{"qid": f"train-{qid}", "query": query} for qid, query, _ in judged]
     ranked = dict(zip([q["qid"] for q in training], first.search_batch([q["query"] for q in training], s.candidates)))
-    x_syn, y_syn = labelled(features, training, ranked, by_id, qrels)
+    x_syn, y_syn = labelled(features, training, ranked, by_id, qrels, dense)
     dev = [q for q in load_records(questions, "questions") if q.get("split") == "dev" and q["answerable"]] if s.dev else []
     base = {qid: r[: s.candidates] for qid, r in load_run(run).items()}
-    x_dev, y_dev = labelled(features, dev, base, by_id, build_qrels(dev, items)[0])
+    x_dev, y_dev = labelled(features, dev, base, by_id, build_qrels(dev, items)[0], dense)
     x, y = np.vstack([x_syn, x_dev]), np.concatenate([y_syn, y_dev])
     if not len(y):
         raise ValueError(f"train_reranker {name}: no training question had a relevant candidate")
@@ -71,10 +80,10 @@ def train_reranker(settings: dict, name: str, docs: Path, chunks: Path, question
                            "train_split_queries": len(judged),
                            "examples": int(len(y)), "positives": int(y.sum()), "loss_per_step": losses,
                            "training_data_sha256": data_sha, "df": features.df_record()},
-               features.codes_record(items))
+               features.codes_record(items), kind.features())
     log(f"train_reranker: {name}: {len(y)} candidates ({int(y.sum())} relevant) from {len(synthetic)} synthetic, "
         f"{len(judged)} training-split and {len(dev)} dev questions; weights "
-        + ", ".join(f"{f} {v:+.2f}" for f, v in zip(FEATURES, w)))
+        + ", ".join(f"{f} {v:+.2f}" for f, v in zip(kind.features(), w)))
     return [out, out.with_suffix(".json")]
 
 

@@ -182,7 +182,7 @@ def test_the_ablation_study_holds_every_default_run_with_the_same_settings():
     workflow = Path(__file__).resolve().parents[2] / "workflow"
     lean = load_corpus(workflow / "config.yaml", "kb")
     study = load_corpus(workflow / "config.ablations.yaml", "kb-ablations")
-    assert len(lean["retrievers"]) == 18 and len(study["retrievers"]) == 38
+    assert len(lean["retrievers"]) == 19 and len(study["retrievers"]) == 39
     for key in ("source", "tokenizer", "chunk", "prompt", "depth", "readers", "serve"):
         assert lean[key] == study[key], key
     for section in ("retrievers", "embedders", "bm25"):

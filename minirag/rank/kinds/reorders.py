@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
+
 from ...settings import SettingsError, setting
 from ...text.analyze import AnalyzerConfig
 from ...text.expand import ExpansionSettings
@@ -90,6 +92,7 @@ class RerankSettings:
     seed: int = 0                                    # which synthetic questions, which misspellings
     analyzer: AnalyzerConfig = DEFAULT_ANALYZER      # how query and chunk words are matched by the features
     expand: ExpansionSettings = ExpansionSettings()  # query words matched through their translations and forms
+    dense: str = ""                                  # an embedder: its query-chunk cosine is a feature too ("": none)
 
 
 class Rerank(Reorder):
@@ -98,28 +101,57 @@ class Rerank(Reorder):
     type, Settings, sweepable, upstream_key = "rerank", RerankSettings, ("candidates",), "of"
     trained = True
 
+    def embedder(self) -> str | None:
+        """The embedder of its dense features (rank/rerank_dense.py), if it has them."""
+        return self.s.dense or None
+
+    def features(self) -> tuple[str, ...]:
+        from ..rerank_dense import feature_names
+        return feature_names(bool(self.s.dense))
+
     def check(self, name, cc, where) -> None:
+        if self.s.dense and self.s.dense not in cc["embedders"]:
+            raise SettingsError(f"{where}.dense: unknown embedder {self.s.dense!r} "
+                                f"(have: {', '.join(cc['embedders']) or 'none'})")
         super().check(name, cc, where)
         src = cc["source"]
         if self.s.train_qrels and not (src["format"] == "beir" and src["train_split"]):
             raise SettingsError(f"{where}.train_qrels: needs a BEIR source with source.train_split")
 
     def reads(self, graph) -> dict:
-        return {**graph.reranker(self.name), **(graph.lexicon() if self.s.expand.enabled() else {})}
+        return {**graph.reranker(self.name), **(graph.lexicon() if self.s.expand.enabled() else {}),
+                **(graph.vectors(self.s.dense) if self.s.dense else {})}
 
     def training_reads(self, graph) -> dict:
-        """The run whose candidates it learns to re-order, the lexicon its features expand with, and
-        a BEIR training split when it learns from its qrels too."""
+        """The run whose candidates it learns to re-order, the lexicon its features expand with, a BEIR
+        training split when it learns from its qrels too, and its dense features' vectors and encoder."""
         return {"run": str(graph.layout.run(self.upstream()[0])),
                 **(graph.lexicon() if self.s.expand.enabled() else {}),
-                **(graph.beir_training() if self.s.train_qrels else {})}
+                **(graph.beir_training() if self.s.train_qrels else {}),
+                **({"files": graph.vectors(self.s.dense)} if self.s.dense else {})}
 
     def combine(self, query, rankings, sources, depth) -> Ranking:
-        model = sources.reranker(self.name)
-        features = sources.features(self.s.analyzer, self.s.expand, model.get("df"), model.get("codes"))
+        model = sources.reranker(self.name, self.features())
         head = rankings[0][: self.s.candidates]
-        x = features.features(query, head, sources.chunks_by_id)  # (N, F)
+        x = self.feature_matrix(query, head, sources, model)  # (N, F)
         return rerank(rankings[0], x, model["w"], model["b"], self.s.candidates)[:depth]
 
+    def feature_matrix(self, query, head, sources, model) -> np.ndarray:
+        """(len(head), len(self.features())): the count features, then the dense ones when it has them."""
+        features = sources.features(self.s.analyzer, self.s.expand, model.get("df"), model.get("codes"))
+        x = features.features(query, head, sources.chunks_by_id)  # (N, F)
+        if self.s.dense:
+            x = np.hstack([x, sources.dense_features(self.s.dense).features(query, head)])  # (N, F + 1)
+        return x
+
     def mechanism(self) -> str:
-        return f"learned rerank of the top {self.s.candidates}"
+        return f"learned rerank of the top {self.s.candidates}" + (f" with {self.s.dense}'s cosine" if self.s.dense else "")
+
+    def controls(self, name, cc) -> list[tuple[str, str]]:
+        """Set against its input run and, with dense features, against a reranker that differs only by lacking them."""
+        out = super().controls(name, cc)
+        if self.s.dense:
+            mine = {**cc["retrievers"][name], "dense": ""}
+            out += [(f"{self.s.dense}'s cosine as a feature", other) for other, o in cc["retrievers"].items()
+                    if other != name and o == mine]
+        return out
