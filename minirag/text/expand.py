@@ -153,10 +153,10 @@ class QueryExpander:
             return sorted(self.lemmas[word])
         return guess_lemmas(word, self.forms) if self.s.endings else []
 
-    def own_tenses(self, word: str) -> tuple[str, ...]:
+    def own_tenses(self, word: str, lemmas: list[str] | None = None) -> tuple[str, ...]:
         """The tenses `word` is a form of in the paradigms ("had": past and participle of have); none for
-        a lemma or a word they do not place."""
-        return tuple(sorted({t for lemma in self.lemmas_of(word) if lemma != word
+        a lemma or a word they do not place. `lemmas`: `lemmas_of(word)`, when the caller has them."""
+        return tuple(sorted({t for lemma in (self.lemmas_of(word) if lemmas is None else lemmas) if lemma != word
                              for t in self.tenses_of.get(lemma, {}).get(word, ())}))
 
     def forms_in(self, lemma: str, tenses: tuple[str, ...]) -> dict[str, float]:
@@ -182,7 +182,7 @@ class QueryExpander:
 
         add(word, 1.0)
         lemmas = self.lemmas_of(word)
-        own = (named or self.own_tenses(word)) if self.s.tenses > 0 else ()
+        own = (named or self.own_tenses(word, lemmas)) if self.s.tenses > 0 else ()
         if f:
             for lemma in lemmas:
                 for form, x in self.forms_in(lemma, named).items():

@@ -51,8 +51,8 @@ def person_words() -> dict[str, str]:
 def tenses_in(text: str) -> list[str]:
     """The tenses `text` names, sorted; a longer phrase takes its words first ("past participle": participle)."""
     words = LETTERS_RE.findall(fold_accents(text.lower()))
-    taken, found = [False] * len(words), set()
-    for phrase, tense in tense_phrases():
+    taken, found, present = [False] * len(words), set(), set(words)
+    for phrase, tense in (p for p in tense_phrases() if p[0][0] in present):  # the same order, fewer tried
         n = len(phrase)
         for i in range(len(words) - n + 1):
             if tuple(words[i:i + n]) == phrase and not any(taken[i:i + n]):
