@@ -24,8 +24,9 @@ Three options for verbs, off by default:
   "el participio"; slots.py) count that many times as much, and so do a translation's forms in the
   tense of the query's own form: "how do you say 'I gave' in Spanish" weighs up dar's past (*di*,
   *diste*, *dio*, ...) over its eight other tenses, so the past table's row outranks the present's.
-  The lexicon's "paradigms" (lemma → tense → person → forms, verb_forms.py) say which form is which;
-  a verb they do not place in that tense keeps its forms at one weight, as without the option.
+  The lexicon's "paradigms" (lemma → tense → person → forms, verb_forms.py) say which form is which,
+  and their endings the tense of a form they lack (*hació*: -ió ends comió, vivió: past); a verb they
+  do not place in that tense keeps its forms at one weight, as without the option.
 
 What it leaves out: mining the lexicon (lexicon.py, verb_forms.py), scoring (index/bm25/index.py
 `search_concepts`), and words of indexes cut into character n-grams, whose terms are not
@@ -34,12 +35,13 @@ words (a config check refuses expansion on them).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..settings import setting
 from .analyze import Analyzer
-from .inflection import guess_lemmas
+from .inflection import MIN_STEM, guess_lemmas
 from .slots import tenses_in
 
 Concept = dict[str, float]  # index term -> weight of the best way to match it
@@ -131,6 +133,14 @@ class QueryExpander:
                     if len(fw) == 1:
                         self.by_tense.setdefault(lw[0], {}).setdefault(tense, set()).add(fw[0])
                         self.tenses_of.setdefault(lw[0], {}).setdefault(fw[0], set()).add(tense)
+        # an ending -> the tenses it ends a form of, past the part the form shares with its lemma (comió: -ió
+        # past; worked: -ed past, participle): what a form the map lacks says of its tense (hació, catched)
+        self.ending_tenses: dict[str, set[str]] = {}
+        for lemma, by_tense in self.by_tense.items():
+            for tense, fs in by_tense.items():
+                for form in fs:
+                    if ending := self._ending(form, lemma):
+                        self.ending_tenses.setdefault(ending, set()).add(tense)
 
     @classmethod
     def from_file(cls, path: str | Path, analyzer: Analyzer, settings: ExpansionSettings) -> "QueryExpander":
@@ -153,11 +163,20 @@ class QueryExpander:
             return sorted(self.lemmas[word])
         return guess_lemmas(word, self.forms) if self.s.endings else []
 
+    @staticmethod
+    def _ending(form: str, lemma: str) -> str:
+        """What `form` adds past the first letters it shares with `lemma` (at least MIN_STEM), or ""."""
+        n = len(os.path.commonprefix([form, lemma]))
+        return form[n:] if n >= MIN_STEM else ""
+
     def own_tenses(self, word: str, lemmas: list[str] | None = None) -> tuple[str, ...]:
-        """The tenses `word` is a form of in the paradigms ("had": past and participle of have); none for
-        a lemma or a word they do not place. `lemmas`: `lemmas_of(word)`, when the caller has them."""
-        return tuple(sorted({t for lemma in (self.lemmas_of(word) if lemmas is None else lemmas) if lemma != word
-                             for t in self.tenses_of.get(lemma, {}).get(word, ())}))
+        """The tenses `word` is a form of in the paradigms ("had": past and participle of have); for a word
+        the form map lacks, those its ending ends in them (hació: -ió, past); none for a lemma or a word
+        they do not place. `lemmas`: `lemmas_of(word)`, when the caller has them."""
+        lemmas = self.lemmas_of(word) if lemmas is None else lemmas
+        if word not in self.lemmas:
+            return tuple(sorted({t for lemma in lemmas for t in self.ending_tenses.get(self._ending(word, lemma), ())}))
+        return tuple(sorted({t for lemma in lemmas if lemma != word for t in self.tenses_of.get(lemma, {}).get(word, ())}))
 
     def forms_in(self, lemma: str, tenses: tuple[str, ...]) -> dict[str, float]:
         """`lemma`'s forms, each with a factor: `tenses` (the setting) for the lemma and its forms in `tenses`,
@@ -172,7 +191,8 @@ class QueryExpander:
         """The words that count as `word`, with their weights (the word itself 1). With `tenses`, a verb's forms
         in the tenses the query names (`named`) weigh more, and so do a translation's forms in those tenses or,
         where the query names none, in the tenses `word` is a form of ("gave": dar's past). The word's own
-        tense does not pick its own verb's forms: "¿trajieron o trajeron?" asks about the row, not one tense."""
+        tense does not pick its own verb's forms ("¿trajieron o trajeron?" asks about the row, not one tense)
+        unless the form map lacks it: then its ending's tense does (*hació*: hacer's past, *hice, hizo, ...*)."""
         t, f = self.s.translations, self.s.forms
         alts: dict[str, float] = {}
 
@@ -183,9 +203,9 @@ class QueryExpander:
         add(word, 1.0)
         lemmas = self.lemmas_of(word)
         own = (named or self.own_tenses(word, lemmas)) if self.s.tenses > 0 else ()
-        if f:
+        if f:  # a form the map knows asks about its row ("¿trajieron o trajeron?"); one it lacks, its ending's
             for lemma in lemmas:
-                for form, x in self.forms_in(lemma, named).items():
+                for form, x in self.forms_in(lemma, named if word in self.lemmas else own).items():
                     add(form, f * x)
         if t:
             for source in [word] + lemmas:

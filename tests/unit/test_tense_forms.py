@@ -40,6 +40,7 @@ SPANISH = """# Pretérito indefinido irregular
 | Infinitivo | yo | tú | él / ella / usted |
 |---|---|---|---|
 | tener | tuve | tuviste | tuvo |
+| comer | comí | comiste | comió |
 
 # Presente
 
@@ -124,9 +125,9 @@ def test_the_paradigms_are_a_third_key_old_readers_skip_and_files_are_byte_ident
     assert load_lexicon(tmp_path / "old.json", paradigms=True) == (lexicon, forms, {})
 
 
-def expander(tenses: float, paradigms=None):
+def expander(tenses: float, paradigms=None, endings=False):
     d = docs()
-    settings = ExpansionSettings(translations=0.5, forms=0.5, paradigm=True, tenses=tenses)
+    settings = ExpansionSettings(translations=0.5, forms=0.5, paradigm=True, endings=endings, tenses=tenses)
     return QueryExpander(Analyzer(AnalyzerConfig(query_stopwords=("en", "es"))), extract_lexicon(d), extract_forms(d),
                          settings, extract_paradigms(d) if paradigms is None else paradigms)
 
@@ -161,3 +162,10 @@ def test_the_words_own_tense_does_not_pick_among_its_own_verbs_forms():
 def test_without_paradigms_the_option_changes_nothing():
     plain = expander(0.0).concepts("how do you say 'I had' in the preterite")
     assert expander(3.0, paradigms={}).concepts("how do you say 'I had' in the preterite") == plain
+
+
+def test_a_form_the_map_lacks_takes_the_tense_its_ending_has_in_the_paradigms():
+    # "tenió" is no table's form: endings guess tener, and -ió ends comió, a past form
+    c = concept_of(expander(3.0, endings=True), "¿él tenió frío?", "tenió")
+    assert c["tuvo"] == c["tuve"] == 1.5 and c["tengo"] == c["tienes"] == 0.5
+    assert concept_of(expander(0.0, endings=True), "¿él tenió frío?", "tenió")["tuvo"] == 0.5
