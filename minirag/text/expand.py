@@ -1,7 +1,7 @@
 """Query expansion from the corpus's own lexicon: a query word's translations and inflected forms.
 
 "¿Cómo se dice 'comí' en inglés?" shares no word with the English page that answers it, and
-"I had" no word with the Spanish table that holds *tuve*. The `lexicon` stage (lexicon.py)
+"I had" no word with the Spanish table that holds *tuve*. The `lexicon` stage (lexicon.py, verb_forms.py)
 mines the corpus for an English↔Spanish term map and a form → lemma map; this module turns
 each query word into one *concept* with weighted alternatives:
 
@@ -14,26 +14,35 @@ its translation's words. A retriever scores a concept by its best alternative in
 weighted (max, not sum), so a chunk that holds a word *and* its translation does not count
 the concept twice: the structured query of Pirkola (SIGIR 1998), in its weighted form.
 
-Two options for verbs, off by default:
+Three options for verbs, off by default:
 - `paradigm`: a word with a lemma becomes a `Paradigm` concept, whose alternatives add up in a
   chunk instead of counting once: the row "| hacer | hice | hiciste | hizo | ... |" and the arrow
   "tener → tuve" outrank a page that says *hace* in passing, since they state the verb's forms.
 - `endings`: a word the form map lacks gets the lemma a regular ending leaves (inflection.py):
   *catched* → catch (caught), *hació* → hacer (hizo), *watchs* → watch.
+- `tenses` (a factor, 0: off): a verb's forms in the tense the query names ("in the preterite",
+  "el participio"; slots.py) count that many times as much, and so do a translation's forms in the
+  tense of the query's own form: "how do you say 'I gave' in Spanish" weighs up dar's past (*di*,
+  *diste*, *dio*, ...) over its eight other tenses, so the past table's row outranks the present's.
+  The lexicon's "paradigms" (lemma → tense → person → forms, verb_forms.py) say which form is which,
+  and their endings the tense of a form they lack (*hació*: -ió ends comió, vivió: past); a verb they
+  do not place in that tense keeps its forms at one weight, as without the option.
 
-What it leaves out: mining the lexicon (lexicon.py), scoring (index/bm25/index.py
+What it leaves out: mining the lexicon (lexicon.py, verb_forms.py), scoring (index/bm25/index.py
 `search_concepts`), and words of indexes cut into character n-grams, whose terms are not
 words (a config check refuses expansion on them).
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..settings import setting
 from .analyze import Analyzer
-from .inflection import guess_lemmas
+from .inflection import MIN_STEM, guess_lemmas
+from .slots import tenses_in
 
 Concept = dict[str, float]  # index term -> weight of the best way to match it
 
@@ -52,6 +61,8 @@ class ExpansionSettings:
     forms: float = setting(0.0, minimum=0, maximum=1)         # weight of its lemma and the lemma's forms (0: off)
     paradigm: bool = False   # a verb's forms found in a chunk add up (a paradigm row outranks a passing form)
     endings: bool = False    # a form the map lacks gets the lemma a regular ending leaves (catched -> catch)
+    tenses: float = setting(0.0, minimum=0, maximum=10)  # a verb's forms in the query's tense count this many
+                                                         # times (0: off; its other forms count once)
 
     def enabled(self) -> bool:
         return self.translations > 0 or self.forms > 0
@@ -60,16 +71,21 @@ class ExpansionSettings:
         parts = [f"translations {self.translations:g}"] * (self.translations > 0)
         parts += [f"forms {self.forms:g}"] * (self.forms > 0)
         parts += ["forms add up"] * self.paradigm + ["regular endings stripped"] * self.endings
+        parts += [f"forms of the query's tense x{self.tenses:g}"] * (self.tenses > 0)
         return f", expanded ({', '.join(parts)})" if parts else ""
 
 
-def load_lexicon(path: str | Path) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """(lexicon, forms) from a lexicon stage's file (lexicon.py `save_lexicon`); ValueError naming it if not."""
+Paradigms = dict[str, dict[str, dict[str, list[str]]]]  # lemma -> tense -> person -> forms (verb_forms.py)
+
+
+def load_lexicon(path: str | Path, paradigms: bool = False):
+    """(lexicon, forms) from a lexicon stage's file (lexicon.py `save_lexicon`), and its paradigms
+    ({} in a file written before them) as a third item when `paradigms`; ValueError naming it if not."""
     from ..artifacts.io import read_json
     data = read_json(path)
     if not isinstance(data, dict) or not all(isinstance(data.get(k), dict) for k in ("lexicon", "forms")):
         raise ValueError(f"{path}: not a lexicon ({{\"lexicon\": {{...}}, \"forms\": {{...}}}}); re-run lexicon")
-    return data["lexicon"], data["forms"]
+    return (data["lexicon"], data["forms"]) + ((data.get("paradigms") or {},) if paradigms else ())
 
 
 class QueryExpander:
@@ -77,7 +93,7 @@ class QueryExpander:
     map {form: [lemmas]}, both normalised as the analyzer normalises words (case, accents)."""
 
     def __init__(self, analyzer: Analyzer, lexicon: dict[str, list[str]], forms: dict[str, list[str]],
-                 settings: ExpansionSettings):
+                 settings: ExpansionSettings, paradigms: Paradigms | None = None):
         if analyzer.config.char_ngrams:
             raise ValueError("query expansion needs an index of words, not character n-grams")
         self.analyzer, self.s = analyzer, settings
@@ -104,13 +120,34 @@ class QueryExpander:
                 if len(lw) == 1:
                     self.lemmas.setdefault(f[0], set()).add(lw[0])
                     self.forms.setdefault(lw[0], set()).update((lw[0], f[0]))
+        # lemma -> tense -> its forms in that tense, and lemma -> form -> the tenses it is a form of
+        self.by_tense: dict[str, dict[str, set[str]]] = {}
+        self.tenses_of: dict[str, dict[str, set[str]]] = {}
+        for lemma, by_tense in (paradigms or {}).items() if settings.tenses > 0 else ():
+            lw = words(lemma)
+            if len(lw) != 1:
+                continue
+            for tense, by_person in by_tense.items():
+                for form in (f for fs in by_person.values() for f in fs):
+                    fw = words(form)
+                    if len(fw) == 1:
+                        self.by_tense.setdefault(lw[0], {}).setdefault(tense, set()).add(fw[0])
+                        self.tenses_of.setdefault(lw[0], {}).setdefault(fw[0], set()).add(tense)
+        # an ending -> the tenses it ends a form of, past the part the form shares with its lemma (comió: -ió
+        # past; worked: -ed past, participle): what a form the map lacks says of its tense (hació, catched)
+        self.ending_tenses: dict[str, set[str]] = {}
+        for lemma, by_tense in self.by_tense.items():
+            for tense, fs in by_tense.items():
+                for form in fs:
+                    if ending := self._ending(form, lemma):
+                        self.ending_tenses.setdefault(ending, set()).add(tense)
 
     @classmethod
     def from_file(cls, path: str | Path, analyzer: Analyzer, settings: ExpansionSettings) -> "QueryExpander":
         """From a lexicon stage's file, checked against its receipt."""
         from ..artifacts.integrity import verified
-        lexicon, forms = load_lexicon(verified(path, "lexicon"))
-        return cls(analyzer, lexicon, forms, settings)
+        lexicon, forms, paradigms = load_lexicon(verified(path, "lexicon"), paradigms=True)
+        return cls(analyzer, lexicon, forms, settings, paradigms)
 
     def _content(self, text: str, analyzed=None) -> tuple[str, ...]:
         """A translation's words less filler and the infinitive's "to" ("to eat" -> ("eat",)); `analyzed`:
@@ -126,8 +163,36 @@ class QueryExpander:
             return sorted(self.lemmas[word])
         return guess_lemmas(word, self.forms) if self.s.endings else []
 
-    def word_alternatives(self, word: str) -> dict[str, float]:
-        """The words that count as `word`, with their weights (the word itself 1)."""
+    @staticmethod
+    def _ending(form: str, lemma: str) -> str:
+        """What `form` adds past the first letters it shares with `lemma` (at least MIN_STEM), or ""."""
+        n = len(os.path.commonprefix([form, lemma]))
+        return form[n:] if n >= MIN_STEM else ""
+
+    def own_tenses(self, word: str, lemmas: list[str] | None = None) -> tuple[str, ...]:
+        """The tenses `word` is a form of in the paradigms ("had": past and participle of have); for a word
+        the form map lacks, those its ending ends in them (hació: -ió, past); none for a lemma or a word
+        they do not place. `lemmas`: `lemmas_of(word)`, when the caller has them."""
+        lemmas = self.lemmas_of(word) if lemmas is None else lemmas
+        if word not in self.lemmas:
+            return tuple(sorted({t for lemma in lemmas for t in self.ending_tenses.get(self._ending(word, lemma), ())}))
+        return tuple(sorted({t for lemma in lemmas if lemma != word for t in self.tenses_of.get(lemma, {}).get(word, ())}))
+
+    def forms_in(self, lemma: str, tenses: tuple[str, ...]) -> dict[str, float]:
+        """`lemma`'s forms, each with a factor: `tenses` (the setting) for the lemma and its forms in `tenses`,
+        1 for its other forms, and for all where no tense is given or the paradigms place none there."""
+        picked = {f for t in tenses for f in self.by_tense.get(lemma, {}).get(t, ())}
+        if not picked:
+            return dict.fromkeys(self.forms[lemma], 1.0)
+        # weighed up, not kept alone: an English row "write | wrote | written" holds every tense at once
+        return {f: self.s.tenses if f in picked or f == lemma else 1.0 for f in self.forms[lemma]}
+
+    def word_alternatives(self, word: str, named: tuple[str, ...] = ()) -> dict[str, float]:
+        """The words that count as `word`, with their weights (the word itself 1). With `tenses`, a verb's forms
+        in the tenses the query names (`named`) weigh more, and so do a translation's forms in those tenses or,
+        where the query names none, in the tenses `word` is a form of ("gave": dar's past). The word's own
+        tense does not pick its own verb's forms ("¿trajieron o trajeron?" asks about the row, not one tense)
+        unless the form map lacks it: then its ending's tense does (*hació*: hacer's past, *hice, hizo, ...*)."""
         t, f = self.s.translations, self.s.forms
         alts: dict[str, float] = {}
 
@@ -137,10 +202,11 @@ class QueryExpander:
 
         add(word, 1.0)
         lemmas = self.lemmas_of(word)
-        if f:
+        own = (named or self.own_tenses(word, lemmas)) if self.s.tenses > 0 else ()
+        if f:  # a form the map knows asks about its row ("¿trajieron o trajeron?"); one it lacks, its ending's
             for lemma in lemmas:
-                for form in self.forms[lemma]:
-                    add(form, f)
+                for form, x in self.forms_in(lemma, named if word in self.lemmas else own).items():
+                    add(form, f * x)
         if t:
             for source in [word] + lemmas:
                 for translation in self.lexicon.get((source,), ()):
@@ -148,16 +214,18 @@ class QueryExpander:
                         add(w, t)
                     if f and len(translation) == 1:
                         for lemma in self.lemmas.get(translation[0], ()):
-                            for form in self.forms[lemma]:
-                                add(form, t * f)
+                            for form, x in self.forms_in(lemma, own).items():
+                                add(form, t * f * x)
         return alts
 
     def concepts(self, query: str) -> list[Concept]:
         """One concept per query word (filler dropped as the analyzer drops it), then one per
         phrase of 2..MAX_PHRASE words the lexicon translates; alternatives as index terms. With
-        `paradigm`, the concept of a word with a lemma is a `Paradigm`."""
+        `paradigm`, the concept of a word with a lemma is a `Paradigm`; with `tenses`, the tenses the
+        query names pick every verb's forms (`word_tenses`)."""
         words = self.analyzer.query_words(query)
-        concepts = [self._terms(self.word_alternatives(w)) for w in words]
+        named = tuple(tenses_in(query)) if self.s.tenses > 0 else ()
+        concepts = [self._terms(self.word_alternatives(w, named)) for w in words]
         if self.s.paradigm:
             concepts = [Paradigm(c) if self.lemmas_of(w) else c for w, c in zip(words, concepts)]
         if self.s.translations:

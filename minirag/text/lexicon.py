@@ -1,4 +1,4 @@
-"""An English↔Spanish term lexicon and a form → lemma map, mined from the knowledge base itself.
+"""An English↔Spanish term lexicon, mined from the knowledge base itself, and the file it is saved in.
 
 `extract_lexicon` pairs what the documents pair: rows of tables whose header names the languages
 ("English | Español", "Spanish word | What it means"), equation cells ("library = biblioteca") under
@@ -6,8 +6,7 @@ a header naming both, and an English page's glosses: "*ayer* (yesterday)", "habl
 verb table, "ser — to be", "*tener* 'to have'", "*Éxito* means success". A side is a short term (at
 most 4 words, no sentence or formula); a gloss, or a column paired by position only, must be English
 against Spanish by a guess from the corpus's own word counts. Both directions share one map.
-`extract_forms` reads conjugation tables (a verb a column, named in the header or the heading above;
-a verb a row: "Infinitive | yo | tú", "Base form | Past simple") and "tener → tuve", "cerrar (cierro)".
+`save_lexicon` writes it with the verb forms verb_forms.py mines (form → lemma, lemma → tense → forms).
 
 What it leaves out: example sentences, tables that gloss without naming a language ("with ser |
 with estar"), plurals and comparatives, English arrows in prose ("work → worked"), accent folding
@@ -30,14 +29,10 @@ MAX_WORDS = 4  # a side longer than this is a phrase or a sentence, not a term
 PRIOR = 5      # pseudo-count a stopword list gives its words in the language guess
 MARGIN = 0.5   # log-odds a phrase needs to be called English or Spanish
 WORD_RE = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
-FORM_RE = re.compile(r"[^\W\d_]+")
 EMPHASIS_RE = re.compile(r"\*\*[^*\n]+\*\*|\*[^*\n]+\*")
 TABLE_ROW_RE = re.compile(r"^\s*\|.*$", re.MULTILINE)
 PAREN_RE = re.compile(r"\(([^()]*)\)")
 GENDER_RE = re.compile(r"(\w)/(?:as|os|a|o)\b")  # "nosotros/as", "avergonzado/a": one term, not a slash list
-INFINITIVE_RE = re.compile(r"[a-záéíóúüñ]+(?:ar|er|ir|ír)(?:se)?")
-ARROW_RE = re.compile(r"(?<![\w-])([^\W\d_]+)\s*→\s*([^\W\d_]+(?:\s*/\s*[^\W\d_]+)*)(?![\w-])")
-HINT_RE = re.compile(r"(?<![\w-])([^\W\d_]+)\s*\(([^\W\d_]+(?:,\s*[^\W\d_]+)*)\)")
 QUOTED_RE = re.compile(r"\*{1,2}([^*\n]+)\*{1,2},?\s+(?:(?:\w+\s+)?means?\s+)?[\"“'‘]([^\"”'’\n]+)[\"”'’]")
 MEANS_RE = re.compile(r"\*{1,2}([^*\n]+)\*{1,2},?\s+(?:\w+\s+)?means?\s+([^\"“'‘.,;:(\n][^.,;:(\n]*)")
 DASH_RE = re.compile(r"^(.+?)\s+[—–]\s+(.+)$")
@@ -45,16 +40,6 @@ EN_HEAD_RE = re.compile(r"\b(?:english|inglés|ingles)\b")
 ES_HEAD_RE = re.compile(r"\b(?:spanish|español|espanol|castellano)\b")
 GLOSS_HEAD_RE = re.compile(r"\b(?:translation|traducción|meaning|significado|what it means)\b")
 ARTICLES = {"en": {"the"}, "es": {"el", "la", "los", "las"}}  # "una vez" is "once", not "vez"
-# Header words of a column holding verb forms (persons, tenses), and of one holding something else.
-FORM_WORDS = set("""yo tú él ella usted nosotros nosotras vosotros vosotras ellos ellas ustedes i you he she it
-    we they present presente past simple preterite pretérito indefinido imperfect imperfecto future futuro
-    conditional condicional subjunctive subjuntivo indicative indicativo imperative imperativo participle
-    participio gerund gerundio form forma ing""".split())
-OTHER_WORDS = set("""meaning significado example ejemplo ejemplos english translation rule regla raíz root stem
-    terminación ending change cambio uso use note notes""".split())
-ROW_LEMMA_HEADS = {"infinitive", "infinitivo", "verb", "verbo", "base form"}  # one verb a row
-COLUMN_LEMMA_HEADS = {"person", "persona", "tense", "tiempo"}                # one verb a column
-REFLEXIVE = {"me", "te", "se", "nos", "os"}
 OTHER = {"en": "es", "es": "en"}
 
 
@@ -69,11 +54,11 @@ def row_cells(line: str) -> list[str]:
     return [c.strip() for c in line[1 if line.startswith("|") else 0:-1 if line.endswith("|") else None].split("|")]
 
 
-def tables(text: str) -> list[tuple[list[str], list[list[str]], str]]:
-    """(header cells, body rows, innermost heading) of each markdown table."""
+def tables(text: str) -> list[tuple[list[str], list[list[str]], list[str]]]:
+    """(header cells, body rows, heading path outermost first) of each markdown table."""
     s = DocumentStructure(text)
     return [(row_cells(t.header), [row_cells(line) for line in text[t.rows_start:t.end].split("\n") if line.strip()],
-             s.section_at(t.rows_start)) for t in s.tables]
+             s.heading_path(t.rows_start)) for t in s.tables]
 
 
 def segments(text: str) -> list[str]:
@@ -206,87 +191,11 @@ def extract_lexicon(docs: list[dict]) -> dict[str, list[str]]:
     return {k: sorted(v) for k, v in sorted(lexicon.items())}
 
 
-def header_verbs(cell: str) -> list[str]:
-    """The verbs a header names in lowercase ("hablar", "ser / ir", "Ejemplo (tener)", "Regular verb (work)");
-    none for labels ("Terminación", "present", "-ar")."""
-    cell = cell.replace("*", "").strip()
-    for part in (PAREN_RE.sub("", cell), *PAREN_RE.findall(cell)):
-        names = [n.strip() for n in part.split("/")]
-        if all(re.fullmatch(r"[a-záéíóúüñ]+", n) and n not in FORM_WORDS for n in names):
-            return names
-    return []
-
-
-def cell_forms(cell: str, lemma: str) -> list[str]:
-    """One-word forms of a cell: "tuve", "was / were", "tuve, tuviste", "no hables", "me levanto" (reflexive)."""
-    out = []
-    for ws in (item.split() for item in re.split(r"[/,;]", clean(cell))):
-        ws = ws[1:] if ws[:1] == ["no"] else ws  # negative commands
-        ws = ws[1:] if lemma.endswith("se") and len(ws) == 2 and ws[0] in REFLEXIVE else ws
-        out += ws if len(ws) == 1 and FORM_RE.fullmatch(ws[0]) else []
-    return out
-
-
-def column_kind(header: str) -> str:
-    hw = set(WORD_RE.findall(clean(header)))
-    return "forms" if hw & FORM_WORDS else "other" if hw & OTHER_WORDS else "lists"
-
-
-def table_forms(header: list[str], rows: list[list[str]], heading: str, guess) -> list[tuple[str, str]]:
-    """(form, lemma) pairs of a conjugation table: a verb a row (Infinitive | yo | tú: person and
-    tense columns, and lists of forms elsewhere) or a verb a column (Persona | hablar | comer)."""
-    head, out = clean(header[0]), []
-    if head in ROW_LEMMA_HEADS:
-        kinds = [column_kind(h) for h in header]
-        for row in rows:
-            lemmas = [n.strip() for n in clean(row[0]).split("/") if FORM_RE.fullmatch(n.strip())]
-            for cell, kind in list(zip(row, kinds))[1:]:
-                forms = {lemma: cell_forms(cell, lemma) for lemma in lemmas}
-                if kind == "forms" or (kind == "lists" and all(len(f) > 1 for f in forms.values())):
-                    out += [(f, lemma) for lemma, fs in forms.items() for f in fs]
-    elif head.split(" ")[0] in COLUMN_LEMMA_HEADS:
-        # a column of forms naming no verb ("present") takes the one infinitive of the heading above
-        named = sorted({w for w in WORD_RE.findall(heading.lower()) if INFINITIVE_RE.fullmatch(w) and guess(w) != "en"})
-        for j, h in enumerate(header[1:], 1):
-            lemmas = header_verbs(h) or (named if column_kind(h) == "forms" and len(named) == 1 else [])
-            out += [(f, lemma) for row in rows if j < len(row) for lemma in lemmas for f in cell_forms(row[j], lemma)]
-    return out
-
-
-def prose_forms(seg: str, guess) -> list[tuple[str, str]]:
-    """(form, lemma) pairs written "tener → tuve" or "cerrar (cierro)": the left side a Spanish
-    infinitive, the forms sharing its first letter (so "ser (pasiva)", "bailar → a" give none)."""
-    seg, out = seg.replace("*", "").lower(), []
-    for m in (*ARROW_RE.finditer(seg), *HINT_RE.finditer(seg)):
-        lemma, forms = m.group(1), [f.strip() for f in re.split(r"[/,]", m.group(2))]
-        if INFINITIVE_RE.fullmatch(lemma) and guess(lemma) == "es" and \
-                all(len(f) > 1 and f[0] == lemma[0] and guess(f) != "en" for f in forms):
-            out += [(f, lemma) for f in forms]
-    return out
-
-
-def extract_forms(docs: list[dict]) -> dict[str, list[str]]:
-    """Form -> sorted lemmas from the KB's conjugation tables, accents as written; a lemma maps to itself."""
-    guess, forms = LanguageGuess(docs), defaultdict(set)
-    for doc in docs:
-        pairs = [p for header, rows, heading in tables(doc["text"]) for p in table_forms(header, rows, heading, guess)]
-        pairs += [p for seg in segments(doc["text"]) for p in prose_forms(seg, guess)]
-        for form, lemma in pairs:
-            forms[form].add(lemma)
-            forms[lemma].add(lemma)
-    return {k: sorted(v) for k, v in sorted(forms.items())}
-
-
-def lemma_forms(forms: dict[str, list[str]]) -> dict[str, list[str]]:
-    """The inverse map: lemma -> all its forms, sorted."""
-    out = defaultdict(set)
-    for form, lemma in ((form, lemma) for form, lemmas in forms.items() for lemma in lemmas):
-        out[lemma].add(form)
-    return {k: sorted(v) for k, v in sorted(out.items())}
-
-
-def save_lexicon(path, lexicon: dict[str, list[str]], forms: dict[str, list[str]]) -> None:
-    """Write {"lexicon", "forms"} as one JSON file (sorted keys, UTF-8 kept), replaced atomically."""
-    text = json.dumps({"lexicon": lexicon, "forms": forms}, sort_keys=True, ensure_ascii=False, indent=1)
+def save_lexicon(path, lexicon: dict[str, list[str]], forms: dict[str, list[str]],
+                 paradigms: dict[str, dict[str, dict[str, list[str]]]] | None = None) -> None:
+    """Write {"lexicon", "forms"} and, when given, "paradigms" (`extract_paradigms`) as one JSON file
+    (sorted keys, UTF-8 kept), replaced atomically. A reader of the first two keys reads it as before."""
+    data = {"lexicon": lexicon, "forms": forms} | ({"paradigms": paradigms} if paradigms is not None else {})
+    text = json.dumps(data, sort_keys=True, ensure_ascii=False, indent=1)
     atomic_write_text(path, text + "\n")  # a temp file beside `path`, then os.replace
 

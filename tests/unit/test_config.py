@@ -31,7 +31,8 @@ def test_stage_settings_hold_only_what_the_stage_reads():
     assert stage_settings(cc, "chunk") == {"strategy": "chars", "size": 300, "overlap": 30}
     assert stage_settings(cc, "retrieve", "bm25") == {"type": "bm25", "index": "plain", "depth": 100,
                                                       "expand": {"translations": 0.0, "forms": 0.0,
-                                                                 "paradigm": False, "endings": False}}
+                                                                 "paradigm": False, "endings": False,
+                                                                 "tenses": 0.0}}
 
 
 def test_sweep_expands_into_one_retriever_per_value():

@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 from minirag.text.expand import load_lexicon
-from minirag.text.lexicon import extract_forms, extract_lexicon, lemma_forms, save_lexicon
+from minirag.text.lexicon import extract_lexicon, save_lexicon
+from minirag.text.verb_forms import extract_forms, lemma_forms
 
 REPO = Path(__file__).resolve().parents[2]
 

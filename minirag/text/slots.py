@@ -1,0 +1,72 @@
+"""The tenses and grammatical persons a piece of text names: a table's header, a heading, a query.
+
+A verb's form fills a slot of its paradigm, a tense and a person: *tuve* is tener's past, first
+person singular. The lexicon stage (verb_forms.py) reads the slots off the headers of the conjugation
+tables it mines ("Pretérito indefinido irregular", "Past participle", "yo", "él / ella / usted"), and
+query expansion (expand.py) off the query ("how do you say 'I had' in the preterite"). Both sides
+name them with the labels of two small word lists, data/tenses.txt and data/persons.txt, so that an
+English table's "Past simple" and a Spanish one's "Pretérito indefinido" are the same `past`:
+
+    >>> tenses_in("Pretérito imperfecto de subjuntivo"), tenses_in("Base form | Past participle")
+    (['subjunctive-imperfect'], ['participle'])
+    >>> tenses_in("Pretérito indefinido o imperfecto"), persons_in("él / ella / usted"), persons_in("I had")
+    (['imperfect', 'past'], ['3sg'], ['1sg'])
+
+What it leaves out: where the text comes from (which header a form sits under is verb_forms.py's to know),
+moods and aspects as such (a label is one row of tenses.txt), and any other language.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from .analyze import DATA_DIR, fold_accents
+
+LETTERS_RE = re.compile(r"[^\W\d_]+")
+
+
+def read_labels(name: str) -> dict[str, list[str]]:
+    """`label<TAB>phrase | phrase` lines of data/<name>.txt as {label: [phrases]}; `#` starts a comment."""
+    out: dict[str, list[str]] = {}
+    for line in (DATA_DIR / f"{name}.txt").read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            label, _, phrases = line.partition("\t")
+            out[label.strip()] = [p.strip() for p in phrases.split("|") if p.strip()]
+    return out
+
+
+@lru_cache(maxsize=1)
+def tense_phrases() -> list[tuple[tuple[str, ...], str]]:
+    """(words of a phrase, its tense), longest phrase first (ties in file order, so the list is fixed)."""
+    pairs = [(tuple(phrase.split()), tense) for tense, phrases in read_labels("tenses").items() for phrase in phrases]
+    return sorted(pairs, key=lambda p: -len(p[0]))
+
+
+@lru_cache(maxsize=1)
+def person_words() -> dict[str, str]:
+    return {word: person for person, words in read_labels("persons").items() for word in words}
+
+
+def tenses_in(text: str) -> list[str]:
+    """The tenses `text` names, sorted; a longer phrase takes its words first ("past participle": participle)."""
+    words = LETTERS_RE.findall(fold_accents(text.lower()))
+    taken, found, present = [False] * len(words), set(), set(words)
+    for phrase, tense in (p for p in tense_phrases() if p[0][0] in present):  # the same order, fewer tried
+        n = len(phrase)
+        for i in range(len(words) - n + 1):
+            if tuple(words[i:i + n]) == phrase and not any(taken[i:i + n]):
+                taken[i:i + n] = [True] * n
+                found.add(tense)
+    return sorted(found)
+
+
+def person_list(text: str) -> list[str]:
+    """The persons of `text`'s pronouns in the order written, one per pronoun ("yo / él": 1sg, 3sg)."""
+    table = person_words()
+    return [table[w] for w in LETTERS_RE.findall(text.lower()) if w in table]
+
+
+def persons_in(text: str) -> list[str]:
+    """The persons `text` names, sorted, each once."""
+    return sorted(set(person_list(text)))
