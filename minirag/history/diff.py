@@ -63,10 +63,17 @@ def reader_of(job: str) -> str | None:
     return rest.split(".", 1)[0] if stage in ("train_reader", "generate") else None
 
 
-def changed(a: dict, b: dict) -> list[dict]:
-    """Keys whose value differs (absent on one side: None), in key order."""
-    fa, fb = flatten(a), flatten(b)
-    return [{"key": k, "a": fa.get(k), "b": fb.get(k)} for k in sorted(fa.keys() | fb.keys()) if fa.get(k) != fb.get(k)]
+def changed(a: dict, b: dict, prefix: str = "") -> list[dict]:
+    """Keys whose value differs (absent on one side: None), in key order. A section only one side has
+    (a retriever added or removed) is one row holding it whole, not one row for each of its keys."""
+    out = []
+    for k in sorted(a.keys() | b.keys(), key=str):
+        key, va, vb = f"{prefix}.{k}" if prefix else str(k), a.get(k), b.get(k)
+        if isinstance(va, dict) and isinstance(vb, dict):
+            out += changed(va, vb, key)
+        elif va != vb and not (va in ({}, None) and vb in ({}, None)):  # an empty section against none: no change
+            out.append({"key": key, "a": va, "b": vb})
+    return out
 
 
 class Side:
