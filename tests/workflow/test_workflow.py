@@ -78,7 +78,7 @@ def test_full_build_writes_report_and_every_artifact(built):
     assert set(metrics["retrieval"]) == {"dense", "bm25", "rrf", "linear", "bm25-cap", "rrf-mmr", "rrf-mmr@lambda=0.5",
                                          "bm25-x", "bm25-rerank"}
     lexicon = json.loads((root / "lexicon.json").read_text())
-    assert lexicon["forms"] and set(lexicon) == {"lexicon", "forms"}
+    assert lexicon["forms"] and set(lexicon) == {"lexicon", "forms", "paradigms"}
     reader = json.loads((root / "readers" / "minigpt.json").read_text())
     assert set(reader["heldout_model_alone"]) == {"true", "swapped", "absent"}
     assert {o["kind"] for o in reader["heldout_outcomes"]} <= {"true", "swapped", "absent"}
