@@ -117,7 +117,8 @@ def test_a_fit_on_synthetic_questions_says_so_and_none_left_keeps_the_configs_we
     assert record["weights"] == [1.0, 1.0] and record["fitted_on"].startswith("nothing: no dev questions, synthetic: 0")
 
 
-def test_the_families_a_fusion_fits_on_default_to_its_encoders_and_the_fit_set_leaves_out_what_trained():
+def kb_graph():
+    """The default config's KB corpus settings and its graph (paths in the config are the repository's)."""
     import os
 
     from support.project import REPO
@@ -132,7 +133,11 @@ def test_the_families_a_fusion_fits_on_default_to_its_encoders_and_the_fit_set_l
         cc = corpus_config(load_config("workflow/config.yaml"), "kb")
     finally:
         os.chdir(here)
-    g = CorpusGraph(cc, CorpusLayout.of("results", "kb"))
+    return cc, CorpusGraph(cc, CorpusLayout.of("results", "kb"))
+
+
+def test_the_families_a_fusion_fits_on_default_to_its_encoders_and_the_fit_set_leaves_out_what_trained():
+    _, g = kb_graph()
     assert g.synthetic_fits() == []  # the KB has dev questions: its fusions fit there, reading nothing more
     assert g.fit_families("hybrid-fit") == ["learner"]       # the bi-encoder trains on learner questions
     assert g.fit_families("rerank-forms") == ["generic"]     # no encoder feeds it
@@ -184,22 +189,8 @@ def test_a_synthetic_fit_shrinks_by_its_fit_questions_and_its_receipt_names_the_
 
 
 def test_the_kbs_fusions_fit_on_dev_so_their_retrieve_jobs_read_no_shrink():
-    import os
-
-    from support.project import REPO
-
-    from minirag.artifacts.layout import CorpusLayout
-    from minirag.config.corpus import corpus_config
-    from minirag.config.load import load_config
-    from minirag.pipeline.graph import CorpusGraph
     from minirag.pipeline.stages.index import retrieve_settings
-    here = os.getcwd()
-    os.chdir(REPO)
-    try:
-        cc = corpus_config(load_config("workflow/config.yaml"), "kb")
-    finally:
-        os.chdir(here)
-    g = CorpusGraph(cc, CorpusLayout.of("results", "kb"))
+    cc, g = kb_graph()
     for name in ("hybrid-fit", "lexical-dense-fit", "rerank-forms"):
         assert set(retrieve_settings(g, {"name": name})) == set(cc["retrievers"][name]) - {"fit_questions"} | {"depth"}
     assert "shrink" not in g.fit_questions_settings("hybrid-fit")
