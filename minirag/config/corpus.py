@@ -171,7 +171,11 @@ def check_name(name: Any, where: str) -> None:
 
 def check_references(cc: dict, where: str) -> None:
     for name in cc["retrievers"]:
-        kind_of(cc, name).check(name, cc, f"{where}.retrievers.{name}")
+        kind = kind_of(cc, name)
+        kind.check(name, cc, f"{where}.retrievers.{name}")
+        if kind.reader() is not None and not answered(cc):  # the graph trains readers only to answer runs
+            raise SettingsError(f"{where}.retrievers.{name}.reader: the corpus answers no run (answer:), so reader "
+                                f"{kind.reader()!r} is never trained")
     for name in cc["retrievers"]:
         upstream_closure(cc, name, f"{where}.retrievers")
     src = cc["source"]

@@ -70,6 +70,14 @@ class KindFiles:
     def lexicon(self) -> dict:
         return {"lexicon": str(self.layout.lexicon)}
 
+    def answering(self, reader: str) -> dict:
+        """What a reader's answer selector reads to answer live (a feedback run): its weights, tracked with their
+        sidecar (retraining it re-ranks), the lexicon, the terms file and the chunks its vocabulary was built from."""
+        from ..config.corpus import terms_file
+        model = self.layout.reader_model(reader)
+        return {file_key("reader", reader): Given(str(model), tuple(paths(model, model.with_suffix(".json")))),
+                **self.lexicon(), "terms": terms_file(self.cc), "chunks": str(self.layout.chunks)}
+
     def fitted(self, name: str) -> dict:
         """The receipt of a fitted fusion's run: its weights."""
         return {file_key("fitted", name): str(self.layout.receipt("retrieve", name))}

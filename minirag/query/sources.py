@@ -54,6 +54,7 @@ class Sources:
         self._rerankers: dict = {}
         self._by_id: dict = {}
         self._dense: dict = {}
+        self._answerers: dict = {}
 
     @cached_property
     def units(self) -> list[Chunk]:
@@ -153,6 +154,49 @@ class Sources:
                                                   [c.id for c in self.chunks])
         return self._dense[embedder]
 
+    def answer(self, reader: str, spec: dict, query: str, ranked: list[str], depth: int, k: int):
+        """The extractive reader `reader`'s answer to `query` over these ranked chunk ids, as `answer` gives it
+        (query/built_corpus.py): its selector reads the top `depth`, the prompt holds the top `k` and its best
+        answer; the selector and reader (`spec`: its config entry) are loaded once."""
+        from ..answer.prompt import build_prompt, selected
+        from ..text.query import query_text
+        selector, rd = self.answerer(reader, spec, depth)
+        query = query_text(query)
+        top = [self.chunks_by_id[cid] for cid in ranked[:depth]]
+        selection = selector.select(query, top, self.langs)
+        picked = selected(selection.answer_records(1), self.chunks_by_id, 1)
+        return rd.generate(build_prompt(query, top[:k], answers=picked, p_none=selection.p_none))
+
+    def answerer(self, reader: str, spec: dict, depth: int):
+        """(answer selector reading the top `depth` chunks, extractive reader) of the trained reader `reader`,
+        checked against their receipts."""
+        if (reader, depth) not in self._answerers:
+            from ..answer.readers import make_reader
+            from ..answer.select.selector import load_selector
+            model = self._path("reader", reader, "weights of reader")
+            files = {"docs": self._docs, **({"chunks": self._files["chunks"]} if "chunks" in self._files else {})}
+            selector = load_selector(model, self.chunks, self.langs, self.file("lexicon", "lexicon"),
+                                     self.file("terms", "terms file"), depth, files)
+            self._answerers[reader, depth] = selector, make_reader(spec, str(model))
+        return self._answerers[reader, depth]
+
+    @cached_property
+    def langs(self) -> dict[str, str]:
+        """Each document's language (docs.jsonl), which the answer selector reads its candidates in."""
+        from ..artifacts.integrity import load_records
+        if self._docs is None:
+            raise MissingArtifact("no docs.jsonl was given to this stage")
+        return {d["doc_id"]: d.get("lang", "") for d in load_records(self._docs, "documents")}
+
+    @cached_property
+    def folded_texts(self) -> dict[str, str]:
+        from ..rank.feedback import fold
+        return {c.id: fold(c.text) for c in self.chunks}
+
+    def folded_text(self, chunk_id: str) -> str:
+        """A chunk's text lowercased without accents (rank/feedback.py `fold`), folded once per chunk."""
+        return self.folded_texts[chunk_id]
+
     def vectors_by_id(self, embedder: str):
         """chunk id -> vector (for MMR), read and checked once."""
         if embedder not in self._by_id:
@@ -170,7 +214,7 @@ class Sources:
             raise MissingArtifact("no lexicon was given to this stage (query expansion needs one)")
         key = (analyzer.config, settings)
         if key not in self._expanders:
-            self._expanders[key] = QueryExpander.from_file(require(self._files["lexicon"], "lexicon"), analyzer, settings)
+            self._expanders[key] = QueryExpander.from_file(self.file("lexicon", "lexicon"), analyzer, settings)
         return self._expanders[key]
 
     def bm25(self, index: str, expansion=None) -> BM25Retriever:

@@ -21,10 +21,12 @@ def synthetic_inputs(settings: dict, qs: list[dict], sources: Sources, upstream:
     from `settings["feeding"]`, the settings of every retriever feeding the fusion, as `search` builds
     them), their qrels (the chunk each was made from) and what the receipt says they are."""
     feeding = settings["feeding"]
-    kinds = SimpleNamespace(retrievers={r: RetrieverKind.from_spec(feeding[r], f"retrievers.{r}") for r in feeding},
+    kinds = SimpleNamespace(retrievers={r: RetrieverKind.from_spec({k: v for k, v in feeding[r].items() if k != "readers"},
+                                                                   f"retrievers.{r}") for r in feeding},
                             config={"depth": depth})
     for r, kind in kinds.retrievers.items():
         kind.name = r
+        kind.bind(feeding[r])  # a feedback run's reader settings (config_reads)
     inputs = []
     for r in upstream:
         live = open_retriever(sources, kinds, r)
@@ -40,9 +42,10 @@ def retrieve(settings: dict, name: str, questions: Path, docs: Path, chunks: Pat
     `files` are what the retriever's kind reads (vectors, an index, a model), by their file keys. A fitted
     fusion fits on the dev questions or, given `fit_questions` (the corpus has none), on those."""
     depth = settings["depth"]
-    kind = RetrieverKind.from_spec({k: v for k, v in settings.items() if k not in ("depth", "feeding")},
+    kind = RetrieverKind.from_spec({k: v for k, v in settings.items() if k not in ("depth", "feeding", "readers")},
                                    f"retrievers.{name}")
     kind.name = name
+    kind.bind(settings)  # the config beyond its settings it ranks with (config_reads)
     qs = load_records(questions, "questions")
     items = load_chunks(chunks, docs)
     sources = Sources(items, files or {}, docs=docs, mmap=True)

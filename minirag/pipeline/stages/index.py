@@ -39,10 +39,12 @@ def retrieve_settings(g, w) -> dict:
     every retriever feeding it too (the stage ranks those questions with them live) and how far it shrinks
     their best weights (its fit_questions' shrink: the only one of them the stage reads)."""
     name = w["name"]
-    synthetic = {"feeding": {r: retriever_settings(g, {"name": r}) for r in g.feeding(name)},
+    synthetic = {"feeding": {r: {**retriever_settings(g, {"name": r}), **g.kinds.retrievers[r].config_reads(g.cc)}
+                             for r in g.feeding(name)},
                  "fit_questions": {"shrink": g.cc["retrievers"][name]["fit_questions"]["shrink"]}} \
         if name in g.synthetic_fits() else {}
-    return {**retriever_settings(g, w), "depth": g.cc["depth"], **synthetic}
+    return {**retriever_settings(g, w), "depth": g.cc["depth"], **g.kinds.retrievers[name].config_reads(g.cc),
+            **synthetic}
 
 
 def embedder_settings(g, w) -> dict:

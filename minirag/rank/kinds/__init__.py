@@ -16,7 +16,7 @@ A kind holds everything minirag knows about it:
 Config checks, the retrieve rule's inputs, the retrieve stage, the live loader and the
 report loop over `KINDS`; a new kind is one subclass in the module of its family (it
 registers itself) and its test: channels.py (dense, ivf, bm25), fusions.py (rrf, linear),
-reorders.py (cap, mmr, rerank); base.py holds `RetrieverKind` and `kind_of`.
+reorders.py (cap, mmr, rerank, feedback); base.py holds `RetrieverKind` and `kind_of`.
 
 What it leaves out: the formulas (fusion.py, diversify.py, rerank.py), loading artifacts
 (query/sources.py hands a kind its `sources`), and the config's sweep expansion (config/corpus.py).

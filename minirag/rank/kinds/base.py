@@ -42,6 +42,10 @@ class RetrieverKind(Kind):
         """The IVF index it searches (built by the ivf rule), by name."""
         return None
 
+    def reader(self) -> str | None:
+        """The config's reader it answers with while it ranks (a feedback run), if any."""
+        return None
+
     def reads(self, graph) -> dict:
         """The files its retrieve job reads besides the questions, the chunks and its input runs, by
         `file_key`: what its live retriever opens (through `Sources`) and what a server hashes.
@@ -55,6 +59,14 @@ class RetrieverKind(Kind):
     def training_reads(self, graph) -> dict:
         """A `trained` kind: what its training job (train_reranker) reads besides the corpus and questions."""
         return {}
+
+    def config_reads(self, cc: Mapping[str, Any]) -> dict:
+        """The part of the config beyond its own settings it ranks with (a feedback run: its reader's settings),
+        as the retrieve job's settings carry it (a change reruns the job); `bind` hands it back."""
+        return {}
+
+    def bind(self, part: Mapping[str, Any]) -> None:
+        """Take `config_reads`'s part of the config (from the config, or from the retrieve job's settings)."""
 
     def expansion(self) -> ExpansionSettings:
         """How it expands queries with the lexicon stage's translations and forms (off unless set)."""
@@ -95,4 +107,5 @@ def kind_of(cc: Mapping[str, Any], name: str) -> RetrieverKind:
     """The kind of the config's retriever `name`, with its settings."""
     kind = RetrieverKind.from_spec(cc["retrievers"][name], f"retrievers.{name}")
     kind.name = name
+    kind.bind(kind.config_reads(cc))
     return kind

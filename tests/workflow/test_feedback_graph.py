@@ -1,0 +1,60 @@
+"""A feedback run in the graph, on the fixture corpus: adding one plans its retrieve (and what reads its run)
+only; retraining its reader re-plans it; a live search ranks as its run file does."""
+
+import json
+import re
+import sys
+
+import pytest
+from support.project import config_with, copy_built, run, snakemake
+
+pytestmark = pytest.mark.workflow
+
+FEEDBACK = {"retrievers": {"bm25-fb": {"type": "feedback", "of": "bm25", "reader": "extractive", "n": 20}}}
+
+
+@pytest.fixture(scope="module")
+def project(mini_built, tmp_path_factory):
+    p = copy_built(mini_built, tmp_path_factory.mktemp("fb") / "p")
+    config = p / "mini.yaml"
+    config.write_text(config_with(FEEDBACK, config.read_text(encoding="utf-8")), encoding="utf-8")
+    return p
+
+
+def planned(project) -> set[tuple[str, str]]:
+    """(rule, name wildcard) of every job `snakemake -n` plans for the report."""
+    out = snakemake(project, "-n", "results/mini.md").stdout
+    return {(m.group(1), m.group(2)) for m in re.finditer(
+        r"^rule (\w+):\n(?:    .*\n)*?    wildcards: (?:[^\n]*, )?name=([^,\n]+)", out, re.MULTILINE)}
+
+
+def test_a_feedback_run_plans_its_retrieve_only(project):
+    jobs = planned(project)
+    assert {(rule, name) for rule, name in jobs if rule in ("retrieve", "train_reranker", "train_reader")} == {
+        ("retrieve", "bm25-fb")}
+
+
+def test_a_live_search_ranks_as_the_run_file(project):
+    snakemake(project, "results/mini/runs/bm25-fb.trec")
+    from minirag.evaluation.trec import read_run
+    runs = read_run(project / "results" / "mini" / "runs" / "bm25-fb.trec")
+    base = read_run(project / "results" / "mini" / "runs" / "bm25.trec")
+    questions = [q for q in map(json.loads, (project / "results" / "mini" / "questions.jsonl").open())
+                 if q["qid"] in runs]  # a question BM25 finds nothing for has no row
+    moved = [q for q in questions if [c for c, _ in runs[q["qid"]][:5]] != [c for c, _ in base[q["qid"]][:5]]]
+    assert moved, "the reader's answers moved no question's top 5"
+    for q in (moved[0], questions[0]):
+        proc = run([sys.executable, "-m", "minirag", "search", q["query"], "--retriever", "bm25-fb", "-k", "5",
+                    "--json", "--corpus", "mini", "--configfile", "mini.yaml"], project)
+        assert [r["chunk_id"] for r in json.loads(proc.stdout)["results"]] == [c for c, _ in runs[q["qid"]][:5]]
+
+
+def test_retraining_its_reader_replans_its_retrieve(project):
+    # after the live-search test built its run: only the reader's change re-plans it
+    import yaml
+    config = yaml.safe_load((project / "mini.yaml").read_text(encoding="utf-8"))
+    config["corpora"]["mini"]["readers"]["extractive"]["steps"] = 101
+    (project / "mini.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")  # the module's last test
+    jobs = planned(project)
+    assert {("train_reader", "extractive"), ("retrieve", "bm25-fb")} <= jobs
+    assert ("retrieve", "bm25") not in jobs
