@@ -14,6 +14,15 @@ from ..rank.kinds import RetrieverKind
 from ..text.chunks import load_chunks
 from .common import Written, log, run_stage
 
+# What a retrieve job's settings carry beside the retriever's own: the corpus's depth, a synthetic fit's
+# feeding retrievers, and the part of the config a kind ranks with (config_reads, handed back by bind).
+NOT_ITS_OWN = ("depth", "feeding", "readers", "reading")
+
+
+def own_settings(settings: dict) -> dict:
+    """A retrieve job's settings without what is not the retriever's own."""
+    return {k: v for k, v in settings.items() if k not in NOT_ITS_OWN}
+
 
 def synthetic_inputs(settings: dict, qs: list[dict], sources: Sources, upstream: list[str],
                      depth: int) -> tuple[list[dict], dict, str]:
@@ -21,8 +30,8 @@ def synthetic_inputs(settings: dict, qs: list[dict], sources: Sources, upstream:
     from `settings["feeding"]`, the settings of every retriever feeding the fusion, as `search` builds
     them), their qrels (the chunk each was made from) and what the receipt says they are."""
     feeding = settings["feeding"]
-    kinds = SimpleNamespace(retrievers={r: RetrieverKind.from_spec({k: v for k, v in feeding[r].items() if k != "readers"},
-                                                                   f"retrievers.{r}") for r in feeding},
+    kinds = SimpleNamespace(retrievers={r: RetrieverKind.from_spec(own_settings(feeding[r]), f"retrievers.{r}")
+                                        for r in feeding},
                             config={"depth": depth})
     for r, kind in kinds.retrievers.items():
         kind.name = r
@@ -42,8 +51,7 @@ def retrieve(settings: dict, name: str, questions: Path, docs: Path, chunks: Pat
     `files` are what the retriever's kind reads (vectors, an index, a model), by their file keys. A fitted
     fusion fits on the dev questions or, given `fit_questions` (the corpus has none), on those."""
     depth = settings["depth"]
-    kind = RetrieverKind.from_spec({k: v for k, v in settings.items() if k not in ("depth", "feeding", "readers")},
-                                   f"retrievers.{name}")
+    kind = RetrieverKind.from_spec(own_settings(settings), f"retrievers.{name}")
     kind.name = name
     kind.bind(settings)  # the config beyond its settings it ranks with (config_reads)
     qs = load_records(questions, "questions")

@@ -98,3 +98,15 @@ def test_the_retrieve_job_carries_its_readers_settings_so_a_threshold_change_rer
     assert settings["readers"]["x"]["threshold"] == 0.4 and settings["of"] == "b"
     files = CorpusGraph(cc, CorpusLayout.of("results", "c")).retrieve("fb")["files"]
     assert {"reader:x", "lexicon", "terms", "chunks"} <= set(files)
+
+
+def test_its_reader_reads_as_much_of_the_run_as_over_an_answered_run_candidates_depth_and_prompt_k():
+    corpus = {**CONFIG["corpora"]["c"], "candidates": {"depth": 15}, "prompt": {"k": 4}}
+    kind = kind_of(corpus_config({"corpora": {"c": corpus}}, "c"), "fb")
+    sources = FakeSources(Answer("tuve [#1]", ["f"], False, 0.9, 0.0))
+    kind.combine("preterite of tener", [RUN], sources, 100)
+    assert sources.asked[0][4:] == (15, 4)
+    unbound = kind.__class__.from_spec(CONFIG["corpora"]["c"]["retrievers"]["fb"], "retrievers.fb")
+    unbound.name = "fb"
+    with pytest.raises(ValueError, match="retrievers.fb: its reader's settings were not bound"):
+        unbound.combine("preterite of tener", [RUN], sources, 100)

@@ -163,17 +163,17 @@ class FeedbackSettings:
     of: str = setting(min_length=1)          # the retriever whose run the reader answers over and that is re-ordered
     reader: str = setting(min_length=1)      # an extractive reader of the config: its selector answers with a short span
     n: int = setting(20, minimum=1)          # the top N searched for the answer (dev hit@5: 10 0.857, 20 0.870, 50 0.857)
-    depth: int = setting(20, minimum=1)      # the top chunks its selector reads (as candidates.depth, the answered runs')
-    k: int = setting(3, minimum=1)           # the top chunks put in the reader's prompt (as prompt.k)
     max_words: int = setting(3, minimum=1)   # a longer answer is a sentence, not a form: the run stays as it is
 
 
 class Feedback(Reorder):
     """The reader `reader` answers over the top of the run `of` live, as `answer` does; when it answers with
     at most `max_words` words, the chunk it cites, then the top `n` chunks holding the answer, lead the run.
-    An abstention or a long answer leaves the run as it is."""
+    An abstention or a long answer leaves the run as it is. Its reader reads what it reads over an answered
+    run: the top `candidates.depth` chunks for its selector, the top `prompt.k` in its prompt (`bind`)."""
     type, Settings, sweepable, upstream_key = "feedback", FeedbackSettings, ("n",), "of"
     reader_spec: dict | None = None  # its reader's config entry (bind)
+    reading: dict | None = None      # {"depth": candidates.depth, "k": prompt.k} (bind)
 
     def check(self, name, cc, where) -> None:
         super().check(name, cc, where)
@@ -189,11 +189,16 @@ class Feedback(Reorder):
         return self.s.reader
 
     def config_reads(self, cc) -> dict:
-        """Its reader's settings (threshold, abstain: changing them re-ranks, as they re-answer)."""
-        return {"readers": {self.s.reader: dict(cc["readers"][self.s.reader])}} if self.s.reader in cc["readers"] else {}
+        """Its reader's settings (threshold, abstain) and how much of the run it reads (candidates.depth,
+        prompt.k): changing any of them re-ranks, as they re-answer."""
+        if self.s.reader not in cc["readers"]:
+            return {}
+        return {"readers": {self.s.reader: dict(cc["readers"][self.s.reader])},
+                "reading": {"depth": cc["candidates"]["depth"], "k": cc["prompt"]["k"]}}
 
     def bind(self, part) -> None:
         self.reader_spec = part.get("readers", {}).get(self.s.reader)
+        self.reading = part.get("reading")
 
     def reads(self, graph) -> dict:
         """The reader's weights (tracked with their sidecar: retraining it re-ranks), the lexicon, the terms file
@@ -203,8 +208,10 @@ class Feedback(Reorder):
     def combine(self, query, rankings, sources, depth) -> Ranking:
         from ..feedback import answer_form, feedback_order
         run = rankings[0][:depth]
-        answer = sources.answer(self.s.reader, self.reader_spec or {"type": "extractive"}, query,
-                                [cid for cid, _ in run], self.s.depth, self.s.k)
+        if self.reader_spec is None or self.reading is None:
+            raise ValueError(f"retrievers.{self.name}: its reader's settings were not bound (rank/kinds/base.py kind_of)")
+        answer = sources.answer(self.s.reader, self.reader_spec, query, [cid for cid, _ in run],
+                                self.reading["depth"], self.reading["k"])
         form = None if answer.abstained else answer_form(answer.text, self.s.max_words)
         if form is None:
             return run
