@@ -1,6 +1,7 @@
 """A private copy of the workflow and the fixture corpus to build, and the commands that build it."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -78,3 +79,22 @@ def config_with(corpus: dict, base: str = MINI_CONFIG) -> str:
     config = yaml.safe_load(base)
     config["corpora"]["mini"] = merged(config["corpora"]["mini"], corpus)
     return yaml.safe_dump(config, sort_keys=False, allow_unicode=True)
+
+
+def planned_named(project: Path) -> set[tuple[str, str]]:
+    """(rule, job name) of every job `snakemake -n` would run: the name wildcard, "<reader>.<name>" for generate."""
+    out = snakemake(project, "-n", "results/mini.md").stdout
+    jobs = set()
+    for m in re.finditer(r"^rule (\w+):\n(?:    .*\n)*?    wildcards: ([^\n]*)", out, re.MULTILINE):
+        wildcards = dict(w.split("=", 1) for w in m.group(2).split(", "))
+        if "name" in wildcards:
+            jobs.add((m.group(1), ".".join(w for w in (wildcards.get("reader"), wildcards["name"]) if w)))
+    return jobs
+
+
+def built_with(built: Path, dest: Path, corpus: dict) -> Path:
+    """A copy of the built fixture project whose mini.yaml has `corpus` merged into its corpus (config_with)."""
+    p = copy_built(built, dest)
+    config = p / "mini.yaml"
+    config.write_text(config_with(corpus, config.read_text(encoding="utf-8")), encoding="utf-8")
+    return p

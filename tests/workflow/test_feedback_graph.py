@@ -2,11 +2,10 @@
 only; retraining its reader re-plans it; a live search ranks as its run file does."""
 
 import json
-import re
 import sys
 
 import pytest
-from support.project import config_with, copy_built, run, snakemake
+from support.project import built_with, planned_named, run, snakemake
 
 pytestmark = pytest.mark.workflow
 
@@ -15,21 +14,11 @@ FEEDBACK = {"retrievers": {"bm25-fb": {"type": "feedback", "of": "bm25", "reader
 
 @pytest.fixture(scope="module")
 def project(mini_built, tmp_path_factory):
-    p = copy_built(mini_built, tmp_path_factory.mktemp("fb") / "p")
-    config = p / "mini.yaml"
-    config.write_text(config_with(FEEDBACK, config.read_text(encoding="utf-8")), encoding="utf-8")
-    return p
-
-
-def planned(project) -> set[tuple[str, str]]:
-    """(rule, name wildcard) of every job `snakemake -n` plans for the report."""
-    out = snakemake(project, "-n", "results/mini.md").stdout
-    return {(m.group(1), m.group(2)) for m in re.finditer(
-        r"^rule (\w+):\n(?:    .*\n)*?    wildcards: (?:[^\n]*, )?name=([^,\n]+)", out, re.MULTILINE)}
+    return built_with(mini_built, tmp_path_factory.mktemp("fb") / "p", FEEDBACK)
 
 
 def test_a_feedback_run_plans_its_retrieve_only(project):
-    jobs = planned(project)
+    jobs = planned_named(project)
     assert {(rule, name) for rule, name in jobs if rule in ("retrieve", "train_reranker", "train_reader")} == {
         ("retrieve", "bm25-fb")}
 
@@ -55,6 +44,6 @@ def test_retraining_its_reader_replans_its_retrieve(project):
     config = yaml.safe_load((project / "mini.yaml").read_text(encoding="utf-8"))
     config["corpora"]["mini"]["readers"]["extractive"]["steps"] = 101
     (project / "mini.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")  # the module's last test
-    jobs = planned(project)
+    jobs = planned_named(project)
     assert {("train_reader", "extractive"), ("retrieve", "bm25-fb")} <= jobs
     assert ("retrieve", "bm25") not in jobs

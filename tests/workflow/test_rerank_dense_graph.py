@@ -3,11 +3,10 @@ training and its run (and what reads that run) only; the model then weighs the c
 ranks as the run file does (the server reads the vectors and the query side too)."""
 
 import json
-import re
 import sys
 
 import pytest
-from support.project import config_with, copy_built, run, snakemake
+from support.project import built_with, planned_named, run, snakemake
 
 pytestmark = pytest.mark.workflow
 
@@ -16,21 +15,11 @@ DENSE = {"retrievers": {"bm25-rerank": {"dense": "hashing"}}}
 
 @pytest.fixture(scope="module")
 def project(mini_built, tmp_path_factory):
-    p = copy_built(mini_built, tmp_path_factory.mktemp("rd") / "p")
-    config = p / "mini.yaml"
-    config.write_text(config_with(DENSE, config.read_text(encoding="utf-8")), encoding="utf-8")
-    return p
-
-
-def planned(project) -> set[tuple[str, str]]:
-    """(rule, name wildcard) of every job `snakemake -n` plans for the report."""
-    out = snakemake(project, "-n", "results/mini.md").stdout
-    return {(m.group(1), m.group(2)) for m in re.finditer(
-        r"^rule (\w+):\n(?:    .*\n)*?    wildcards: (?:[^\n]*, )?name=([^,\n]+)", out, re.MULTILINE)}
+    return built_with(mini_built, tmp_path_factory.mktemp("rd") / "p", DENSE)
 
 
 def test_the_option_reruns_the_reranker_and_what_reads_its_run_only(project):
-    jobs = planned(project)
+    jobs = planned_named(project)
     assert {("train_reranker", "bm25-rerank"), ("retrieve", "bm25-rerank")} <= jobs
     assert {(rule, name) for rule, name in jobs if rule in ("train_reranker", "retrieve")} == {
         ("train_reranker", "bm25-rerank"), ("retrieve", "bm25-rerank")}

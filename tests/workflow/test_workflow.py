@@ -9,7 +9,7 @@ import re
 import sys
 
 import pytest
-from support.project import MINI_CORPUS, config_with, copy_built, copy_project, run, snakemake
+from support.project import MINI_CORPUS, config_with, copy_built, copy_project, planned_named, run, snakemake
 
 pytestmark = pytest.mark.workflow
 
@@ -27,17 +27,6 @@ def planned_jobs(project) -> dict[str, int]:
         return {}
     table = out.split("Job stats:")[1].split("total")[0]
     return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)\s*$", table, re.MULTILINE)}
-
-
-def planned_named(project) -> set[tuple[str, str]]:
-    """(rule, job name) of every job `snakemake -n` would run: the name wildcard, "<reader>.<name>" for generate."""
-    out = snakemake(project, "-n", "results/mini.md").stdout
-    jobs = set()
-    for m in re.finditer(r"^rule (\w+):\n(?:    .*\n)*?    wildcards: ([^\n]*)", out, re.MULTILINE):
-        wildcards = dict(w.split("=", 1) for w in m.group(2).split(", "))
-        if "name" in wildcards:
-            jobs.add((m.group(1), ".".join(w for w in (wildcards.get("reader"), wildcards["name"]) if w)))
-    return jobs
 
 
 def edit(path, old, new):
