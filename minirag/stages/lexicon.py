@@ -7,14 +7,14 @@ from pathlib import Path
 
 from ..artifacts.integrity import load_records
 from ..text.lexicon import extract_lexicon, save_lexicon
-from ..text.verb_forms import extract_forms, extract_paradigms
+from ..text.verb_forms import extract_verb_forms
 from .common import log, run_stage
 
 
 def lexicon(docs: Path, out: Path) -> list[Path]:
     """Mine the documents' bilingual tables and lines and their conjugation tables (text/lexicon.py)."""
     documents = load_records(docs, "documents")
-    terms, forms, paradigms = extract_lexicon(documents), extract_forms(documents), extract_paradigms(documents)
+    terms, (forms, paradigms) = extract_lexicon(documents), extract_verb_forms(documents)
     save_lexicon(out, terms, forms, paradigms)
     log(f"lexicon: {len(terms)} terms with translations, {len(forms)} forms with lemmas, "
         f"{len(paradigms)} verbs with forms by tense -> {out}")

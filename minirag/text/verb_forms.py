@@ -118,31 +118,38 @@ def prose_forms(seg: str, guess) -> list[tuple[str, str]]:
     return out
 
 
-def extract_forms(docs: list[dict]) -> dict[str, list[str]]:
-    """Form -> sorted lemmas from the KB's conjugation tables, accents as written; a lemma maps to itself."""
+def extract_verb_forms(docs: list[dict]) -> tuple[dict[str, list[str]], dict[str, dict[str, dict[str, list[str]]]]]:
+    """(form -> sorted lemmas, lemma -> tense -> person -> sorted forms) in one pass over the corpus's tables
+    and prose: `extract_forms` and `extract_paradigms`, which the lexicon stage writes side by side."""
     guess, forms = LanguageGuess(docs), defaultdict(set)
+    slots = defaultdict(lambda: defaultdict(lambda: defaultdict(set)))
     for doc in docs:
-        pairs = [slot[:2] for header, rows, path in tables(doc["text"]) for slot in table_forms(header, rows, path, guess)]
+        pairs = []
+        for header, rows, path in tables(doc["text"]):
+            for form, lemma, tenses, persons in table_forms(header, rows, path, guess):
+                pairs.append((form, lemma))
+                for tense in tenses:
+                    for person in persons or ("",):
+                        slots[lemma][tense][person].add(form)
         pairs += [p for seg in segments(doc["text"]) for p in prose_forms(seg, guess)]
         for form, lemma in pairs:
             forms[form].add(lemma)
             forms[lemma].add(lemma)
-    return {k: sorted(v) for k, v in sorted(forms.items())}
+    paradigms = {lemma: {tense: {person: sorted(fs) for person, fs in sorted(by_person.items())}
+                         for tense, by_person in sorted(by_tense.items())} for lemma, by_tense in sorted(slots.items())}
+    return {k: sorted(v) for k, v in sorted(forms.items())}, paradigms
+
+
+def extract_forms(docs: list[dict]) -> dict[str, list[str]]:
+    """Form -> sorted lemmas from the KB's conjugation tables, accents as written; a lemma maps to itself."""
+    return extract_verb_forms(docs)[0]
 
 
 def extract_paradigms(docs: list[dict]) -> dict[str, dict[str, dict[str, list[str]]]]:
     """Lemma -> tense -> person -> sorted forms, from the conjugation tables whose headers or headings name
     a tense (slots.py); person "" where none is named ("Past participle"). A form of no named tense is
     left out here and kept in `extract_forms`: "tener": {"past": {"1sg": ["tuve"], ...}, "present": ...}."""
-    guess, out = LanguageGuess(docs), defaultdict(lambda: defaultdict(lambda: defaultdict(set)))
-    for doc in docs:
-        for header, rows, path in tables(doc["text"]):
-            for form, lemma, tenses, persons in table_forms(header, rows, path, guess):
-                for tense in tenses:
-                    for person in persons or ("",):
-                        out[lemma][tense][person].add(form)
-    return {lemma: {tense: {person: sorted(fs) for person, fs in sorted(by_person.items())}
-                    for tense, by_person in sorted(by_tense.items())} for lemma, by_tense in sorted(out.items())}
+    return extract_verb_forms(docs)[1]
 
 
 def lemma_forms(forms: dict[str, list[str]]) -> dict[str, list[str]]:
