@@ -222,7 +222,7 @@ class QueryExpander:
         """One concept per query word (filler dropped as the analyzer drops it), then one per
         phrase of 2..MAX_PHRASE words the lexicon translates; alternatives as index terms. With
         `paradigm`, the concept of a word with a lemma is a `Paradigm`; with `tenses`, the tenses the
-        query names pick every verb's forms (`word_tenses`)."""
+        query names pick every verb's forms (`word_alternatives`)."""
         words = self.analyzer.query_words(query)
         named = tuple(tenses_in(query)) if self.s.tenses > 0 else ()
         concepts = [self._terms(self.word_alternatives(w, named)) for w in words]
