@@ -156,16 +156,16 @@ class Sources:
 
     def answer(self, reader: str, spec: dict, query: str, ranked: list[str], depth: int, k: int):
         """The extractive reader `reader`'s answer to `query` over these ranked chunk ids, as `answer` gives it
-        (query/built_corpus.py): its selector reads the top `depth`, the prompt holds the top `k` and its best
-        answer; the selector and reader (`spec`: its config entry) are loaded once."""
-        from ..answer.prompt import build_prompt, selected
-        from ..text.query import query_text
+        (answer/rag.py `rag_answer`, this ranking for a retriever's): its selector reads the top `depth`, the
+        prompt holds the top `k` and its one best answer; the selector and reader (`spec`: its config entry)
+        are loaded once."""
+        from types import SimpleNamespace
+
+        from ..answer.rag import rag_answer
         selector, rd = self.answerer(reader, spec, depth)
-        query = query_text(query)
-        top = [self.chunks_by_id[cid] for cid in ranked[:depth]]
-        selection = selector.select(query, top, self.langs)
-        picked = selected(selection.answer_records(1), self.chunks_by_id, 1)
-        return rd.generate(build_prompt(query, top[:k], answers=picked, p_none=selection.p_none))
+        run = [(cid, 0.0) for cid in ranked]
+        given = SimpleNamespace(search=lambda _query, k: run[:k])
+        return rag_answer(query, given, rd, self.chunks_by_id, k=k, selector=selector, langs=self.langs, answers=1)[2]
 
     def answerer(self, reader: str, spec: dict, depth: int):
         """(answer selector reading the top `depth` chunks, extractive reader) of the trained reader `reader`,

@@ -11,9 +11,9 @@ deciding whether an answer is short enough to search for (`answer_form`).
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import Callable
 
+from ..text.analyze import fold_accents
 from .diversify import positional
 from .ranking import Ranking
 
@@ -21,8 +21,8 @@ CITATION_RE = re.compile(r"\s*\[#\d+\]")
 
 
 def fold(text: str) -> str:
-    """Lowercased, accents dropped (NFD, combining marks removed): "Tuvé" -> "tuve"."""
-    return "".join(c for c in unicodedata.normalize("NFD", text.lower()) if unicodedata.category(c) != "Mn")
+    """Lowercased, accents dropped (text/analyze.py `fold_accents`): "Tuvé" -> "tuve"."""
+    return fold_accents(text.lower())
 
 
 def answer_form(answer: str, max_words: int) -> str | None:
