@@ -47,11 +47,16 @@ def question_score(ranking: Sequence[str], relevant: dict[str, int]) -> float:
     return hit + rr
 
 
+def judged(qrels: dict[str, dict[str, int]]) -> list[str]:
+    """The questions of `qrels` with a relevant chunk: the ones a fit scores."""
+    return [q for q in qrels if any(v > 0 for v in qrels[q].values())]
+
+
 def grid_scores(fuse: Callable[[list[Ranking], list[float]], Ranking], inputs: list[dict[str, Ranking]],
                 qrels: dict[str, dict[str, int]]) -> tuple[list[tuple[float, ...]], np.ndarray]:
     """The weight grid and each point's per-question scores on the judged questions of `qrels`:
     (grid, scores (grid points, questions))."""
-    qids = [q for q in qrels if any(v > 0 for v in qrels[q].values())]
+    qids = judged(qrels)
     grid = simplex(len(inputs))
     scores = np.array([[question_score([c for c, _ in fuse([r.get(q, []) for r in inputs], list(w))], qrels[q])
                         for q in qids] for w in grid], dtype=np.float64).reshape(len(grid), len(qids))
@@ -88,6 +93,6 @@ def fit_weights(fuse: Callable[[list[Ranking], list[float]], Ranking], inputs: l
         return record
     weights = shrunk(grid[best], shrink)
     score = np.mean([question_score([c for c, _ in fuse([r.get(q, []) for r in inputs], weights)], qrels[q])
-                     for q in qrels if any(v > 0 for v in qrels[q].values())])
+                     for q in judged(qrels)])
     return {**record, "weights": weights, "score": round(float(score), 4), "shrink": shrink,
             "argmax": {"weights": record["weights"], "score": record["score"]}}

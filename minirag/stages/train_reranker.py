@@ -15,8 +15,8 @@ from ..evaluation.trec import load_run
 from ..index.bm25.index import BM25Settings
 from ..query.sources import Sources
 from ..rank.kinds import RetrieverKind
-from ..rank.rerank import FEATURES, FeatureMaker, fit_logistic, save_model
-from ..rank.rerank_dense import DENSE_FEATURES, DenseFeatures
+from ..rank.rerank import FeatureMaker, fit_logistic, save_model
+from ..rank.rerank_dense import DenseFeatures, feature_names
 from ..rank.retrievers import BM25Retriever
 from ..rank.synth import synthesize
 from ..text.chunks import load_chunks
@@ -40,7 +40,7 @@ def labelled(features: FeatureMaker, questions: list[dict], rankings: dict[str, 
         qv = dense.query_vectors([q["query"] for q in kept])  # (Q, d)
         xs = [np.hstack([x, dense.features(q["query"], rankings[q["qid"]], v)]) for x, q, v in zip(xs, kept, qv)]
     if not xs:
-        return np.zeros((0, len(FEATURES) + (len(DENSE_FEATURES) if dense else 0))), np.zeros(0)
+        return np.zeros((0, len(feature_names(dense is not None)))), np.zeros(0)
     return np.vstack(xs), np.concatenate(ys)
 
 
