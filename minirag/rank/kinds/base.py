@@ -24,6 +24,7 @@ class RetrieverKind(Kind):
     family: ClassVar[str] = "channel"
     sweepable: ClassVar[tuple[str, ...]] = ()
     upstream_key: ClassVar[str] = ""  # the setting that names the runs it reads ("of", "base")
+    embedder_key: ClassVar[str] = "embedder"  # the setting that names the embedder it reads (a reranker's "dense")
     trained: ClassVar[bool] = False   # the graph trains a model for it (train_reranker) before it ranks
     scored: ClassVar[bool] = True     # False: its run's scores are positions (n, n-1, ...), not shown to users
     name: str = ""                    # the config's name for it (kind_of sets it)
@@ -81,7 +82,7 @@ class RetrieverKind(Kind):
             if other == name:
                 raise SettingsError(f"{where}.{self.upstream_key}: a retriever cannot take its own run as input")
         if self.embedder() is not None and self.embedder() not in cc["embedders"]:
-            raise SettingsError(f"{where}.embedder: unknown embedder {self.embedder()!r} "
+            raise SettingsError(f"{where}.{self.embedder_key}: unknown embedder {self.embedder()!r} "
                                 f"(have: {', '.join(cc['embedders']) or 'none'})")
         if self.index() is not None and self.index() not in cc["bm25"]:
             raise SettingsError(f"{where}.index: unknown bm25 index {self.index()!r} "

@@ -99,6 +99,7 @@ class Rerank(Reorder):
     """A learned reranker over the top `candidates` of the run `of` (rank/rerank.py); its model is
     trained by the train_reranker stage into rerankers/<name>.npz."""
     type, Settings, sweepable, upstream_key = "rerank", RerankSettings, ("candidates",), "of"
+    embedder_key = "dense"
     trained = True
 
     def embedder(self) -> str | None:
@@ -110,9 +111,6 @@ class Rerank(Reorder):
         return feature_names(bool(self.s.dense))
 
     def check(self, name, cc, where) -> None:
-        if self.s.dense and self.s.dense not in cc["embedders"]:
-            raise SettingsError(f"{where}.dense: unknown embedder {self.s.dense!r} "
-                                f"(have: {', '.join(cc['embedders']) or 'none'})")
         super().check(name, cc, where)
         src = cc["source"]
         if self.s.train_qrels and not (src["format"] == "beir" and src["train_split"]):
