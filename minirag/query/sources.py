@@ -197,6 +197,17 @@ class Sources:
         """A chunk's text lowercased without accents (rank/feedback.py `fold`), folded once per chunk."""
         return self.folded_texts[chunk_id]
 
+    @cached_property
+    def folded_lemmas(self) -> dict[str, list[str]]:
+        """The lexicon's form -> lemmas map, folded as folded_text folds (rank/feedback.py `folded_lemmas`)."""
+        from ..artifacts.integrity import verified
+        from ..rank.feedback import folded_lemmas
+        return folded_lemmas(verified(self.file("lexicon", "lexicon"), "lexicon"))
+
+    def lemmas_of(self, form: str) -> list[str]:
+        """A folded form's lemmas in the lexicon, folded; [] for a form it lacks."""
+        return self.folded_lemmas.get(form, [])
+
     def vectors_by_id(self, embedder: str):
         """chunk id -> vector (for MMR), read and checked once."""
         if embedder not in self._by_id:

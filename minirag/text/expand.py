@@ -21,7 +21,8 @@ Three options for verbs, off by default:
 - `endings`: a word the form map lacks gets the lemma a regular ending leaves (inflection.py):
   *catched* → catch (caught), *hació* → hacer (hizo), *watchs* → watch.
 - `tenses` (a factor, 0: off): a verb's forms in the tense the query names ("in the preterite",
-  "el participio"; slots.py) count that many times as much, and so do a translation's forms in the
+  "el participio"; slots.py) or, naming none, the tense its construction calls for ("if I were", "quiero
+  que", a quoted "go to the shop!"; data/constructions.txt) count that many times as much, and so do a translation's forms in the
   tense of the query's own form: "how do you say 'I gave' in Spanish" weighs up dar's past (*di*,
   *diste*, *dio*, ...) over its eight other tenses, so the past table's row outranks the present's.
   The lexicon's "paradigms" (lemma → tense → person → forms, verb_forms.py) say which form is which,
@@ -42,7 +43,7 @@ from pathlib import Path
 from ..settings import setting
 from .analyze import Analyzer
 from .inflection import MIN_STEM, guess_lemmas
-from .slots import tenses_in
+from .slots import implied_tenses, tenses_in
 
 Concept = dict[str, float]  # index term -> weight of the best way to match it
 
@@ -224,7 +225,7 @@ class QueryExpander:
         `paradigm`, the concept of a word with a lemma is a `Paradigm`; with `tenses`, the tenses the
         query names pick every verb's forms (`word_alternatives`)."""
         words = self.analyzer.query_words(query)
-        named = tuple(tenses_in(query)) if self.s.tenses > 0 else ()
+        named = tuple(tenses_in(query) or implied_tenses(query)) if self.s.tenses > 0 else ()
         concepts = [self._terms(self.word_alternatives(w, named)) for w in words]
         if self.s.paradigm:
             concepts = [Paradigm(c) if self.lemmas_of(w) else c for w, c in zip(words, concepts)]

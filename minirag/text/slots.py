@@ -12,6 +12,9 @@ English table's "Past simple" and a Spanish one's "Pretérito indefinido" are th
     >>> tenses_in("Pretérito indefinido o imperfecto"), persons_in("él / ella / usted"), persons_in("I had")
     (['imperfect', 'past'], ['3sg'], ['1sg'])
 
+A query may also call for a tense without naming it: "if I were rich", "quiero que me lo ___" (`implied_tenses`,
+data/constructions.txt).
+
 What it leaves out: where the text comes from (which header a form sits under is verb_forms.py's to know),
 moods and aspects as such (a label is one row of tenses.txt), and any other language.
 """
@@ -24,6 +27,7 @@ from functools import lru_cache
 from .analyze import DATA_DIR, fold_accents
 
 LETTERS_RE = re.compile(r"[^\W\d_]+")
+IMPERATIVE_RE = re.compile(r"¡|\w!")  # an opening ¡, or ! right after a word: "go to the shop!", not "?!"
 
 
 def read_labels(name: str) -> dict[str, list[str]]:
@@ -36,10 +40,11 @@ def read_labels(name: str) -> dict[str, list[str]]:
     return out
 
 
-@lru_cache(maxsize=1)
-def tense_phrases() -> list[tuple[tuple[str, ...], str]]:
-    """(words of a phrase, its tense), longest phrase first (ties in file order, so the list is fixed)."""
-    pairs = [(tuple(phrase.split()), tense) for tense, phrases in read_labels("tenses").items() for phrase in phrases]
+@lru_cache(maxsize=2)
+def tense_phrases(name: str = "tenses") -> list[tuple[tuple[str, ...], str]]:
+    """(words of a phrase, its tense) of data/<name>.txt, longest phrase first (ties in file order, so the
+    list is fixed)."""
+    pairs = [(tuple(phrase.split()), tense) for tense, phrases in read_labels(name).items() for phrase in phrases]
     return sorted(pairs, key=lambda p: -len(p[0]))
 
 
@@ -48,16 +53,27 @@ def person_words() -> dict[str, str]:
     return {word: person for person, words in read_labels("persons").items() for word in words}
 
 
-def tenses_in(text: str) -> list[str]:
-    """The tenses `text` names, sorted; a longer phrase takes its words first ("past participle": participle)."""
+def tenses_in(text: str, phrases: str = "tenses") -> list[str]:
+    """The tenses `text` names, sorted; a longer phrase takes its words first ("past participle": participle).
+    `phrases`: the word list that names them (data/<phrases>.txt)."""
     words = LETTERS_RE.findall(fold_accents(text.lower()))
     taken, found, present = [False] * len(words), set(), set(words)
-    for phrase, tense in (p for p in tense_phrases() if p[0][0] in present):  # the same order, fewer tried
+    for phrase, tense in (p for p in tense_phrases(phrases) if p[0][0] in present):  # the same order, fewer tried
         n = len(phrase)
         for i in range(len(words) - n + 1):
             if tuple(words[i:i + n]) == phrase and not any(taken[i:i + n]):
                 taken[i:i + n] = [True] * n
                 found.add(tense)
+    return sorted(found)
+
+
+def implied_tenses(text: str) -> list[str]:
+    """The tenses the constructions of `text` call for when it names none (data/constructions.txt): "if I were
+    rich" the imperfect subjunctive, "quiero que me lo ___" the present subjunctive, a quoted order ("go to the
+    shop!", "¡ven!") the imperative; sorted."""
+    found = set(tenses_in(text, "constructions"))
+    if IMPERATIVE_RE.search(text):
+        found.add("imperative")
     return sorted(found)
 
 

@@ -25,6 +25,16 @@ def test_the_cited_chunk_then_the_chunks_holding_the_form_in_the_top_n_lead_in_r
     assert [c for c, _ in out] == ["b", "d", "f", "a", "c", "e"] and [s for _, s in out] == [6, 5, 4, 3, 2, 1]
 
 
+def test_the_chunks_holding_the_form_with_its_verb_lead_those_that_only_use_it_within_the_top_n():
+    # b and f state "tener ... tuve"; d only uses the form: it follows them, still ahead of the rest
+    order = feedback_order(RUN, "tuve", None, folded, n=6, lemmas=["tener"])
+    assert [c for c, _ in order] == ["b", "f", "d", "a", "c", "e"]
+    # beyond the top n nothing moves, stating the form or not (f, d)
+    assert [c for c, _ in feedback_order(RUN, "tuve", "e", folded, n=3, lemmas=["tener"])] == ["e", "b", "a", "c", "d", "f"]
+    # a lemma spelled as the form itself (a lexicon row "tuve -> tuve") picks nothing out
+    assert [c for c, _ in feedback_order(RUN, "tuve", None, folded, n=6, lemmas=["tuve"])] == ["b", "d", "f", "a", "c", "e"]
+
+
 def test_only_a_short_answer_is_a_form_to_search():
     assert answer_form("Tuvé [#2]", 3) == "tuve"
     assert answer_form("se usa el pretérito para acciones [#1]", 3) is None
@@ -51,6 +61,9 @@ class FakeSources:
     def folded_text(self, cid):
         return folded(cid)
 
+    def lemmas_of(self, form):
+        return {"tuve": ["tener"]}.get(form, [])
+
 
 def feedback_kind():
     cc = corpus_config(CONFIG, "c")
@@ -67,6 +80,14 @@ def test_the_kind_reorders_by_its_readers_answer_and_an_abstention_or_a_long_ans
     assert [c for c, _ in kind.combine("preterite of tener", [RUN], sources, 100)] == expected
     reader, spec, query, ranked, depth, k = sources.asked[0]
     assert (reader, spec["threshold"], ranked, depth, k) == ("x", 0.4, list("abcdef"), 20, 3)
+
+
+def test_the_kind_puts_the_chunks_holding_the_answers_verb_first_its_lemmas_from_the_sources_lexicon():
+    corpus = {**CONFIG["corpora"]["c"], "retrievers": {**CONFIG["corpora"]["c"]["retrievers"],
+                                                       "fb": {"type": "feedback", "of": "b", "reader": "x", "n": 6}}}
+    kind = kind_of(corpus_config({"corpora": {"c": corpus}}, "c"), "fb")
+    sources = FakeSources(Answer("tuve [#1]", ["a"], False, 0.9, 0.0))
+    assert [c for c, _ in kind.combine("preterite of tener", [RUN], sources, 100)] == ["a", "b", "f", "d", "c", "e"]
 
 
 @pytest.mark.parametrize("change, message", [

@@ -8,7 +8,7 @@ import pytest
 from minirag.text.analyze import Analyzer, AnalyzerConfig
 from minirag.text.expand import ExpansionSettings, Paradigm, QueryExpander, load_lexicon
 from minirag.text.lexicon import extract_lexicon, save_lexicon
-from minirag.text.slots import person_list, persons_in, tenses_in
+from minirag.text.slots import implied_tenses, person_list, persons_in, tenses_in
 from minirag.text.verb_forms import extract_forms, extract_paradigms
 
 
@@ -169,3 +169,33 @@ def test_a_form_the_map_lacks_takes_the_tense_its_ending_has_in_the_paradigms():
     c = concept_of(expander(3.0, endings=True), "¿él tenió frío?", "tenió")
     assert c["tuvo"] == c["tuve"] == 1.5 and c["tengo"] == c["tienes"] == 0.5
     assert concept_of(expander(0.0, endings=True), "¿él tenió frío?", "tenió")["tuvo"] == 0.5
+
+
+def test_a_construction_calls_for_the_tense_a_query_does_not_name():
+    assert implied_tenses("'if I were rich' in Spanish, what form of ser goes after si?") == ["subjunctive-imperfect"]
+    assert implied_tenses("Quiero que me lo ___ mañana (traer)") == ["subjunctive-present"]
+    assert implied_tenses("No lo veo, pero puede que Luis esté por aquí") == ["subjunctive-present"]
+    assert implied_tenses("how do I tell my brother 'go to the shop!' in Spanish") == ["imperative"]
+    assert implied_tenses("¡Ven aquí! ¿cómo se forma?") == ["imperative"]
+    # no construction: a question mark and an exclamation in a row, a word inside another word
+    assert implied_tenses("he flys or he flies?!") == implied_tenses("the word order of questions") == []
+    assert implied_tenses("Si llueve, no salgo") == []   # si + present: a real condition, no tense called for
+
+
+SUBJUNCTIVE = """# Presente de subjuntivo
+
+| Persona | tener |
+|---|---|
+| yo | tenga |
+| tú | tengas |
+"""
+
+
+def test_the_tense_a_construction_calls_for_weighs_up_the_verbs_forms_unless_the_query_names_one():
+    d = docs() + [{"doc_id": "es/f.md", "lang": "es", "text": SUBJUNCTIVE}]
+    exp = QueryExpander(Analyzer(AnalyzerConfig(query_stopwords=("en", "es"))), extract_lexicon(d), extract_forms(d),
+                        ExpansionSettings(translations=0.5, forms=0.5, paradigm=True, tenses=3.0), extract_paradigms(d))
+    c = concept_of(exp, "quiero que ___ paciencia (tener)", "tener")
+    assert c["tenga"] == c["tengas"] == 1.5 and c["tuve"] == c["tengo"] == 0.5
+    named = concept_of(exp, "quiero que me digas el pretérito de tener", "tener")  # named: the preterite wins
+    assert named["tuve"] == 1.5 and named["tenga"] == 0.5

@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ...text.slots import implied_tenses
 from .terms import fold, quoted_spans
 from .vocabulary import WORD_RE, Vocabulary, filler
 
@@ -67,6 +68,9 @@ TRANSLATE_RE = re.compile(r"\b(?:how (?:do|would|can|should|could) (?:you|i|we|o
 SAY_RE = re.compile(r"\b(?:how (?:do|would|can|should|could) (?:you|i|we|one) (?:say|write)|como se (?:dice|escribe)|"
                     r"como (?:digo|decir)|translate|traduce|traducir)\s+(?P<body>[^\W\d_][^?¿!.,;:()'‘’\"“”«»*]{0,40}?)"
                     r"\s+(?:in|into|en|al)\s+(?:english|spanish|espanol|ingles|castellano)\b")
+# the concept of a tense a construction calls for (text/slots.py labels); the imperative and the conditional
+# the selector reads itself (a quoted command, "would" in the terms file)
+CONSTRUCTION_MOODS = {"subjunctive-present": "mood:subjunctive", "subjunctive-imperfect": "mood:imperfect_subjunctive"}
 LANGUAGE_WORDS = {"english", "ingles", "spanish", "espanol", "castellano", "verb", "verbo", "word", "palabra",
                   "form", "forma", "tense", "tiempo", "say", "dice", "digo", "correct", "correcto", "right", "wrong"}
 
@@ -215,6 +219,8 @@ def read_cues(a: QuestionAnalysis, vocab: Vocabulary) -> None:
         imply("form:gerund")
     for m in SUBJECT_RE.finditer(text):  # "yo ___", "they ___": the blank's person
         imply(*(x.concept for x in vocab.terms.find(m.group(1)) if x.dimension == "person"))
+    # a construction calls for a mood: "quiero que ___", "if I were rich" (text/data/constructions.txt)
+    imply(*(CONSTRUCTION_MOODS[t] for t in implied_tenses(a.query) if t in CONSTRUCTION_MOODS))
     command = next((m.group(1).strip() for m in COMMAND_RE.finditer(text) if m.group(1).strip()), "")
     if command:
         imply("mood:imperative")

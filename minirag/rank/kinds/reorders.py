@@ -166,7 +166,8 @@ class FeedbackSettings:
 
 class Feedback(Reorder):
     """The reader `reader` answers over the top of the run `of` live, as `answer` does; when it answers with
-    at most `max_words` words, the chunk it cites, then the top `n` chunks holding the answer, lead the run.
+    at most `max_words` words, the chunk it cites, then the top `n` chunks holding the answer (those holding
+    its verb too first, the lexicon's lemmas of it), lead the run.
     An abstention or a long answer leaves the run as it is. Its reader reads what it reads over an answered
     run: the top `candidates.depth` chunks for its selector, the top `prompt.k` in its prompt (`bind`)."""
     type, Settings, sweepable, upstream_key = "feedback", FeedbackSettings, ("n",), "of"
@@ -214,7 +215,7 @@ class Feedback(Reorder):
         if form is None:
             return run
         cited = answer.citations[0] if answer.citations else None
-        return feedback_order(run, form, cited, sources.folded_text, self.s.n)
+        return feedback_order(run, form, cited, sources.folded_text, self.s.n, sources.lemmas_of(form))
 
     def mechanism(self) -> str:
         return f"{self.s.reader}'s answer form searched in the top {self.s.n}"
