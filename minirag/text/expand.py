@@ -14,7 +14,7 @@ its translation's words. A retriever scores a concept by its best alternative in
 weighted (max, not sum), so a chunk that holds a word *and* its translation does not count
 the concept twice: the structured query of Pirkola (SIGIR 1998), in its weighted form.
 
-Three options for verbs, off by default:
+Four options for verbs, off by default:
 - `paradigm`: a word with a lemma becomes a `Paradigm` concept, whose alternatives add up in a
   chunk instead of counting once: the row "| hacer | hice | hiciste | hizo | ... |" and the arrow
   "tener → tuve" outrank a page that says *hace* in passing, since they state the verb's forms.
@@ -28,6 +28,9 @@ Three options for verbs, off by default:
   The lexicon's "paradigms" (lemma → tense → person → forms, verb_forms.py) say which form is which,
   and their endings the tense of a form they lack (*hació*: -ió ends comió, vivió: past); a verb they
   do not place in that tense keeps its forms at one weight, as without the option.
+- `persons` (a factor, 0: off; with `tenses`): of those, the forms in the person the query asks about (its
+  pronouns; an English one only quoted: "'I had'", "(pedir, él)"; slots.py `query_persons`) count that many
+  times more again: *pidió* over *pedí, pidieron*, so the chunks holding the very form the answer is rise.
 
 What it leaves out: mining the lexicon (lexicon.py, verb_forms.py), scoring (index/bm25/index.py
 `search_concepts`), and words of indexes cut into character n-grams, whose terms are not
@@ -43,7 +46,7 @@ from pathlib import Path
 from ..settings import setting
 from .analyze import Analyzer
 from .inflection import MIN_STEM, guess_lemmas
-from .slots import implied_tenses, tenses_in
+from .slots import implied_tenses, query_persons, tenses_in
 
 Concept = dict[str, float]  # index term -> weight of the best way to match it
 
@@ -64,6 +67,8 @@ class ExpansionSettings:
     endings: bool = False    # a form the map lacks gets the lemma a regular ending leaves (catched -> catch)
     tenses: float = setting(0.0, minimum=0, maximum=10)  # a verb's forms in the query's tense count this many
                                                          # times (0: off; its other forms count once)
+    persons: float = setting(0.0, minimum=0, maximum=10)  # and those in its tense and person this many times
+                                                          # more again (0: off; needs tenses)
 
     def enabled(self) -> bool:
         return self.translations > 0 or self.forms > 0
@@ -73,6 +78,7 @@ class ExpansionSettings:
         parts += [f"forms {self.forms:g}"] * (self.forms > 0)
         parts += ["forms add up"] * self.paradigm + ["regular endings stripped"] * self.endings
         parts += [f"forms of the query's tense x{self.tenses:g}"] * (self.tenses > 0)
+        parts += [f"of its person x{self.persons:g} more"] * (self.persons > 0 and self.tenses > 0)
         return f", expanded ({', '.join(parts)})" if parts else ""
 
 
@@ -121,19 +127,23 @@ class QueryExpander:
                 if len(lw) == 1:
                     self.lemmas.setdefault(f[0], set()).add(lw[0])
                     self.forms.setdefault(lw[0], set()).update((lw[0], f[0]))
-        # lemma -> tense -> its forms in that tense, and lemma -> form -> the tenses it is a form of
+        # lemma -> tense -> its forms in that tense, lemma -> form -> the tenses it is a form of, and
+        # (lemma, tense, person) -> its forms in that cell of the paradigm
         self.by_tense: dict[str, dict[str, set[str]]] = {}
         self.tenses_of: dict[str, dict[str, set[str]]] = {}
+        self.by_cell: dict[tuple[str, str, str], set[str]] = {}
         for lemma, by_tense in (paradigms or {}).items() if settings.tenses > 0 else ():
             lw = words(lemma)
             if len(lw) != 1:
                 continue
             for tense, by_person in by_tense.items():
-                for form in (f for fs in by_person.values() for f in fs):
-                    fw = words(form)
-                    if len(fw) == 1:
-                        self.by_tense.setdefault(lw[0], {}).setdefault(tense, set()).add(fw[0])
-                        self.tenses_of.setdefault(lw[0], {}).setdefault(fw[0], set()).add(tense)
+                for person, forms_of in by_person.items():
+                    for fw in (words(form) for form in forms_of):
+                        if len(fw) == 1:
+                            self.by_tense.setdefault(lw[0], {}).setdefault(tense, set()).add(fw[0])
+                            self.tenses_of.setdefault(lw[0], {}).setdefault(fw[0], set()).add(tense)
+                            if person:
+                                self.by_cell.setdefault((lw[0], tense, person), set()).add(fw[0])
         # an ending -> the tenses it ends a form of, past the part the form shares with its lemma (comió: -ió
         # past; worked: -ed past, participle): what a form the map lacks says of its tense (hació, catched)
         self.ending_tenses: dict[str, set[str]] = {}
@@ -179,21 +189,25 @@ class QueryExpander:
             return tuple(sorted({t for lemma in lemmas for t in self.ending_tenses.get(self._ending(word, lemma), ())}))
         return tuple(sorted({t for lemma in lemmas if lemma != word for t in self.tenses_of.get(lemma, {}).get(word, ())}))
 
-    def forms_in(self, lemma: str, tenses: tuple[str, ...]) -> dict[str, float]:
+    def forms_in(self, lemma: str, tenses: tuple[str, ...], persons: tuple[str, ...] = ()) -> dict[str, float]:
         """`lemma`'s forms, each with a factor: `tenses` (the setting) for the lemma and its forms in `tenses`,
+        times `persons` (the setting) for those in `tenses` and `persons` too ("pedir, él" in the past: *pidió*);
         1 for its other forms, and for all where no tense is given or the paradigms place none there."""
         picked = {f for t in tenses for f in self.by_tense.get(lemma, {}).get(t, ())}
         if not picked:
             return dict.fromkeys(self.forms[lemma], 1.0)
+        cell = {f for t in tenses for p in persons for f in self.by_cell.get((lemma, t, p), ())} if self.s.persons else set()
         # weighed up, not kept alone: an English row "write | wrote | written" holds every tense at once
-        return {f: self.s.tenses if f in picked or f == lemma else 1.0 for f in self.forms[lemma]}
+        return {f: self.s.tenses * (self.s.persons if f in cell else 1.0) if f in picked or f == lemma else 1.0
+                for f in self.forms[lemma]}
 
-    def word_alternatives(self, word: str, named: tuple[str, ...] = ()) -> dict[str, float]:
+    def word_alternatives(self, word: str, named: tuple[str, ...] = (), persons: tuple[str, ...] = ()) -> dict[str, float]:
         """The words that count as `word`, with their weights (the word itself 1). With `tenses`, a verb's forms
         in the tenses the query names (`named`) weigh more, and so do a translation's forms in those tenses or,
         where the query names none, in the tenses `word` is a form of ("gave": dar's past). The word's own
         tense does not pick its own verb's forms ("¿trajieron o trajeron?" asks about the row, not one tense)
-        unless the form map lacks it: then its ending's tense does (*hació*: hacer's past, *hice, hizo, ...*)."""
+        unless the form map lacks it: then its ending's tense does (*hació*: hacer's past, *hice, hizo, ...*).
+        With `persons`, the forms of those tenses in the persons the query asks about (`persons`) weigh more again."""
         t, f = self.s.translations, self.s.forms
         alts: dict[str, float] = {}
 
@@ -206,7 +220,7 @@ class QueryExpander:
         own = (named or self.own_tenses(word, lemmas)) if self.s.tenses > 0 else ()
         if f:  # a form the map knows asks about its row ("¿trajieron o trajeron?"); one it lacks, its ending's
             for lemma in lemmas:
-                for form, x in self.forms_in(lemma, named if word in self.lemmas else own).items():
+                for form, x in self.forms_in(lemma, named if word in self.lemmas else own, persons).items():
                     add(form, f * x)
         if t:
             for source in [word] + lemmas:
@@ -215,7 +229,7 @@ class QueryExpander:
                         add(w, t)
                     if f and len(translation) == 1:
                         for lemma in self.lemmas.get(translation[0], ()):
-                            for form, x in self.forms_in(lemma, own).items():
+                            for form, x in self.forms_in(lemma, own, persons).items():
                                 add(form, t * f * x)
         return alts
 
@@ -226,7 +240,8 @@ class QueryExpander:
         query names pick every verb's forms (`word_alternatives`)."""
         words = self.analyzer.query_words(query)
         named = tuple(tenses_in(query) or implied_tenses(query)) if self.s.tenses > 0 else ()
-        concepts = [self._terms(self.word_alternatives(w, named)) for w in words]
+        persons = tuple(query_persons(query, self.lemmas)) if self.s.tenses > 0 and self.s.persons > 0 else ()
+        concepts = [self._terms(self.word_alternatives(w, named, persons)) for w in words]
         if self.s.paradigm:
             concepts = [Paradigm(c) if self.lemmas_of(w) else c for w, c in zip(words, concepts)]
         if self.s.translations:

@@ -13,7 +13,7 @@ English table's "Past simple" and a Spanish one's "Pretérito indefinido" are th
     (['imperfect', 'past'], ['3sg'], ['1sg'])
 
 A query may also call for a tense without naming it: "if I were rich", "quiero que me lo ___" (`implied_tenses`,
-data/constructions.txt).
+data/constructions.txt); its persons are its pronouns, the English ones only where quoted (`query_persons`).
 
 What it leaves out: where the text comes from (which header a form sits under is verb_forms.py's to know),
 moods and aspects as such (a label is one row of tenses.txt), and any other language.
@@ -23,10 +23,12 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Container
 
 from .analyze import DATA_DIR, fold_accents
 
 LETTERS_RE = re.compile(r"[^\W\d_]+")
+QUOTED_RE = re.compile(r"['‘\"“«(]([^'’\"”»)]{1,80})['’\"”»)]")  # a quoted or bracketed stretch
 IMPERATIVE_RE = re.compile(r"¡|\w!")  # an opening ¡, or ! right after a word: "go to the shop!", not "?!"
 
 
@@ -50,7 +52,14 @@ def tense_phrases(name: str = "tenses") -> list[tuple[tuple[str, ...], str]]:
 
 @lru_cache(maxsize=1)
 def person_words() -> dict[str, str]:
-    return {word: person for person, words in read_labels("persons").items() for word in words}
+    """pronoun -> person, every pronoun of data/persons.txt (its ~ mark dropped)."""
+    return {word.lstrip("~"): person for person, words in read_labels("persons").items() for word in words}
+
+
+@lru_cache(maxsize=1)
+def weak_person_words() -> frozenset[str]:
+    """The pronouns marked ~ in data/persons.txt: in a query, a person only inside quotes or brackets."""
+    return frozenset(word[1:] for words in read_labels("persons").values() for word in words if word.startswith("~"))
 
 
 def tenses_in(text: str, phrases: str = "tenses") -> list[str]:
@@ -86,3 +95,15 @@ def person_list(text: str) -> list[str]:
 def persons_in(text: str) -> list[str]:
     """The persons `text` names, sorted, each once."""
     return sorted(set(person_list(text)))
+
+
+def query_persons(query: str, verb_forms: Container[str] = ()) -> list[str]:
+    """The persons a query asks about, sorted: its strong pronouns anywhere ("pedir, él"), its weak ones
+    (English: data/persons.txt's ~) only where it quotes or brackets them ("'I had'", "(salir, I form)"), since
+    "how do I say" names the asker; and not a weak one that is also one of `verb_forms` (the corpus's: «he
+    hacido» is haber's *he*, not "he")."""
+    table, weak = person_words(), weak_person_words()
+    found = {table[w] for w in LETTERS_RE.findall(query.lower()) if w in table and w not in weak}
+    for m in QUOTED_RE.finditer(query.lower()):
+        found.update(table[w] for w in LETTERS_RE.findall(m.group(1)) if w in table and w not in verb_forms)
+    return sorted(found)

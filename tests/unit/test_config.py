@@ -32,7 +32,7 @@ def test_stage_settings_hold_only_what_the_stage_reads():
     assert stage_settings(cc, "retrieve", "bm25") == {"type": "bm25", "index": "plain", "depth": 100,
                                                       "expand": {"translations": 0.0, "forms": 0.0,
                                                                  "paradigm": False, "endings": False,
-                                                                 "tenses": 0.0}}
+                                                                 "tenses": 0.0, "persons": 0.0}}
 
 
 def test_sweep_expands_into_one_retriever_per_value():
@@ -183,7 +183,7 @@ def test_the_ablation_study_holds_every_default_run_with_the_same_settings():
     workflow = Path(__file__).resolve().parents[2] / "workflow"
     lean = load_corpus(workflow / "config.yaml", "kb")
     study = load_corpus(workflow / "config.ablations.yaml", "kb-ablations")
-    assert len(lean["retrievers"]) == 20 and len(study["retrievers"]) == 39
+    assert len(lean["retrievers"]) == 20 and len(study["retrievers"]) == 40
     for key in ("source", "tokenizer", "chunk", "prompt", "depth", "readers", "serve"):
         assert lean[key] == study[key], key
     # but a feedback run: the study answers no run, so no reader of it is trained to feed back

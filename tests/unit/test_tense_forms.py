@@ -8,7 +8,7 @@ import pytest
 from minirag.text.analyze import Analyzer, AnalyzerConfig
 from minirag.text.expand import ExpansionSettings, Paradigm, QueryExpander, load_lexicon
 from minirag.text.lexicon import extract_lexicon, save_lexicon
-from minirag.text.slots import implied_tenses, person_list, persons_in, tenses_in
+from minirag.text.slots import implied_tenses, person_list, persons_in, query_persons, tenses_in
 from minirag.text.verb_forms import extract_forms, extract_paradigms
 
 
@@ -199,3 +199,39 @@ def test_the_tense_a_construction_calls_for_weighs_up_the_verbs_forms_unless_the
     assert c["tenga"] == c["tengas"] == 1.5 and c["tuve"] == c["tengo"] == 0.5
     named = concept_of(exp, "quiero que me digas el pretérito de tener", "tener")  # named: the preterite wins
     assert named["tuve"] == 1.5 and named["tenga"] == 0.5
+
+
+def test_a_querys_persons_are_its_pronouns_the_english_ones_only_quoted_or_bracketed():
+    assert query_persons("ayer el camarero nos ___ la cuenta (pedir, él)") == ["3sg"]
+    assert query_persons("how do you say 'I had' in the Spanish preterite?") == ["1sg"]   # "you" asks; 'I' is asked
+    assert query_persons("How do I say it in Spanish? (salir, I form)") == ["1sg"]
+    assert query_persons("how do I tell my brother to come") == []                          # the asker only
+    assert persons_in("I had") == ["1sg"]  # a table's header: every pronoun names its person
+
+
+def test_the_forms_of_the_querys_tense_in_its_person_weigh_up_again():
+    d = docs()
+    exp = QueryExpander(Analyzer(AnalyzerConfig(query_stopwords=("en", "es"))), extract_lexicon(d), extract_forms(d),
+                        ExpansionSettings(translations=0.5, forms=0.5, paradigm=True, tenses=3.0, persons=2.0),
+                        extract_paradigms(d))
+    c = concept_of(exp, "pretérito de tener con él", "tener")
+    assert c["tuvo"] == 3.0 and c["tuve"] == c["tuviste"] == 1.5 and c["tengo"] == 0.5
+    # a translation's forms too: 'I had' is tener's past, first person
+    had = concept_of(exp, "how do you say 'I had' in Spanish", "had")
+    assert had["tuve"] == 1.5 and had["tuviste"] == 0.75
+    # no person asked: the tense's forms alike, as without the option
+    assert concept_of(exp, "pretérito de tener", "tener") == concept_of(expander(3.0), "pretérito de tener", "tener")
+
+
+def test_weighing_persons_without_tenses_is_refused_naming_the_key():
+    from minirag.config.corpus import ConfigError, corpus_config
+    raw = {"corpora": {"c": {"source": {"format": "markdown", "path": "docs"},
+                             "retrievers": {"b": {"type": "bm25", "expand": {"forms": 0.5, "persons": 2}}}}}}
+    with pytest.raises(ConfigError, match=r"retrievers\.b\.expand\.persons: .*set expand\.tenses too"):
+        corpus_config(raw, "c")
+
+
+def test_a_quoted_pronoun_that_is_also_a_verb_form_of_the_corpus_names_no_person():
+    # «he hacido»: Spanish "he" is haber's, not the English pronoun
+    assert query_persons("mi amigo escribe «he hacido», ¿está bien?", verb_forms={"he"}) == []
+    assert query_persons("mi amigo escribe «he hacido», ¿está bien?") == ["3sg"]

@@ -84,6 +84,9 @@ class RetrieverKind(Kind):
         if self.embedder() is not None and self.embedder() not in cc["embedders"]:
             raise SettingsError(f"{where}.{self.embedder_key}: unknown embedder {self.embedder()!r} "
                                 f"(have: {', '.join(cc['embedders']) or 'none'})")
+        if self.expansion().persons > 0 and self.expansion().tenses == 0:
+            raise SettingsError(f"{where}.expand.persons: weighs up the forms of the query's tense in its person; "
+                                "set expand.tenses too")
         if self.index() is not None and self.index() not in cc["bm25"]:
             raise SettingsError(f"{where}.index: unknown bm25 index {self.index()!r} "
                                 f"(have: {', '.join(cc['bm25']) or 'none'})")
