@@ -91,12 +91,13 @@ class Reader(Kind):
     @classmethod
     def selecting_reads(cls, graph, name: str) -> dict:
         """A `selects` kind: what scoring a run's candidates reads besides the run and the chunks."""
-        return {**graph.lexicon(), "terms": graph.terms_file(), **graph.reader_weights(name)}
+        return {**graph.lexicon(), **graph.selector_lists(), "terms": graph.terms_file(), **graph.reader_weights(name)}
 
     @classmethod
     def training_reads(cls, graph, name: str) -> dict:
         """A trained kind: what its train_reader job reads besides the documents, by `training_inputs`."""
-        return graph.corpus_files_named([k for k in cls.training_inputs if k != "docs"])
+        return {**graph.corpus_files_named([k for k in cls.training_inputs if k != "docs"]),
+                **(graph.selector_lists() if cls.selects else {})}
 
     @property
     def name(self) -> str:

@@ -11,9 +11,6 @@ count too), at any depth (`from ..index.bm25 import BM25Index`, `from . import x
     -> [minirag/__init__.py, minirag/artifacts/io.py, minirag/settings.py, minirag/stages/__init__.py,
         minirag/stages/chunk.py, minirag/stages/common.py, minirag/text/__init__.py, ...]
 
-The files of a package's `data/` folder count as its modules' own (the word lists text/slots.py reads),
-so a stage running a module of `text` lists text/data/*.
-
 What it leaves out: dynamic imports (importlib: minirag's own `__init__` loads its
 exports lazily, and those are not executed by a stage that does not use them) and
 third-party packages (the manifest records their versions).
@@ -183,7 +180,4 @@ def module_closure(package_dir: str | Path, modules: Iterable[str], cache: str |
             atomic_write_text(cache, json.dumps(store, sort_keys=True))
         except OSError:  # a read-only checkout: parse again next time
             pass
-    files = {module_file(package_dir, m) for m in seen} - {None}
-    # a package's data folder (text/data/tenses.txt) is read by its modules: editing it reruns them too
-    data = {f for d in {p.parent / "data" for p in files} if d.is_dir() for f in d.rglob("*") if f.is_file()}
-    return sorted(str(f) for f in files | data)
+    return sorted(str(module_file(package_dir, m)) for m in seen if module_file(package_dir, m) is not None)

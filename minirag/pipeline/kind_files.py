@@ -67,8 +67,16 @@ class KindFiles:
         model = self.layout.reranker(name)
         return {file_key("reranker", name): Given(str(model), tuple(paths(model, model.with_suffix(".json"))))}
 
-    def lexicon(self) -> dict:
-        return {"lexicon": str(self.layout.lexicon)}
+    def lexicon(self, expand=None) -> dict:
+        """The lexicon, and the word lists an expansion (`expand`: ExpansionSettings) reads with it."""
+        files = expand.data_files() if expand is not None else ()
+        words = {file_key("words", "expand"): Given(None, tuple(as_input(f) for f in files))} if files else {}
+        return {"lexicon": str(self.layout.lexicon), **words}
+
+    def selector_lists(self) -> dict:
+        """The word lists the answer selector reads a question's construction with (text/slots.py)."""
+        from ..text.slots import CONSTRUCTION_LISTS, list_files
+        return {file_key("words", "selector"): Given(None, tuple(as_input(f) for f in list_files(*CONSTRUCTION_LISTS)))}
 
     def answering(self, reader: str) -> dict:
         """What a reader's answer selector reads to answer live (a feedback run): its weights, tracked with their
@@ -76,7 +84,7 @@ class KindFiles:
         from ..config.corpus import terms_file
         model = self.layout.reader_model(reader)
         return {file_key("reader", reader): Given(str(model), tuple(paths(model, model.with_suffix(".json")))),
-                **self.lexicon(), "terms": terms_file(self.cc), "chunks": str(self.layout.chunks)}
+                **self.lexicon(), **self.selector_lists(), "terms": terms_file(self.cc), "chunks": str(self.layout.chunks)}
 
     def fitted(self, name: str) -> dict:
         """The receipt of a fitted fusion's run: its weights."""

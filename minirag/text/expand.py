@@ -46,7 +46,7 @@ from pathlib import Path
 from ..settings import setting
 from .analyze import Analyzer
 from .inflection import MIN_STEM, guess_lemmas
-from .slots import implied_tenses, query_persons, tenses_in
+from .slots import QUERY_TENSE_LISTS, implied_tenses, list_files, query_persons, tenses_in
 
 Concept = dict[str, float]  # index term -> weight of the best way to match it
 
@@ -72,6 +72,12 @@ class ExpansionSettings:
 
     def enabled(self) -> bool:
         return self.translations > 0 or self.forms > 0
+
+    def data_files(self) -> tuple[str, ...]:
+        """The word lists it reads (slots.py): a query's tense with `tenses`, its person with `persons` too."""
+        if self.tenses <= 0:
+            return ()
+        return list_files(*QUERY_TENSE_LISTS, *(("persons",) if self.persons > 0 else ()))
 
     def describe(self) -> str:
         parts = [f"translations {self.translations:g}"] * (self.translations > 0)

@@ -32,6 +32,17 @@ QUOTED_RE = re.compile(r"['‘\"“«(]([^'’\"”»)]{1,80})['’\"”»)]")  
 IMPERATIVE_RE = re.compile(r"¡|\w!")  # an opening ¡, or ! right after a word: "go to the shop!", not "?!"
 
 
+def list_files(*names: str) -> tuple[str, ...]:
+    """The files of these word lists (data/<name>.txt): inputs of the jobs that read them, so editing one reruns
+    them (pipeline/kind_files.py)."""
+    return tuple(str(DATA_DIR / f"{name}.txt") for name in names)
+
+
+# which lists each reader of this module reads: the lexicon stage the headers' (verb_forms.py), query
+# expansion a query's tense (and person: expand.py), the answer selector a construction's (analysis.py)
+PARADIGM_LISTS, QUERY_TENSE_LISTS, CONSTRUCTION_LISTS = ("tenses", "persons"), ("tenses", "constructions"), ("constructions",)
+
+
 def read_labels(name: str) -> dict[str, list[str]]:
     """`label<TAB>phrase | phrase` lines of data/<name>.txt as {label: [phrases]}; `#` starts a comment."""
     out: dict[str, list[str]] = {}

@@ -41,14 +41,6 @@ def test_closure_follows_relative_absolute_and_lazy_imports_and_adds_every_packa
         "text/__init__.py", "text/cut.py", "text/words.py"]
 
 
-def test_a_package_data_folder_belongs_to_the_stages_that_run_its_modules(pkg):
-    write(pkg, "text/data/words.txt", "a word list text/words.py reads\n")
-    write(pkg, "text/data/more/tenses.txt")
-    files = rels(module_closure(pkg, ["stages.run"]), pkg)
-    assert {"text/data/words.txt", "text/data/more/tenses.txt"} <= set(files)
-    assert not any("data" in f for f in rels(module_closure(pkg, ["index.unrelated"]), pkg))
-
-
 def test_closure_of_a_leaf_module_is_itself_and_its_packages(pkg):
     assert rels(module_closure(pkg, ["index.unrelated"]), pkg) == ["__init__.py", "index/__init__.py",
                                                                     "index/unrelated.py"]

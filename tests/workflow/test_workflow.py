@@ -131,6 +131,12 @@ def test_editing_the_lexicon_miner_reruns_lexicon_and_the_expanded_runs_only(bui
     assert "bm25" not in jobs and "chunk" not in jobs
 
 
+def test_editing_a_word_list_the_text_modules_read_reruns_the_stages_that_run_them(built):
+    # data/tenses.txt is read, not imported: the stages running minirag.text list text/data/* as inputs
+    jobs = planned_after_edit(built, "minirag/text/data/tenses.txt", "# Tenses", "# Edited. Tenses")
+    assert jobs["lexicon"] == 1 and jobs["retrieve"] >= 2 and jobs["report"] == 1
+
+
 def test_a_retriever_or_prompt_change_does_not_retrain_the_reader(built):
     jobs = planned_with(built, {"prompt": {"k": 2, "evidence_lines": 3}, "bm25": {"plain": {"k1": 1.2}}})
     assert jobs["prompt"] >= 1 and jobs["generate"] >= 2 and jobs["retrieve"] >= 1

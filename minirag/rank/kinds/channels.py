@@ -87,7 +87,7 @@ class BM25(RetrieverKind):
         return self.s.index
 
     def reads(self, graph) -> dict:
-        return {**graph.bm25_index(self.s.index), **(graph.lexicon() if self.s.expand.enabled() else {})}
+        return {**graph.bm25_index(self.s.index), **(graph.lexicon(self.s.expand) if self.s.expand.enabled() else {})}
 
     def check(self, name, cc, where) -> None:
         super().check(name, cc, where)

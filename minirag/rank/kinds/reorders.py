@@ -117,14 +117,14 @@ class Rerank(Reorder):
             raise SettingsError(f"{where}.train_qrels: needs a BEIR source with source.train_split")
 
     def reads(self, graph) -> dict:
-        return {**graph.reranker(self.name), **(graph.lexicon() if self.s.expand.enabled() else {}),
+        return {**graph.reranker(self.name), **(graph.lexicon(self.s.expand) if self.s.expand.enabled() else {}),
                 **(graph.vectors(self.s.dense) if self.s.dense else {})}
 
     def training_reads(self, graph) -> dict:
         """The run whose candidates it learns to re-order, the lexicon its features expand with, a BEIR
         training split when it learns from its qrels too, and its dense features' vectors and encoder."""
         return {"run": str(graph.layout.run(self.upstream()[0])),
-                **(graph.lexicon() if self.s.expand.enabled() else {}),
+                **(graph.lexicon(self.s.expand) if self.s.expand.enabled() else {}),
                 **(graph.beir_training() if self.s.train_qrels else {}),
                 **({"files": graph.vectors(self.s.dense)} if self.s.dense else {})}
 
