@@ -24,6 +24,13 @@ from .readers import Answer, Reader
 from .select.selector import AnswerSelector
 
 
+def prompt_options(prompt: Mapping) -> dict:
+    """A corpus's `prompt` settings as `rag_answer`'s keywords beside `k`: every caller answering for the
+    corpus (the answer command, a server, a feedback run) builds the same prompt."""
+    return {"answers": prompt["answers"], "template": prompt["template"], "evidence_lines": prompt["evidence_lines"],
+            "evidence_chars": prompt["evidence_chars"]}
+
+
 def rag_answer(query: str, retriever: Retriever, reader: Reader, chunks: Mapping[str, Chunk] | Sequence[Chunk],
                k: int = 3, selector: AnswerSelector | None = None, langs: Mapping[str, str] | None = None,
                answers: int = 2, **prompt_options) -> tuple[Ranking, Prompt, Answer]:

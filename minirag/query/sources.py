@@ -154,18 +154,19 @@ class Sources:
                                                   [c.id for c in self.chunks])
         return self._dense[embedder]
 
-    def answer(self, reader: str, spec: dict, query: str, ranked: list[str], depth: int, k: int):
+    def answer(self, reader: str, spec: dict, query: str, ranked: list[str], depth: int, prompt: Mapping):
         """The extractive reader `reader`'s answer to `query` over these ranked chunk ids, as `answer` gives it
         (answer/rag.py `rag_answer`, this ranking for a retriever's): its selector reads the top `depth`, the
-        prompt holds the top `k` and its one best answer; the selector and reader (`spec`: its config entry)
-        are loaded once."""
+        prompt is built as the corpus's `prompt` settings say (k, answers, template, evidence); the selector and
+        reader (`spec`: its config entry) are loaded once."""
         from types import SimpleNamespace
 
-        from ..answer.rag import rag_answer
+        from ..answer.rag import prompt_options, rag_answer
         selector, rd = self.answerer(reader, spec, depth)
         run = [(cid, 0.0) for cid in ranked]
         given = SimpleNamespace(search=lambda _query, k: run[:k])
-        return rag_answer(query, given, rd, self.chunks_by_id, k=k, selector=selector, langs=self.langs, answers=1)[2]
+        return rag_answer(query, given, rd, self.chunks_by_id, k=prompt["k"], selector=selector, langs=self.langs,
+                          **prompt_options(prompt))[2]
 
     def answerer(self, reader: str, spec: dict, depth: int):
         """(answer selector reading the top `depth` chunks, extractive reader) of the trained reader `reader`,

@@ -54,8 +54,8 @@ class FakeSources:
     def __init__(self, answer):
         self.given, self.asked = answer, []
 
-    def answer(self, reader, spec, query, ranked, depth, k):
-        self.asked.append((reader, spec, query, ranked, depth, k))
+    def answer(self, reader, spec, query, ranked, depth, prompt):
+        self.asked.append((reader, spec, query, ranked, depth, prompt))
         return self.given
 
     def folded_text(self, cid):
@@ -78,8 +78,8 @@ def feedback_kind():
 def test_the_kind_reorders_by_its_readers_answer_and_an_abstention_or_a_long_answer_moves_nothing(answer, expected):
     kind, sources = feedback_kind(), FakeSources(answer)
     assert [c for c, _ in kind.combine("preterite of tener", [RUN], sources, 100)] == expected
-    reader, spec, query, ranked, depth, k = sources.asked[0]
-    assert (reader, spec["threshold"], ranked, depth, k) == ("x", 0.4, list("abcdef"), 20, 3)
+    reader, spec, query, ranked, depth, prompt = sources.asked[0]
+    assert (reader, spec["threshold"], ranked, depth, prompt["k"]) == ("x", 0.4, list("abcdef"), 20, 3)
 
 
 def test_the_kind_puts_the_chunks_holding_the_answers_verb_first_its_lemmas_from_the_sources_lexicon():
@@ -121,12 +121,14 @@ def test_the_retrieve_job_carries_its_readers_settings_so_a_threshold_change_rer
     assert {"reader:x", "lexicon", "terms", "chunks"} <= set(files)
 
 
-def test_its_reader_reads_as_much_of_the_run_as_over_an_answered_run_candidates_depth_and_prompt_k():
-    corpus = {**CONFIG["corpora"]["c"], "candidates": {"depth": 15}, "prompt": {"k": 4}}
+def test_its_reader_answers_as_over_an_answered_run_candidates_depth_and_the_prompt_settings():
+    prompt = {"k": 4, "answers": 1, "template": "default", "evidence_lines": 5, "evidence_chars": 200}
+    corpus = {**CONFIG["corpora"]["c"], "candidates": {"depth": 15}, "prompt": prompt}
     kind = kind_of(corpus_config({"corpora": {"c": corpus}}, "c"), "fb")
     sources = FakeSources(Answer("tuve [#1]", ["f"], False, 0.9, 0.0))
     kind.combine("preterite of tener", [RUN], sources, 100)
-    assert sources.asked[0][4:] == (15, 4)
+    depth, given = sources.asked[0][4:]
+    assert depth == 15 and {k: given[k] for k in prompt} == prompt
     unbound = kind.__class__.from_spec(CONFIG["corpora"]["c"]["retrievers"]["fb"], "retrievers.fb")
     unbound.name = "fb"
     with pytest.raises(ValueError, match="retrievers.fb: its reader's settings were not bound"):

@@ -169,10 +169,10 @@ class Feedback(Reorder):
     at most `max_words` words, the chunk it cites, then the top `n` chunks holding the answer (those holding
     its verb too first, the lexicon's lemmas of it), lead the run.
     An abstention or a long answer leaves the run as it is. Its reader reads what it reads over an answered
-    run: the top `candidates.depth` chunks for its selector, the top `prompt.k` in its prompt (`bind`)."""
+    run: the top `candidates.depth` chunks for its selector, and the corpus's `prompt` settings (`bind`)."""
     type, Settings, sweepable, upstream_key = "feedback", FeedbackSettings, ("n",), "of"
     reader_spec: dict | None = None  # its reader's config entry (bind)
-    reading: dict | None = None      # {"depth": candidates.depth, "k": prompt.k} (bind)
+    reading: dict | None = None      # {"depth": candidates.depth, "prompt": the prompt settings} (bind)
 
     def check(self, name, cc, where) -> None:
         super().check(name, cc, where)
@@ -188,12 +188,13 @@ class Feedback(Reorder):
         return self.s.reader
 
     def config_reads(self, cc) -> dict:
-        """Its reader's settings (threshold, abstain) and how much of the run it reads (candidates.depth,
-        prompt.k): changing any of them re-ranks, as they re-answer."""
+        """Its reader's settings (threshold, abstain), how much of the run its selector reads (candidates.depth)
+        and the prompt it answers from (prompt: k, answers, template, evidence): changing any of them re-ranks,
+        as they re-answer."""
         if self.s.reader not in cc["readers"]:
             return {}
         return {"readers": {self.s.reader: dict(cc["readers"][self.s.reader])},
-                "reading": {"depth": cc["candidates"]["depth"], "k": cc["prompt"]["k"]}}
+                "reading": {"depth": cc["candidates"]["depth"], "prompt": dict(cc["prompt"])}}
 
     def bind(self, part) -> None:
         self.reader_spec = part.get("readers", {}).get(self.s.reader)
@@ -210,7 +211,7 @@ class Feedback(Reorder):
         if self.reader_spec is None or self.reading is None:
             raise ValueError(f"retrievers.{self.name}: its reader's settings were not bound (rank/kinds/base.py kind_of)")
         answer = sources.answer(self.s.reader, self.reader_spec, query, [cid for cid, _ in run],
-                                self.reading["depth"], self.reading["k"])
+                                self.reading["depth"], self.reading["prompt"])
         form = None if answer.abstained else answer_form(answer.text, self.s.max_words)
         if form is None:
             return run
