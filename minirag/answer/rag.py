@@ -24,7 +24,7 @@ from .readers import Answer, Reader
 from .select.selector import AnswerSelector
 
 
-def prompt_options(prompt: Mapping) -> dict:
+def prompt_keywords(prompt: Mapping) -> dict:
     """A corpus's `prompt` settings as `rag_answer`'s keywords beside `k`: every caller answering for the
     corpus (the answer command, a server, a feedback run) builds the same prompt."""
     return {"answers": prompt["answers"], "template": prompt["template"], "evidence_lines": prompt["evidence_lines"],

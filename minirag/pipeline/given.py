@@ -16,3 +16,9 @@ class Given:
     none (a word list the stage finds by itself, tracked so that editing it reruns the job)."""
     arg: str | None
     files: tuple[str, ...]
+
+    @classmethod
+    def tracked(cls, files) -> "Given":
+        """Word lists a stage finds by itself: tracked only, each named as a rule input is (`as_input`)."""
+        from ..artifacts.io import as_input
+        return cls(None, tuple(as_input(f) for f in files))

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..artifacts.io import as_input
 from ..artifacts.layout import CorpusLayout
 from ..config.typed import Corpus
 from ..rank.kinds.base import file_key
@@ -51,7 +50,7 @@ class KindFiles:
         """The stopword and filler lists an index's analyzer reads, when it reads any."""
         from ..text.analyze import AnalyzerConfig
         files = AnalyzerConfig.from_dict(self.cc["bm25"][index]["analyzer"]).data_files() if index else []
-        return {"word_lists": Given(None, tuple(as_input(f) for f in files))} if files else {}
+        return {"word_lists": Given.tracked(files)} if files else {}
 
     def bm25_index(self, name: str) -> dict:
         """A BM25 index (its folder), the word lists its analyzer reads and the units it holds, by file key."""
@@ -70,13 +69,12 @@ class KindFiles:
     def lexicon(self, expand=None) -> dict:
         """The lexicon, and the word lists an expansion (`expand`: ExpansionSettings) reads with it."""
         files = expand.data_files() if expand is not None else ()
-        words = {file_key("words", "expand"): Given(None, tuple(as_input(f) for f in files))} if files else {}
-        return {"lexicon": str(self.layout.lexicon), **words}
+        return {"lexicon": str(self.layout.lexicon), **({file_key("words", "expand"): Given.tracked(files)} if files else {})}
 
     def selector_lists(self) -> dict:
         """The word lists the answer selector reads a question's construction with (text/slots.py)."""
         from ..text.slots import CONSTRUCTION_LISTS, list_files
-        return {file_key("words", "selector"): Given(None, tuple(as_input(f) for f in list_files(*CONSTRUCTION_LISTS)))}
+        return {file_key("words", "selector"): Given.tracked(list_files(*CONSTRUCTION_LISTS))}
 
     def answering(self, reader: str) -> dict:
         """What a reader's answer selector reads to answer live (a feedback run): its weights, tracked with their

@@ -258,7 +258,7 @@ class BuiltCorpus:
 
     def answer(self, query: str, retriever: str | None = None, reader: str | None = None,
                k: int | None = None, max_chars: int | None = None) -> dict:
-        from ..answer.rag import prompt_options, rag_answer
+        from ..answer.rag import prompt_keywords, rag_answer
         from .citations import cite
         query = check_query(query, max_chars)
         self.check_k(k)
@@ -268,7 +268,7 @@ class BuiltCorpus:
         p = self.cc["prompt"]
         r = Recorded(r)  # the whole ranking the selector read, for the ranks of citations below the top k
         ranked, prompt, answer = rag_answer(query, r, rd, self.by_id, k=k or p["k"], selector=self.selector,
-                                            langs=self.langs if self.selector else {}, **prompt_options(p))
+                                            langs=self.langs if self.selector else {}, **prompt_keywords(p))
         total_ms = (time.perf_counter() - t0) * 1000
         ranks = {cid: i for i, (cid, _) in enumerate(r.ranked, 1)}
         cited = []

@@ -161,12 +161,12 @@ class Sources:
         reader (`spec`: its config entry) are loaded once."""
         from types import SimpleNamespace
 
-        from ..answer.rag import prompt_options, rag_answer
+        from ..answer.rag import prompt_keywords, rag_answer
         selector, rd = self.answerer(reader, spec, depth)
         run = [(cid, 0.0) for cid in ranked]
         given = SimpleNamespace(search=lambda _query, k: run[:k])
         return rag_answer(query, given, rd, self.chunks_by_id, k=prompt["k"], selector=selector, langs=self.langs,
-                          **prompt_options(prompt))[2]
+                          **prompt_keywords(prompt))[2]
 
     def answerer(self, reader: str, spec: dict, depth: int):
         """(answer selector reading the top `depth` chunks, extractive reader) of the trained reader `reader`,
@@ -198,16 +198,9 @@ class Sources:
         """A chunk's text lowercased without accents (rank/feedback.py `fold`), folded once per chunk."""
         return self.folded_texts[chunk_id]
 
-    @cached_property
-    def folded_lemmas(self) -> dict[str, list[str]]:
-        """The lexicon's form -> lemmas map, folded as folded_text folds (rank/feedback.py `folded_lemmas`)."""
-        from ..artifacts.integrity import verified
-        from ..rank.feedback import folded_lemmas
-        return folded_lemmas(verified(self.file("lexicon", "lexicon"), "lexicon"))
-
-    def lemmas_of(self, form: str) -> list[str]:
-        """A folded form's lemmas in the lexicon, folded; [] for a form it lacks."""
-        return self.folded_lemmas.get(form, [])
+    def form_lemmas(self, reader: str, spec: dict, depth: int) -> Mapping[str, list[str]]:
+        """The lexicon's form -> lemmas map, folded, as the reader's answer selector holds it (its vocabulary)."""
+        return self.answerer(reader, spec, depth)[0].vocab.forms
 
     def vectors_by_id(self, embedder: str):
         """chunk id -> vector (for MMR), read and checked once."""

@@ -14,7 +14,6 @@ deciding whether an answer is short enough to search for (`answer_form`).
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Callable, Sequence
 
 from ..text.analyze import fold_accents
@@ -27,15 +26,6 @@ CITATION_RE = re.compile(r"\s*\[#\d+\]")
 def fold(text: str) -> str:
     """Lowercased, accents dropped (text/analyze.py `fold_accents`): "Tuvé" -> "tuve"."""
     return fold_accents(text.lower())
-
-
-def folded_lemmas(lexicon: Path) -> dict[str, list[str]]:
-    """A lexicon file's form -> lemmas map with both sides folded ("tuvé" -> ["tener"]), lemmas sorted."""
-    from ..text.expand import load_lexicon
-    out: dict[str, set[str]] = {}
-    for form, lemmas in load_lexicon(lexicon)[1].items():
-        out.setdefault(fold(form), set()).update(fold(lemma) for lemma in lemmas)
-    return {form: sorted(lemmas) for form, lemmas in out.items()}
 
 
 def answer_form(answer: str, max_words: int) -> str | None:

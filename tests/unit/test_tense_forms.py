@@ -125,9 +125,9 @@ def test_the_paradigms_are_a_third_key_old_readers_skip_and_files_are_byte_ident
     assert load_lexicon(tmp_path / "old.json", paradigms=True) == (lexicon, forms, {})
 
 
-def expander(tenses: float, paradigms=None, endings=False):
-    d = docs()
-    settings = ExpansionSettings(translations=0.5, forms=0.5, paradigm=True, endings=endings, tenses=tenses)
+def expander(tenses: float, paradigms=None, endings=False, persons=0.0, more_docs=()):
+    d = docs() + list(more_docs)
+    settings = ExpansionSettings(translations=0.5, forms=0.5, paradigm=True, endings=endings, tenses=tenses, persons=persons)
     return QueryExpander(Analyzer(AnalyzerConfig(query_stopwords=("en", "es"))), extract_lexicon(d), extract_forms(d),
                          settings, extract_paradigms(d) if paradigms is None else paradigms)
 
@@ -192,9 +192,7 @@ SUBJUNCTIVE = """# Presente de subjuntivo
 
 
 def test_the_tense_a_construction_calls_for_weighs_up_the_verbs_forms_unless_the_query_names_one():
-    d = docs() + [{"doc_id": "es/f.md", "lang": "es", "text": SUBJUNCTIVE}]
-    exp = QueryExpander(Analyzer(AnalyzerConfig(query_stopwords=("en", "es"))), extract_lexicon(d), extract_forms(d),
-                        ExpansionSettings(translations=0.5, forms=0.5, paradigm=True, tenses=3.0), extract_paradigms(d))
+    exp = expander(3.0, more_docs=[{"doc_id": "es/f.md", "lang": "es", "text": SUBJUNCTIVE}])
     c = concept_of(exp, "quiero que ___ paciencia (tener)", "tener")
     assert c["tenga"] == c["tengas"] == 1.5 and c["tuve"] == c["tengo"] == 0.5
     named = concept_of(exp, "quiero que me digas el pretérito de tener", "tener")  # named: the preterite wins
@@ -210,10 +208,7 @@ def test_a_querys_persons_are_its_pronouns_the_english_ones_only_quoted_or_brack
 
 
 def test_the_forms_of_the_querys_tense_in_its_person_weigh_up_again():
-    d = docs()
-    exp = QueryExpander(Analyzer(AnalyzerConfig(query_stopwords=("en", "es"))), extract_lexicon(d), extract_forms(d),
-                        ExpansionSettings(translations=0.5, forms=0.5, paradigm=True, tenses=3.0, persons=2.0),
-                        extract_paradigms(d))
+    exp = expander(3.0, persons=2.0)
     c = concept_of(exp, "pretérito de tener con él", "tener")
     assert c["tuvo"] == 3.0 and c["tuve"] == c["tuviste"] == 1.5 and c["tengo"] == 0.5
     # a translation's forms too: 'I had' is tener's past, first person

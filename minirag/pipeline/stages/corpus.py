@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ...artifacts.io import as_input
 from ...text.chunker import ChunkSettings
 from ...text.slots import PARADIGM_LISTS, list_files
 from ..stage import Given, Out, Stage
@@ -68,6 +67,6 @@ CHUNKS = [
     Stage("units", per=None, names=lambda g: one(g.uses_units()),
           reads=lambda g, w: {**docs(g), "chunks": str(g.layout.chunks)}, writes={"out": Out("units")}),
     Stage("lexicon", per=None, names=lambda g: one(g.uses_lexicon()),
-          reads=lambda g, w: {**docs(g), "word_lists": Given(None, tuple(map(as_input, list_files(*PARADIGM_LISTS))))},
+          reads=lambda g, w: {**docs(g), "word_lists": Given.tracked(list_files(*PARADIGM_LISTS))},
           writes={"out": Out("lexicon")}),
 ]

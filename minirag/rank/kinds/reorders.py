@@ -216,7 +216,8 @@ class Feedback(Reorder):
         if form is None:
             return run
         cited = answer.citations[0] if answer.citations else None
-        return feedback_order(run, form, cited, sources.folded_text, self.s.n, sources.lemmas_of(form))
+        lemmas = sources.form_lemmas(self.s.reader, self.reader_spec, self.reading["depth"]).get(form, [])
+        return feedback_order(run, form, cited, sources.folded_text, self.s.n, lemmas)
 
     def mechanism(self) -> str:
         return f"{self.s.reader}'s answer form searched in the top {self.s.n}"
