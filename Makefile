@@ -6,6 +6,8 @@
 # Snakemake and pip say (make report VERBOSE=1).
 # and, for a config of your own:
 #   make build CONFIG=mine.yaml          check the config file, then build its report
+#   make plan [CONFIG=mine.yaml]         what a build would run: jobs by rule, and why each reruns
+#                                        (VERBOSE=1: every job with its files, as snakemake -n prints it)
 #   make check-config CONFIG=mine.yaml   only check it (Snakemake meets a --configfile that is
 #                                        a folder or missing with a traceback, before minirag runs)
 PYTHON ?= python3
@@ -25,7 +27,7 @@ ifneq ($(shell d="$${XDG_CACHE_HOME:-$$HOME/.cache}"; mkdir -p "$$d" 2>/dev/null
 export XDG_CACHE_HOME := $(CURDIR)/.cache
 endif
 
-.PHONY: report report-html test bench clean build check-config
+.PHONY: report report-html test bench clean build check-config plan
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +50,9 @@ check-config: | $(BIN)/python
 
 build: check-config $(VENV)/.installed
 	$(SNAKEMAKE) -c$(CORES) --configfile "$(CONFIG)"
+
+plan: $(VENV)/.installed
+	MINIRAG_PLAN=1 $(SNAKEMAKE) -n --configfile "$(CONFIG)"
 
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest -q

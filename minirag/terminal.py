@@ -88,6 +88,10 @@ class QuietTerminal(logging.Handler):
         self.lock = threading.RLock()
         self.tty = self.stream.isatty() if hasattr(self.stream, "isatty") else False
         self.ticker: threading.Thread | None = None
+        self.plan = None
+        if os.environ.get("MINIRAG_PLAN"):  # `make plan`: a dry run as one line per rule (minirag/plan.py)
+            from minirag.plan import PlanTerminal
+            self.plan = PlanTerminal(self.stream)
 
     def quiet(self) -> bool:
         """Quiet while a real build runs; a dry run or a command that runs no job prints as Snakemake does."""
@@ -97,6 +101,9 @@ class QuietTerminal(logging.Handler):
         event = str(getattr(record, "event", "") or "")
         message = record.getMessage().strip()
         if not self.quiet():
+            if self.plan is not None and self.workflow.dryrun:
+                self.plan.emit(record)
+                return
             if event != "workflow_started" and not message.startswith(DROPPED[:2]):
                 self.fallback.handle(record)
             return

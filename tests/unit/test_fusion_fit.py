@@ -118,7 +118,8 @@ def test_a_fit_on_synthetic_questions_says_so_and_none_left_keeps_the_configs_we
 
 
 def kb_graph():
-    """The default config's KB corpus settings and its graph (paths in the config are the repository's)."""
+    """The KB ablation study's corpus settings and its graph, where the fitted fusions are (paths in the
+    config are the repository's)."""
     import os
 
     from support.project import REPO
@@ -130,10 +131,10 @@ def kb_graph():
     here = os.getcwd()
     os.chdir(REPO)
     try:
-        cc = corpus_config(load_config("workflow/config.yaml"), "kb")
+        cc = corpus_config(load_config("workflow/config.ablations.yaml"), "kb-ablations")
     finally:
         os.chdir(here)
-    return cc, CorpusGraph(cc, CorpusLayout.of("results", "kb"))
+    return cc, CorpusGraph(cc, CorpusLayout.of("results", "kb-ablations"))
 
 
 def test_the_families_a_fusion_fits_on_default_to_its_encoders_and_the_fit_set_leaves_out_what_trained():

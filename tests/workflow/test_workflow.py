@@ -110,6 +110,25 @@ def test_chunk_size_change_reruns_chunk_and_downstream_only(built):
     assert not UPSTREAM & set(jobs)
 
 
+def test_the_plan_prints_each_rerun_rule_once_with_its_job_count_and_why(built, monkeypatch):
+    """`make plan`'s dry run (MINIRAG_PLAN=1): one line per rule, the changed setting named with its values."""
+    restore = edit(built / "mini.yaml", "target_tokens: 40", "target_tokens: 60")
+    try:
+        with monkeypatch.context() as env:
+            env.setenv("MINIRAG_PLAN", "1")
+            out = snakemake(built, "-n", "results/mini.md").stdout
+    finally:
+        restore()
+    lines = out.splitlines()
+    plan = lines.index(next(ln for ln in lines if ln.startswith("plan: ")))
+    rows = {ln.split()[0]: ln.split(None, 2) for ln in lines[plan + 2:-1]}
+    assert set(rows) == set(planned_after_edit(built, "mini.yaml", "target_tokens: 40", "target_tokens: 60"))
+    assert rows["chunk"][1] == "1" and rows["chunk"][2].strip() == "settings: target_tokens 40 -> 60"
+    assert "after chunk" in rows["embed"][2] and "curate" not in rows
+    assert len(lines) <= 60 and "input:" not in out and "reason:" not in out
+    assert sum(int(r[1]) for r in rows.values()) == int(lines[plan].split()[1])
+
+
 def test_bm25_parameter_change_does_not_rerun_embed(built):
     jobs = planned_after_edit(built, "mini.yaml", "    assertions: fixture/assertions.yaml",
                               "    assertions: fixture/assertions.yaml\n    bm25: {plain: {k1: 1.2}}")
