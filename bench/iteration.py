@@ -1,6 +1,6 @@
 """The experiment loop, timed on a fresh clone: how long a change takes to show in the report.
 
-    python bench/iteration.py [--rev HEAD] [--cores 2] [--json] [--keep] [--steps a,b,...]
+    python bench/iteration.py [--rev HEAD] [--vs REV] [--cores 2] [--json] [--keep] [--steps a,b,...]
 
 Clones the repository's `--rev` into /work/tmp-iter-XXXX (a sibling of ../shared, so the
 configs that read ../shared/datasets resolve), runs `make report` there from nothing (venv,
@@ -10,12 +10,17 @@ up-to-date build and undone afterwards (the undo is built too, untimed unless it
 
     no-op dry run       snakemake -n results/report.md after a build (median of 3)
     no-op build         snakemake -c2 results/report.md with nothing to do
-    chunk size          chunk.target_tokens 150 -> 200, then back (its own step)
+    chunk size          chunk.target_tokens 150 -> 200, then back (its own step); `make plan`'s
+                        printout of the change is counted in lines first
     BM25 k1             the seed's BM25 (bm25.plain) k1 1.5 -> 1.2
-    retriever only      the seed's hybrid RRF k 60 -> 30
+    retriever only      the seed's hybrid RRF k 10 -> 30
     document edited     a paragraph appended to kb/docs/en/irregular-verbs.md
     document added      a new page kb/docs/en/iteration-bench.md
     reader setting      the extractive reader's threshold, calibrated -> 0.4
+
+With `--vs REV` a second clone of REV is built and timed beside it, step by step in turns
+(the same machine, the same minutes), and the table gives each figure of both and their ratio.
+The build's tallest figure (results/<corpus>/figures/*.png) is reported in pixels.
 
 For each: wall seconds, the jobs Snakemake ran, the CPU seconds of the whole Snakemake
 process tree (getrusage of the waited-for children: exact), and CPU seconds by rule summed
@@ -63,15 +68,16 @@ One-syllable verbs ending in consonant–vowel–consonant double the last lette
 
 # step -> (edits as (file, old text, new text), target seconds or None)
 EDITS = {
-    "chunk size": ([(CONFIG, "target_tokens: 150", "target_tokens: 200")], 120),
+    "chunk size": ([(CONFIG, "target_tokens: 150", "target_tokens: 200")], 60),
     "BM25 k1": ([(CONFIG, "plain: {variant: lucene, k1: 1.5, b: 0.75}", "plain: {variant: lucene, k1: 1.2, b: 0.75}")],
-                20),
-    "retriever only": ([(CONFIG, "hybrid: {type: rrf, of: [biencoder, bm25], k: 60",
+                10),
+    "retriever only": ([(CONFIG, "hybrid: {type: rrf, of: [biencoder, bm25], k: 10",
                          "hybrid: {type: rrf, of: [biencoder, bm25], k: 30")], 10),
-    "reader setting": ([(CONFIG, "extractive: {type: extractive}",
-                         "extractive: {type: extractive, threshold: 0.4}")], None),
+    "reader setting": ([(CONFIG, "        type: extractive\n", "        type: extractive\n        threshold: 0.4\n")],
+                       None),
 }
-TARGETS = {"make report": 300, "no-op dry run": 2, "document edited": 45, "document added": 45}
+TARGETS = {"make report": 180, "no-op dry run": 1.5, "document edited": 45, "document added": 45,
+           "plan printout, lines": 60, "tallest figure, px": 1600}
 STEPS = ["no-op dry run", "no-op build", "chunk size", "BM25 k1", "retriever only", "document edited",
          "document added", "reader setting"]
 
@@ -164,6 +170,21 @@ def fresh_make_report(clone: Path) -> tuple[dict, dict]:
                      "jobs_by_rule": jobs, "by_rule": rule_seconds(clone, since)}
 
 
+def plan_printout(clone: Path, snakemake: str) -> int:
+    """Lines a user reads to see what a build would run: `make plan` where the Makefile has it, else `snakemake -n`."""
+    has_plan = re.search(r"^plan:", (clone / "Makefile").read_text(encoding="utf-8"), re.MULTILINE)
+    cmd = ["make", "-s", "plan"] if has_plan else [snakemake, "-n", "results/report.md"]
+    env = {k: v for k, v in os.environ.items() if k != "MINIRAG_VERBOSE"}
+    proc = subprocess.run(cmd, cwd=clone, capture_output=True, text=True, env=env)
+    return len((proc.stdout + proc.stderr).splitlines())
+
+
+def tallest_figure(clone: Path) -> int:
+    """The height in pixels of the tallest PNG a build wrote under results/ (a PNG's IHDR holds it)."""
+    heights = [int.from_bytes(p.read_bytes()[20:24], "big") for p in (clone / "results").rglob("figures/*.png")]
+    return max(heights, default=0)
+
+
 def step(name: str, clone: Path, snakemake: str, cores: int) -> list[dict]:
     """Time one step (and, for the chunk size, its undo); leave the clone built and as it was."""
     if name == "no-op dry run":
@@ -180,7 +201,9 @@ def step(name: str, clone: Path, snakemake: str, cores: int) -> list[dict]:
     if name in EDITS:
         edits = EDITS[name][0]
         edit(clone, edits)
-        rows = [{"step": name, **build(clone, snakemake, cores)}]
+        lines = [{"step": "plan printout, lines", "wall": float(plan_printout(clone, snakemake)), "cpu": 0.0,
+                  "jobs": 0, "by_rule": {}}] if name == "chunk size" else []
+        rows = lines + [{"step": name, **build(clone, snakemake, cores)}]
         edit(clone, edits, undo=True)
         undo = {"step": f"{name}, back", **build(clone, snakemake, cores)}
         return rows + [undo] if name == "chunk size" else rows + [{**undo, "untimed": True}]
@@ -221,37 +244,69 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def timed_clone(rev: str) -> tuple[Path, list[dict]]:
+    """A fresh clone of `rev` after `make report` from nothing, and the rows of that first build."""
+    clone = clone_at(rev)
+    install, report = fresh_make_report(clone)
+    return clone, [
+        {"step": "venv + install", "wall": install["wall"], "cpu": install["cpu"], "jobs": 0, "by_rule": {}},
+        {"step": "snakemake (make report)", **report},
+        {"step": "make report", "wall": install["wall"] + report["wall"], "cpu": install["cpu"] + report["cpu"],
+         "jobs": report["jobs"], "by_rule": report["by_rule"]},
+        {"step": "tallest figure, px", "wall": float(tallest_figure(clone)), "cpu": 0.0, "jobs": 0, "by_rule": {}}]
+
+
+def side_by_side(rows: list[dict], peer: list[dict]) -> str:
+    """Each step's wall of this rev and the peer's, their ratio, and the jobs of each."""
+    theirs = {r["step"]: r for r in peer if not r.get("untimed")}
+    lines = [f"{'step':<24}{'wall s':>9}{'peer':>9}{'ratio':>7}{'jobs':>6}{'peer':>6}{'target':>8}  met",
+             "-" * 78]
+    for r in rows:
+        if r.get("untimed"):
+            continue
+        p = theirs.get(r["step"], {})
+        target = target_of(r["step"])
+        ratio = f"{r['wall'] / p['wall']:.2f}" if p.get("wall") else "–"
+        met = "–" if target is None else ("yes" if r["wall"] <= target else "no")
+        lines.append(f"{r['step']:<24}{r['wall']:>9.1f}{p.get('wall', float('nan')):>9.1f}{ratio:>7}"
+                     f"{r.get('jobs', 0):>6}{p.get('jobs', 0):>6}{(f'{target:g}' if target else '–'):>8}  {met}")
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rev", default="HEAD", help="the commit to clone and time (default HEAD)")
+    ap.add_argument("--vs", help="a second commit, built and timed beside it in turns (the peer)")
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--steps", default=",".join(STEPS), help="comma-separated steps to time after make report")
     ap.add_argument("--json", action="store_true", help="print JSON instead of the table")
-    ap.add_argument("--keep", action="store_true", help="keep the clone (its path is printed)")
+    ap.add_argument("--keep", action="store_true", help="keep the clones (their paths are printed)")
     a = ap.parse_args()
-    rev = subprocess.run(["git", "rev-parse", a.rev], cwd=REPO, capture_output=True, text=True, check=True).stdout.strip()
-    clone = clone_at(rev)
+    revs = [subprocess.run(["git", "rev-parse", r], cwd=REPO, capture_output=True, text=True, check=True).stdout.strip()
+            for r in [a.rev] + ([a.vs] if a.vs else [])]
+    clones: dict[str, Path] = {}
+    rows: dict[str, list[dict]] = {}
     try:
-        install, report = fresh_make_report(clone)
-        rows = [{"step": "venv + install", "wall": install["wall"], "cpu": install["cpu"], "jobs": 0, "by_rule": {}},
-                {"step": "snakemake (make report)", **report},
-                {"step": "make report", "wall": install["wall"] + report["wall"],
-                 "cpu": install["cpu"] + report["cpu"], "jobs": report["jobs"], "by_rule": report["by_rule"]}]
-        snakemake = str(clone / ".venv" / "bin" / "snakemake")
+        for rev in revs:
+            clones[rev], rows[rev] = timed_clone(rev)
+            print(f"# {rev[:10]}: make report done", file=sys.stderr, flush=True)
         for name in [s.strip() for s in a.steps.split(",") if s.strip()]:
-            rows += step(name, clone, snakemake, a.cores)
+            for rev in revs:  # in turns, so both see the same minutes of a shared machine
+                rows[rev] += step(name, clones[rev], str(clones[rev] / ".venv" / "bin" / "snakemake"), a.cores)
             print(f"# {name}: done", file=sys.stderr, flush=True)
     finally:
-        if a.keep:
-            print(f"# the clone: {clone}", file=sys.stderr)
-        else:
-            shutil.rmtree(clone, ignore_errors=True)
-    meta = {"rev": rev, "cores": a.cores, "wheels": wheel_sources(), "load_avg": os.getloadavg()}
+        for clone in clones.values():
+            if a.keep:
+                print(f"# a clone: {clone}", file=sys.stderr)
+            else:
+                shutil.rmtree(clone, ignore_errors=True)
+    meta = {"revs": revs, "cores": a.cores, "wheels": wheel_sources(), "load_avg": os.getloadavg()}
     if a.json:
         print(json.dumps({**meta, "steps": rows}, indent=1))
-    else:
-        print(f"rev {rev[:10]}, -c{a.cores}, load average {meta['load_avg'][0]:.1f}; installs from {meta['wheels']}")
-        print(table(rows))
+        return
+    print(f"rev {revs[0][:10]}" + (f" vs {revs[1][:10]}" if a.vs else "")
+          + f", -c{a.cores}, load average {meta['load_avg'][0]:.1f}; installs from {meta['wheels']}")
+    print(side_by_side(rows[revs[0]], rows[revs[1]]) if a.vs else table(rows[revs[0]]))
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import shlex
 from collections import defaultdict
 from pathlib import Path
@@ -73,13 +74,18 @@ def settings_changes(shellcmd: str) -> list[str]:
             for key in sorted(set(before) | set(after)) if before.get(key) != after.get(key)]
 
 
+def bare(path: str) -> str:
+    """A file as Snakemake prints it without its annotation: 'cache/x.npz (update)' -> 'cache/x.npz'."""
+    return re.sub(r" \([^()]*\)$", "", path.strip())
+
+
 def files_in(reason: str, part: str) -> list[str]:
     """The files Snakemake's reason lists after `part:` (up to the next '; ')."""
     at = reason.find(part + ":")
     if at < 0:
         return []
     text = reason[at + len(part) + 1:].split("; ")[0]
-    return [f.strip() for f in text.split(", ") if f.strip()]
+    return [bare(f) for f in text.split(", ") if f.strip()]
 
 
 class PlanTerminal(logging.Handler):
@@ -94,8 +100,13 @@ class PlanTerminal(logging.Handler):
         event = str(getattr(record, "event", "") or "")
         message = record.getMessage().strip()
         if event == "job_info":
+            if record.rule_name == "all":  # the target rule: it runs nothing
+                return
+            benchmark = getattr(record, "benchmark", None)
+            written = [*(getattr(record, "output", None) or []), *(getattr(record, "log", None) or []),
+                       *([benchmark] if benchmark else [])]  # the report reads jobs' benchmark files too
             self.jobs.append({"rule": record.rule_name, "reason": str(getattr(record, "reason", "") or ""),
-                              "output": list(getattr(record, "output", None) or []),
+                              "output": [bare(str(p)) for p in written],
                               "shellcmd": str(getattr(record, "shellcmd", "") or "")})
         elif message.startswith("This was a dry-run"):
             self.say_plan()
