@@ -267,8 +267,8 @@ def build_project(root: Path) -> Path:
     return project
 
 
-VARIES = ("logs/", "benchmarks/", "missing/", "answers/", "eval/metrics.json", "eval/answers.csv",
-          )  # measured latencies, and what summarises them
+VARIES = ("logs/", "benchmarks/", "missing/", "answers/", "eval/metrics.json")  # measured latencies, and what
+# summarises them
 
 
 def varies(rel: str) -> bool:
@@ -276,24 +276,19 @@ def varies(rel: str) -> bool:
 
 
 def stable_bytes(path: Path, rel: str) -> bytes:
-    """The file's bytes, but a receipt without the hashes of files that vary and a trained reader's
-    sidecar without its training seconds: the measured parts of an otherwise byte-identical build."""
+    """The file's bytes, but a receipt without the hashes of files that vary: the measured parts of an
+    otherwise byte-identical build (docs/integrity.md lists them)."""
     if rel.startswith("receipts/"):
         rec = json.loads(path.read_text())
         for key in ("inputs", "outputs"):
-            rec[key] = {k: v for k, v in rec.get(key, {}).items()
-                        if not varies(k) and not (k.startswith(("readers/", f"{R}/readers/")) and k.endswith(".json"))}
+            rec[key] = {k: v for k, v in rec.get(key, {}).items() if not varies(k)}
         return json.dumps(rec, sort_keys=True).encode()
-    if rel.startswith("readers/") and rel.endswith(".json") and not rel.endswith(".tasks.json"):
-        meta = json.loads(path.read_text())
-        meta.get("training", {}).pop("seconds", None)
-        return json.dumps(meta, sort_keys=True).encode()
     return path.read_bytes()
 
 
 def artifact_hashes(project: Path) -> dict[str, str]:
-    """sha256 of every artifact of the corpus but those holding measured times (answers' latencies,
-    training seconds, and what summarises them): what a resumed build must reproduce bit for bit."""
+    """sha256 of every artifact of the corpus but those holding measured times (answers' latencies and
+    what summarises them): what a resumed build must reproduce bit for bit."""
     root = project / R
     out = {}
     for p in sorted(root.rglob("*")):

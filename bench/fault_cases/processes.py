@@ -158,6 +158,20 @@ def disk_full(project: Path) -> tuple[bool, str]:
     return held and (project / R / "docs.jsonl").read_bytes() == before, said
 
 
+def rebuilt_from_nothing(project: Path) -> tuple[bool, str]:
+    """A second build from nothing (no results/ at all) with the same inputs: every artifact the clean
+    build's bytes, but the measured ones docs/integrity.md lists (a reader's sidecar included)."""
+    kept = project / "scratch" / "results-first-build"
+    shutil.rmtree(kept, ignore_errors=True)
+    shutil.move(str(project / "results"), kept)
+    proc = snakemake(project, "results/mini.md", timeout=1800)
+    held, said = (same_as_clean(project) if proc.returncode == 0 else
+                  (False, "the second build failed: " + (proc.stderr.strip().splitlines() or ["?"])[-1][:120]))
+    shutil.rmtree(project / "results", ignore_errors=True)  # the other cases expect the first build
+    shutil.move(str(kept), project / "results")
+    return held, said
+
+
 LONG = {"curate": "curate", "chunk": "chunk", "embed": "embed", "bm25": "bm25", "retrieve": "retrieve",
         "train_reranker": "train_reranker", "train_reader": "train_reader", "evaluate": "evaluate"}
 
@@ -165,7 +179,8 @@ LONG = {"curate": "curate", "chunk": "chunk", "embed": "embed", "bm25": "bm25", 
 def cases() -> list[Case]:
     g = "processes"
     c = [Case("a write that fails (disk full)", g, disk_full),
-         Case("a stage stops when Snakemake is killed", g, orphan_stops, fast=False)]
+         Case("a stage stops when Snakemake is killed", g, orphan_stops, fast=False),
+         Case("a second build from nothing is the first one's bytes", g, rebuilt_from_nothing, fast=False)]
     for stage, rule in LONG.items():
         for sig in (signal.SIGTERM, signal.SIGKILL):
             c.append(Case(f"{sig.name} to Snakemake during {stage}", g, killed(stage, sig, rule=rule), fast=False))

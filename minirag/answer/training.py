@@ -54,7 +54,7 @@ def train_minigpt(settings: dict, name: str, files: dict[str, Path], out: Path, 
     windows = [sum(losses[i:i + LOSS_WINDOW]) / len(losses[i:i + LOSS_WINDOW]) for i in range(0, len(losses), LOSS_WINDOW)]
     save_model(out, model, {
         "settings": settings, "heldout_model_alone": model_alone, "heldout_outcomes": outcomes,
-        "training": {"steps": s.steps, "seconds": round(seconds, 1), "tasks": sum(t.split == "train" for t in tasks),
+        "training": {"steps": s.steps, "tasks": sum(t.split == "train" for t in tasks),  # time: the log, the benchmark
                      "skipped_too_long": skipped, "parameters": int(sum(p.size for p in model.params.values())),
                      "tasks_sha256": sha256_bytes(tasks_path.read_bytes())},
         "loss_curve": {"window": LOSS_WINDOW, "label": "answer-token cross-entropy",

@@ -68,14 +68,21 @@ def render_reading(t: CorpusTables, results) -> str:
                    for name, meta in t.trained_readers().items())
 
 
+def training_seconds(t: CorpusTables, name: str) -> float:
+    """A reader's training time: its train_reader job's wall seconds from the Snakemake benchmark file
+    (a measured time lives there and in the log, never in the sidecar, which stays byte-identical)."""
+    times = t.stage_times([("train_reader", name)])
+    return float(times["seconds"].iloc[0]) if len(times) else 0.0
+
+
 def render_training(t: CorpusTables, name: str, meta: dict, results) -> str:
     """Any trained reader: its sidecar's training summary and its loss curve, when it records one."""
     tr = meta.get("training", {})
-    summary = ", ".join(f"{k} {v}" for k, v in tr.items() if k != "seconds" and isinstance(v, (int, float, str)))
+    summary = ", ".join(f"{k} {v}" for k, v in tr.items() if isinstance(v, (int, float, str)))
     figure = ""
     if "loss_curve" in meta:
         figure = f"\n\n![{name} loss]({t.layout.figure(f'loss-{name}').relative_to(results).as_posix()})"
-    return TRAINING.format(name=name, seconds=float(tr.get("seconds", 0.0)), summary=summary or "no summary",
+    return TRAINING.format(name=name, seconds=training_seconds(t, name), summary=summary or "no summary",
                            figure=figure)
 
 
@@ -93,7 +100,7 @@ def render_reading_tasks(t: CorpusTables, name: str, meta: dict, results) -> str
                           for label, kind, key, target in rows])
     tr = meta["training"]
     figure = t.layout.figure(f"loss-{name}").relative_to(results).as_posix()
-    return READING.format(name=name, params=tr["parameters"], steps=tr["steps"], seconds=tr["seconds"],
+    return READING.format(name=name, params=tr["parameters"], steps=tr["steps"], seconds=training_seconds(t, name),
                           min_support=settings.min_support,
                           sweep=md_table(pd.DataFrame(support_sweep(meta["heldout_outcomes"]))),
                           tasks=tr["tasks"], table=md_table(table), figure=figure)
