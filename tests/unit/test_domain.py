@@ -96,3 +96,18 @@ def test_the_domain_is_a_key_of_the_schema():
     from minirag.config.schema import config_schema
     corpus = config_schema()["properties"]["corpora"]["additionalProperties"]["properties"]
     assert corpus["domain"] == {"enum": ["grammar", None]}
+
+
+def test_only_a_grammar_corpus_has_the_conjugation_column_and_slice():
+    import pandas as pd
+
+    from minirag.evaluation.losses import columns, loss_rows
+    from minirag.report.answering import slices
+    q = {"qid": "q1", "answerable": True, "answer": "vine", "lang": "es", "tags": ["conjugation"]}
+    candidates = {"bm25": {"q1": {"keys": ["vine"], "answers": [{"text": "vine"}]}}}
+    answers = {"extractive/bm25": {"q1": {"answer": "vine [#1]", "abstained": False}}}
+    for grammar in (False, True):
+        rows = loss_rows([q], {}, {"bm25": {}}, candidates, answers, 5, grammar)
+        assert list(rows[0]) == columns(grammar) and ("conjugation" in columns(grammar)) == grammar
+        names = [name for name, _ in slices(pd.DataFrame(rows))]
+        assert ("conjugation" in names) == grammar
