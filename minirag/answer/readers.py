@@ -76,6 +76,8 @@ class Reader(Kind):
     #                                  run's candidates (the first such reader of a corpus is its selector)
     # a trained kind: the corpus artifacts its training reads (the train_reader rule's inputs, by name)
     training_inputs: ClassVar[tuple[str, ...]] = ()
+    # those of them only a corpus with `domain: grammar` has (the graph gives no other corpus's job them)
+    grammar_inputs: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def train(cls, settings: dict, name: str, files: dict, out, log) -> None:
@@ -91,7 +93,7 @@ class Reader(Kind):
     @classmethod
     def selecting_reads(cls, graph, name: str) -> dict:
         """A `selects` kind: what scoring a run's candidates reads besides the run and the chunks."""
-        return {**graph.lexicon(), **graph.selector_lists(), "terms": graph.terms_file(), **graph.reader_weights(name)}
+        return {**graph.selector_grammar(), **graph.reader_weights(name)}
 
     @classmethod
     def training_reads(cls, graph, name: str) -> dict:
@@ -150,6 +152,7 @@ class ExtractiveReader(Reader):
     with no trained weights) is answered from its evidence lines instead (module docstring)."""
     type, Settings, trained, selects, report = "extractive", SelectorSettings, True, True, "selector"
     training_inputs = ("docs", "chunks", "lexicon", "terms", "questions")
+    grammar_inputs = ("lexicon", "terms")
     SUPPORT = 0.5  # without a selector: abstain below this share of the question's words found
 
     @classmethod

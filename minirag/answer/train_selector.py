@@ -22,24 +22,26 @@ from __future__ import annotations
 import hashlib
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
 from ..evaluation.answers import contains
 from ..evaluation.squad import f1 as squad_f1
 from ..index.bm25.index import BM25Index, BM25Params
-from ..text.analyze import Analyzer, AnalyzerConfig
+from ..text.analyze import Analyzer, AnalyzerConfig, language_analyzer
 from ..text.chunks import Chunk, index_text
 from .reading.cloze import synthesize_generic
-from .reading.learner_questions import LearnerQuestion, synthesize
-from .reading.offtopic import offtopic_questions
+from .reading.synthesized import LearnerQuestion
 from .select.generic import GenericFeaturizer, span_key
+from .select.keys import answer_key
 from .select.scorer import AnswerScorer, Group
 from .select.selector import AnswerSelector, feature_names, pool
 from .select.settings import SelectorSettings
-from .select.terms import GrammarTerms, answer_key
-from .select.vocabulary import Vocabulary
+
+if TYPE_CHECKING:  # the grammar's types, named in annotations only (imported where the grammar features run)
+    from .select.terms import GrammarTerms
+    from .select.vocabulary import Vocabulary
 
 THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(19))
 
@@ -94,11 +96,18 @@ def examples(learner: list[LearnerQuestion], questions: list[dict], dev_weight: 
     return out
 
 
-def bm25_over(chunks: list[Chunk]) -> BM25Index:
-    """The BM25 a training question's chunks come from (the "grammar" analyzer: query filler dropped,
-    Spanish stems, accents folded)."""
-    analyzer = Analyzer(AnalyzerConfig(query_stopwords=("en", "es"), stemmer="spanish", fold_accents=True))
-    return BM25Index.build([index_text(c) for c in chunks], analyzer, BM25Params(title_weight=1.0),
+def training_analyzer(features: tuple[str, ...], langs: set[str]) -> AnalyzerConfig:
+    """How a training question's chunks are found: with the grammar features (the grammar domain's), English
+    and Spanish question filler dropped, Spanish stems, accents folded; else as the corpus's own languages
+    are read (text/analyze.py `language_analyzer`: no Spanish stemmer for a corpus without Spanish)."""
+    if "grammar" in features:
+        return AnalyzerConfig(query_stopwords=("en", "es"), stemmer="spanish", fold_accents=True)
+    return language_analyzer(tuple(sorted(langs)))
+
+
+def bm25_over(chunks: list[Chunk], analyzer: AnalyzerConfig) -> BM25Index:
+    """The BM25 a training question's chunks come from."""
+    return BM25Index.build([index_text(c) for c in chunks], Analyzer(analyzer), BM25Params(title_weight=1.0),
                            [c.title for c in chunks])
 
 
@@ -107,9 +116,13 @@ def synthesized(docs: list[dict], terms: GrammarTerms, lexicon: dict, s: Selecto
     """The questions the selector learns from besides dev: learner questions about the grammar and, given the
     corpus's vocabulary, off-topic ones about its examples' content (grammar features), and questions from
     the corpus's sentences and tables, answerable and not (generic ones)."""
-    out = synthesize(docs, terms, s.questions, s.seed, lexicon.get("lexicon", {})) if "grammar" in s.features else []
-    if "grammar" in s.features and vocab is not None:  # what the grammar does not answer: its examples' content
-        out += offtopic_questions(docs, vocab, s.questions // 10, s.seed)
+    out = []
+    if "grammar" in s.features:
+        from .reading.learner_questions import synthesize
+        from .reading.offtopic import offtopic_questions
+        out = synthesize(docs, terms, s.questions, s.seed, lexicon.get("lexicon", {}))
+        if vocab is not None:  # what the grammar does not answer: its examples' content
+            out += offtopic_questions(docs, vocab, s.questions // 10, s.seed)
     return out + (synthesize_generic(docs, s.questions, s.seed) if "generic" in s.features else [])
 
 
@@ -157,18 +170,18 @@ def heldout_outcomes(scorer: AnswerScorer, groups: list, items: list, s: Selecto
     return outcomes
 
 
-def train_selector(docs: list[dict], chunks: list[Chunk], lexicon: dict, terms: GrammarTerms, questions: list[dict],
+def train_selector(docs: list[dict], chunks: list[Chunk], lexicon: dict, terms: GrammarTerms | None, questions: list[dict],
                    s: SelectorSettings, log: Callable[[str], None] = lambda m: None
                    ) -> tuple[AnswerScorer, list[LearnerQuestion], dict]:
     """(scorer, the learner questions, what the sidecar records) for the corpus (module docstring)."""
     t0 = time.perf_counter()
     langs = {d["doc_id"]: d.get("lang", "") for d in docs}
-    vocab = Vocabulary.from_chunks(chunks, lexicon, terms, langs)
+    vocab = grammar_vocabulary(chunks, lexicon, terms, langs) if "grammar" in s.features else None
     generic = "generic" in s.features
     selector = AnswerSelector(vocab, None, s.depth, s.features,
                               GenericFeaturizer.from_texts([c.text for c in chunks]) if generic else None)
     names, null_names = feature_names(s.features)
-    bm25 = bm25_over(chunks)
+    bm25 = bm25_over(chunks, training_analyzer(s.features, set(langs.values()) - {""}))
     learner = synthesized(docs, terms, lexicon, s, vocab)
     items, groups = [], []
     every = examples(learner, questions, s.dev_weight)
@@ -204,5 +217,15 @@ def train_selector(docs: list[dict], chunks: list[Chunk], lexicon: dict, terms: 
                            "steps": s.steps},
               "loss_curve": {"window": 10, "label": "listwise cross-entropy",
                              "values": [round(float(np.mean(losses[i:i + 10])), 5) for i in range(0, len(losses), 10)]},
-              "vocabulary": vocab.to_record()}  # last: what answering reads instead of rebuilding it (selector.py)
+              # last: what answering reads instead of rebuilding it (selector.py); the grammar features' alone
+              **({"vocabulary": vocab.to_record()} if vocab is not None else {})}
     return scorer, learner, report
+
+
+def grammar_vocabulary(chunks: list[Chunk], lexicon: dict, terms: GrammarTerms | None, langs: dict[str, str]
+                       ) -> Vocabulary:
+    """What the grammar features read questions through (select/vocabulary.py); without a terms file, the
+    concepts' own names."""
+    from .select.terms import GrammarTerms
+    from .select.vocabulary import Vocabulary
+    return Vocabulary.from_chunks(chunks, lexicon, terms if terms is not None else GrammarTerms.base(), langs)

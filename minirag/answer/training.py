@@ -69,24 +69,28 @@ def train_extractive(settings: dict, name: str, files: dict[str, Path], out: Pat
     """Train the answer selector (train_selector.py) and save its weights, sidecar and learner questions."""
     from ..text.chunks import load_chunks
     from .select.settings import SelectorSettings
-    from .select.terms import GrammarTerms
     from .train_selector import train_selector
     s = settings_from_dict(SelectorSettings, {k: v for k, v in settings.items() if k != "type"}, f"readers.{name}")
-    lexicon = load_json(files["lexicon"], "lexicon")
-    terms = GrammarTerms.load(files["terms"], lexicon.get("lexicon", {}))
+    lexicon = load_json(files["lexicon"], "lexicon") if "lexicon" in files else {}  # the grammar domain's
+    terms = None
+    if "terms" in files:  # the grammar domain's too: imported only there
+        from .select.terms import GrammarTerms
+        terms = GrammarTerms.load(files["terms"], lexicon.get("lexicon", {}))
     scorer, learner, report = train_selector(
         load_records(files["docs"], "documents"), load_chunks(files["chunks"], files["docs"]), lexicon, terms,
         load_records(files["questions"], "questions"), s, log)
     tasks_path = out.with_suffix(".tasks.jsonl")
     write_jsonl(tasks_path, (q.to_record() for q in learner))
     scorer.save_atomic(out)
-    report["vocabulary"]["built_from"] = vocabulary_inputs(files)
+    if "vocabulary" in report:  # the grammar features' (train_selector.py)
+        report["vocabulary"]["built_from"] = vocabulary_inputs(files)
     write_json(out.with_suffix(".json"), {"format": "minirag-answer-selector/1", "settings": settings,
                                           "weights": out.name, "weights_sha256": sha256_bytes(out.read_bytes()),
                                           "tasks_sha256": sha256_bytes(tasks_path.read_bytes()), **report})
 
 
 def vocabulary_inputs(files: dict[str, Path]) -> dict[str, str]:
-    """The sha256 of each file the answer selector's vocabulary is built from (its load checks them)."""
+    """The sha256 of each file the answer selector's vocabulary is built from (its load checks them): the
+    documents and chunks, and a grammar corpus's lexicon and terms file."""
     from ..artifacts.io import sha256_file
-    return {k: sha256_file(files[k]) for k in ("docs", "chunks", "lexicon", "terms")}
+    return {k: sha256_file(files[k]) for k in ("docs", "chunks", "lexicon", "terms") if k in files}

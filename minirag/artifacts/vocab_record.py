@@ -46,7 +46,8 @@ def vocabulary_problem(record) -> str | None:
     if not counts(record.get("word_langs")):
         return "vocabulary.word_langs: not a mapping of words to counts per language (integers >= 1)"
     built = record.get("built_from")
-    if not isinstance(built, dict) or set(built) != {"docs", "chunks", "lexicon", "terms"} or not all(
-            isinstance(h, str) and SHA256.fullmatch(h) for h in built.values()):
-        return "vocabulary.built_from: not the sha256 of its docs, chunks, lexicon and terms"
+    # a grammar corpus's vocabulary is built from its lexicon and terms too, a generic one's from neither
+    if not isinstance(built, dict) or set(built) not in ({"docs", "chunks"}, {"docs", "chunks", "lexicon", "terms"}) \
+            or not all(isinstance(h, str) and SHA256.fullmatch(h) for h in built.values()):
+        return "vocabulary.built_from: not the sha256 of its docs and chunks (and lexicon and terms)"
     return None

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import warnings
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Literal, Mapping
 
 from ..answer.prompt import PromptSettings
 from ..answer.readers import Reader, reader_kind
@@ -42,6 +42,7 @@ from ..settings import (
 from ..text.bpe import TokenizerSettings
 from ..text.chunker import ChunkSettings
 from ..text.corpus import SourceSettings
+from .domain import domain_defaults, refuse_grammar
 from .sweeps import expand_sweeps
 
 
@@ -52,6 +53,8 @@ class ConfigError(ValueError):
 @dataclass(frozen=True)
 class CorpusSettings:
     """The single-valued sections of a corpus; the named collections are listed in COLLECTIONS."""
+    # grammar: the English/Spanish grammar domain (lexicon, query expansion, grammar reader); null: the generic core
+    domain: Literal["grammar"] | None = None
     source: SourceSettings = SourceSettings()
     tokenizer: TokenizerSettings = TokenizerSettings()
     chunk: ChunkSettings = ChunkSettings()
@@ -117,15 +120,21 @@ def _corpus_config(user: Mapping[str, Any], where: str) -> dict:
                             "readers: {extractive: {type: extractive}}")
     plain = {k: v for k, v in user.items() if k not in COLLECTIONS}
     cc = settings_to_dict(settings_from_dict(CorpusSettings, plain, where))
+    langs = corpus_langs(cc)
+
+    def entries(key: str) -> dict[str, Any]:  # a named collection, with the defaults the domain gives its entries
+        return {name: domain_defaults(key, spec, cc["domain"], langs) for name, spec in named(user, key, where).items()}
+
     cc["embedders"] = {name: EmbedderKind.from_spec(spec, f"{where}.embedders.{name}").spec()
-                       for name, spec in named(user, "embedders", where).items()}
+                       for name, spec in entries("embedders").items()}
     cc["bm25"] = {name: settings_to_dict(settings_from_dict(BM25Settings, spec or {}, f"{where}.bm25.{name}"))
                   for name, spec in named(user, "bm25", where).items()}
-    cc["retrievers"] = expand_sweeps(named(user, "retrievers", where), f"{where}.retrievers")
+    cc["retrievers"] = expand_sweeps(entries("retrievers"), f"{where}.retrievers")
     cc["readers"] = {}
-    for name, spec in named(user, "readers", where).items():
+    for name, spec in entries("readers").items():
         reader_cls, reader = Reader.settings_of(spec, f"{where}.readers.{name}")
         cc["readers"][name] = {"type": reader_cls.type, **settings_to_dict(reader)}
+    refuse_grammar(cc, where)
     check_references(cc, where)
     warn_unread_evidence(cc, where)
     if cc["shards"] > 1:
@@ -140,6 +149,12 @@ def _corpus_config(user: Mapping[str, Any], where: str) -> dict:
         (i, name), have = unknown[0], ", ".join(cc["retrievers"])
         raise SettingsError(f"{where}.answer[{i}]: unknown retriever {name!r} (have: {have}; or * for every run)")
     return cc
+
+
+def corpus_langs(cc: Mapping[str, Any]) -> tuple[str, ...]:
+    """The languages of a corpus's documents: `source.langs`, else its `default_lang`, else none said."""
+    src = cc["source"]
+    return tuple(src["langs"]) or ((src["default_lang"],) if src["default_lang"] else ())
 
 
 def warn_unread_evidence(cc: dict, where: str) -> None:

@@ -40,6 +40,8 @@ def type_schema(hint: Any) -> dict:
         inner = type_schema(rest[0])
         if type(None) in args and "type" in inner:
             inner["type"] = [inner["type"], "null"]
+        elif type(None) in args and "enum" in inner:  # an optional choice: null is one of its values
+            inner["enum"] = inner["enum"] + [None]
         return inner
     if origin is Literal:
         return {"enum": list(args)}

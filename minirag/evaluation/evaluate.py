@@ -36,7 +36,7 @@ from .answer_scores import (
     mean,
     split_of,
 )
-from .losses import COLUMNS as LOSS_COLUMNS
+from .losses import columns as loss_columns
 from .losses import loss_rows, shares
 from .metrics import retrieval_metrics
 from .trec import Ranking, write_qrels
@@ -135,12 +135,14 @@ def split_metrics(qs: list[dict], scores: dict, answers: dict, answer_rows: dict
 
 
 def evaluate(corpus: str, questions: list[dict], chunks: Sequence[Chunk], runs: dict[str, dict[str, Ranking]],
-             answers: dict[str, dict[str, dict]], candidates: dict[str, dict[str, dict]] | None = None) -> dict:
+             answers: dict[str, dict[str, dict]], candidates: dict[str, dict[str, dict]] | None = None,
+             grammar: bool = False) -> dict:
     """Everything the evaluate stage writes, as Python objects (see write_evaluation).
 
     metrics.json's `questions`, `answerable`, `retrieval`, `answers` and `tags` are the test
     split's (every question, where none is marked dev): the figures to quote. With a dev
-    split, `splits` holds the same keys for "dev" and "all"."""
+    split, `splits` holds the same keys for "dev" and "all". `grammar`: the corpus has the grammar domain,
+    whose losses say which questions are about a conjugation."""
     chunk_qrels, doc_qrels = build_qrels(questions, chunks)
     per_query: dict[str, dict] = {q["qid"]: {} for q in questions}
     scores = per_query_metrics(questions, chunks, runs)
@@ -152,7 +154,7 @@ def evaluate(corpus: str, questions: list[dict], chunks: Sequence[Chunk], runs: 
     answer_rows = {name: answer_rows_of(questions, recs, chunk_qrels, texts, best_spans(candidates, name))
                    for name, recs in answers.items()}
     depth = max((r["depth"] for recs in (candidates or {}).values() for r in recs.values()), default=0)
-    losses = loss_rows(questions, chunk_qrels, runs, candidates or {}, answers, depth)
+    losses = loss_rows(questions, chunk_qrels, runs, candidates or {}, answers, depth, grammar)
     splits = splits_of(questions)
     by_split = {s: split_metrics([q for q in questions if in_split(q, s)], scores, answers, answer_rows, losses)
                 for s in splits}
@@ -160,7 +162,8 @@ def evaluate(corpus: str, questions: list[dict], chunks: Sequence[Chunk], runs: 
     if len(splits) > 1:
         metrics["splits"] = {s: by_split[s] for s in splits if s != "test"}
     return {"metrics": metrics, "per_query": per_query, "scores": scores, "slices": slice_rows(questions, scores, splits),
-            "answer_rows": answer_rows, "chunk_qrels": chunk_qrels, "doc_qrels": doc_qrels, "losses": losses}
+            "answer_rows": answer_rows, "chunk_qrels": chunk_qrels, "doc_qrels": doc_qrels, "losses": losses,
+            "loss_columns": loss_columns(grammar)}
 
 
 def slice_rows(questions: list[dict], scores: dict, splits: Sequence[str] = ("test",)) -> list[dict]:
@@ -226,4 +229,4 @@ def write_evaluation(out_dir: str | Path, result: dict, questions: list[dict], r
     write_qrels(out_dir / "qrels.chunk.txt", result["chunk_qrels"])
     write_qrels(out_dir / "qrels.doc.txt", result["doc_qrels"])
     atomic_write_text(out_dir / "answers.csv", to_csv(answer_table(questions, result["answer_rows"]), ANSWER_COLUMNS))
-    atomic_write_text(out_dir / "losses.csv", to_csv(result["losses"], LOSS_COLUMNS))
+    atomic_write_text(out_dir / "losses.csv", to_csv(result["losses"], result["loss_columns"]))

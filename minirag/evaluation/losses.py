@@ -12,7 +12,8 @@ first stage that failed to carry the gold answer forward:
     answered     the reader's answer holds it
 
 "Holds" is the evaluation's contains-answer (answers.py). `losses.csv` has a row per question, reader and
-run; `shares` sums them per slice.
+run; `shares` sums them per slice. A grammar corpus's rows also say whether the question is tagged
+`conjugation` (the report slices by it); a corpus without the grammar domain has no such column.
 
 What it leaves out: unanswerable questions (the abstention figures cover them) and runs without
 candidates (a corpus with no answer selector).
@@ -27,6 +28,11 @@ COLUMNS = ["qid", "split", "lang", "difficulty", "conjugation", "reader", "run",
            "selected"]
 
 
+def columns(grammar: bool) -> list[str]:
+    """The columns of losses.csv: the conjugation column is the grammar domain's."""
+    return COLUMNS if grammar else [c for c in COLUMNS if c != "conjugation"]
+
+
 def loss_stage(gold: str, relevant_in_top: bool, record: dict, said: str, abstained: bool) -> str:
     """The stage that lost `gold` (module docstring); `record` is the question's candidates record."""
     if not abstained and contains(said, gold):
@@ -38,8 +44,9 @@ def loss_stage(gold: str, relevant_in_top: bool, record: dict, said: str, abstai
 
 
 def loss_rows(questions: list[dict], chunk_qrels: dict, runs: dict, candidates: dict[str, dict[str, dict]],
-              answers: dict[str, dict[str, dict]], depth: int) -> list[dict]:
-    """One row per answerable question, reader and run with candidates (`answers` keyed "<reader>/<run>")."""
+              answers: dict[str, dict[str, dict]], depth: int, grammar: bool = False) -> list[dict]:
+    """One row per answerable question, reader and run with candidates (`answers` keyed "<reader>/<run>");
+    a grammar corpus's rows say whether the question is tagged `conjugation`."""
     rows = []
     for name, recs in answers.items():
         reader, run = name.split("/", 1)
@@ -51,9 +58,9 @@ def loss_rows(questions: list[dict], chunk_qrels: dict, runs: dict, candidates: 
             record, said = candidates[run][q["qid"]], recs[q["qid"]]
             stage = loss_stage(q["answer"], any(relevant.get(c, 0) > 0 for c, _ in top), record, said["answer"],
                                said["abstained"])
+            conjugation = {"conjugation": "conjugation" in q.get("tags", [])} if grammar else {}
             rows.append({"qid": q["qid"], "split": q.get("split") or "test", "lang": q.get("lang", ""),
-                         "difficulty": q.get("difficulty", ""), "conjugation": "conjugation" in q.get("tags", []),
-                         "reader": reader, "run": run, "stage": stage, "gold": q["answer"], "answer": said["answer"],
+                         "difficulty": q.get("difficulty", ""), **conjugation, "reader": reader, "run": run, "stage": stage, "gold": q["answer"], "answer": said["answer"],
                          "selected": record["answers"][0]["text"] if record["answers"] else ""})
     return rows
 

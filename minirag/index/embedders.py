@@ -106,7 +106,7 @@ class Hashing(EmbedderKind):
 class QuestionSettings:
     """Questions synthesised from the corpus as training pairs (answer/reading/retrieval_questions.py; the synth_pairs stage)."""
     n: int = setting(0, minimum=0)                # questions per family (0: none; the pairs are mined only)
-    families: tuple[Literal["learner", "generic"], ...] = ("learner",)  # the answer selector's, or any corpus's
+    families: tuple[Literal["learner", "generic"], ...] = ("generic",)  # any corpus's; learner: the grammar domain's default
     heldout: float = setting(0.2, minimum=0, maximum=0.9)  # share never trained on: it picks `repeat`
     hard_negatives: bool = True                   # each question's best BM25 chunk that does not hold its answer
     seed: int = 0                                 # which questions, which are held out

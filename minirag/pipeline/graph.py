@@ -165,7 +165,7 @@ class CorpusGraph(KindFiles, ScaleInputs, AnswerInputs):
         return (any(self.kinds.retrievers[r].expansion().enabled() for r in self.cc["retrievers"])
                 or any(self.synth_pairs(e) for e in self.synthesising())
                 or any("lexicon" in self.fit_questions(r) for r in self.synthetic_fits())
-                or any("lexicon" in self.kinds.readers[r].training_inputs for r in self.trained_readers()))
+                or any("lexicon" in self.train_reader(r) for r in self.trained_readers()))
 
     def rerankers(self) -> list[str]:
         return [r for r in self.cc["retrievers"] if self.kinds.retrievers[r].trained]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ..config.corpus import answered, selector_reader, terms_file
 from ..config.typed import Corpus
+from ..domain import grammar
 from .graph_scale import paths
 from .stage import Given
 
@@ -69,10 +70,11 @@ class AnswerInputs:
         return self.kinds.readers[name].training_reads(self, name)
 
     def corpus_files_named(self, names: list[str]) -> dict:
-        """The corpus files a kind asks for by name: tokenizer, chunks, lexicon, terms, questions."""
-        available = {"tokenizer": self.layout.tokenizer, "chunks": self.layout.chunks, "lexicon": self.layout.lexicon,
-                     "terms": self.terms_file(), "questions": self.layout.questions}
-        return {k: str(available[k]) for k in names}
+        """The corpus files a kind asks for by name: tokenizer, chunks, lexicon, terms, questions. The lexicon
+        and the terms file are the grammar domain's: a corpus without it reads neither."""
+        available = {"tokenizer": self.layout.tokenizer, "chunks": self.layout.chunks, "questions": self.layout.questions,
+                     **({"lexicon": self.layout.lexicon, "terms": self.terms_file()} if grammar(self.cc) else {})}
+        return {k: str(available[k]) for k in names if k in available}
 
     def selector(self) -> str | None:
         """The reader whose trained answer selector scores every answered run's candidates (config/corpus.py

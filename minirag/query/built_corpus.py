@@ -205,11 +205,13 @@ class BuiltCorpus:
         from ..answer.select.selector import load_selector
         from ..artifacts.missing import require
         from ..config.corpus import selector_reader, terms_file  # as the graph decides, without its imports
+        from ..domain import grammar
         name = selector_reader(self.cc)
         if name is None:
             return None
         model = require(self.layout.reader_model(name), f"weights of reader {name!r}")
-        return load_selector(model, list(self.by_id.values()), self.langs, self.layout.lexicon, terms_file(self.cc),
+        lexicon, terms = (self.layout.lexicon, terms_file(self.cc)) if grammar(self.cc) else (None, None)
+        return load_selector(model, list(self.by_id.values()), self.langs, lexicon, terms,
                              self.cc["candidates"]["depth"], {"docs": self.layout.docs, "chunks": self.layout.chunks})
 
     def is_remote(self, reader: str | None = None) -> bool:

@@ -176,8 +176,10 @@ class Sources:
             from ..answer.select.selector import load_selector
             model = self._path("reader", reader, "weights of reader")
             files = {"docs": self._docs, **({"chunks": self._files["chunks"]} if "chunks" in self._files else {})}
-            selector = load_selector(model, self.chunks, self.langs, self.file("lexicon", "lexicon"),
-                                     self.file("terms", "terms file"), depth, files)
+            grammar = "lexicon" in self._files  # a grammar corpus's selector reads its lexicon and terms file
+            selector = load_selector(model, self.chunks, self.langs,
+                                     self.file("lexicon", "lexicon") if grammar else None,
+                                     self.file("terms", "terms file") if grammar else None, depth, files)
             self._answerers[reader, depth] = selector, make_reader(spec, str(model))
         return self._answerers[reader, depth]
 
@@ -200,7 +202,8 @@ class Sources:
 
     def form_lemmas(self, reader: str, spec: dict, depth: int) -> Mapping[str, list[str]]:
         """The lexicon's form -> lemmas map, folded, as the reader's answer selector holds it (its vocabulary)."""
-        return self.answerer(reader, spec, depth)[0].vocab.forms
+        vocab = self.answerer(reader, spec, depth)[0].vocab
+        return vocab.forms if vocab is not None else {}  # a selector without the grammar features maps no forms
 
     def vectors_by_id(self, embedder: str):
         """chunk id -> vector (for MMR), read and checked once."""

@@ -26,15 +26,17 @@ synthesis of questions (synth.py) and the training stage (stages/train_reranker.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from ..text.analyze import QUOTED_RE, Analyzer, AnalyzerConfig
 from ..text.chunks import Chunk
-from ..text.expand import QueryExpander
 from .ranking import Ranking
 from .rerank_lines import ChunkCode, Matches, encode, line_features, set_counts, set_shares
+
+if TYPE_CHECKING:  # the grammar domain's expander, built where it expands (query/sources.py)
+    from ..text.expand import QueryExpander
 
 FEATURES = ("rank", "score", "cover", "line", "line_all", "near", "context", "quoted", "length")
 
@@ -277,4 +279,6 @@ def load_model(path, features: Sequence[str] = FEATURES) -> dict:
     return {"w": arrays["w"], "b": float(arrays["b"][0]), "df": df, "codes": codes}
 
 
+# The grammar domain's analyzer (English and Spanish question filler, Spanish stems, accents folded); a
+# corpus without `domain: grammar` gets the one its languages give (config/domain.py, text/analyze.py).
 DEFAULT_ANALYZER = AnalyzerConfig(fold_accents=True, query_stopwords=("en", "es"), stemmer="spanish")

@@ -14,16 +14,18 @@ loading indexes from disk (query/sources.py).
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from ..index.bm25.index import BM25Index, BM25Settings
 from ..index.ivf import IVFIndex
 from ..index.store import FlatVectorStore
 from ..text.analyze import Analyzer
 from ..text.chunks import Chunk, index_text
-from ..text.expand import QueryExpander
 from ..text.query import nfc
 from .ranking import Ranking
+
+if TYPE_CHECKING:  # the grammar domain's expander, built where it expands (query/sources.py)
+    from ..text.expand import QueryExpander
 
 
 class DenseRetriever:

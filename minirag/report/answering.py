@@ -53,11 +53,12 @@ reader had answered every one. Answer length: words of the given answers (absten
 
 
 def slices(rows: pd.DataFrame) -> list[tuple[str, object]]:
-    """all, each language and each difficulty that occurs (in order), and conjugation when some question has it."""
+    """all, each language and each difficulty that occurs (in order), and conjugation when some question has it
+    (a grammar corpus's losses have the column)."""
     out: list[tuple[str, object]] = [("all", lambda r: True)]
     out += [(lang, lambda r, v=lang: r["lang"] == v) for lang in dict.fromkeys(rows["lang"]) if lang]
     out += [(d, lambda r, v=d: r["difficulty"] == v) for d in dict.fromkeys(rows["difficulty"]) if d]
-    if rows["conjugation"].astype(str).isin(["True", "true"]).any():
+    if "conjugation" in rows and rows["conjugation"].astype(str).isin(["True", "true"]).any():
         out.append(("conjugation", lambda r: str(r["conjugation"]) in ("True", "true")))
     return out
 

@@ -19,9 +19,10 @@ from ..text.chunks import load_chunks
 from .common import log, run_stage
 
 
-def candidates(settings: dict, questions: Path, docs: Path, chunks: Path, run: Path, lexicon: Path, terms: Path,
-               model: Path, out: Path) -> list[Path]:
-    """Score the candidates of each question's top `depth` chunks with the trained selector."""
+def candidates(settings: dict, questions: Path, docs: Path, chunks: Path, run: Path, model: Path, out: Path,
+               lexicon: Path | None = None, terms: Path | None = None) -> list[Path]:
+    """Score the candidates of each question's top `depth` chunks with the trained selector (a grammar
+    corpus's reads its lexicon and terms file too)."""
     chunk_list = load_chunks(chunks, docs)
     by_id = {c.id: c for c in chunk_list}
     langs = {d["doc_id"]: d.get("lang", "") for d in load_records(docs, "documents")}

@@ -1,7 +1,7 @@
 """train_reader: what a trained reader learns from -> readers/<name>.{npz, json, tasks.jsonl}.
 
 The reader's kind says what it reads (`training_inputs`: the Mini-GPT the documents and the tokenizer,
-the answer selector the documents, chunks, lexicon, terms file and questions) and how it learns
+the answer selector the documents, chunks and questions, and a grammar corpus's lexicon and terms file) and how it learns
 (answer/training.py).
 """
 
@@ -18,11 +18,11 @@ def train_reader(settings: dict, name: str, docs: Path, out: Path, files: dict[s
     kind reads (`training_reads`, by the names in its `training_inputs`)."""
     kind = READERS[settings["type"]]
     given = {"docs": docs, **(files or {})}
-    missing = [k for k in kind.training_inputs if k not in given]
+    missing = [k for k in kind.training_inputs if k not in given and k not in kind.grammar_inputs]
     if missing:
         raise ValueError(f"train_reader: a {kind.type} reader learns from {', '.join(kind.training_inputs)}; "
                          f"missing {', '.join(missing)} (--files KEY PATH)")
-    kind.train(settings, name, {k: given[k] for k in kind.training_inputs}, out, log)
+    kind.train(settings, name, {k: given[k] for k in kind.training_inputs if k in given}, out, log)
     return [out, out.with_suffix(".json"), out.with_suffix(".tasks.jsonl")]
 
 

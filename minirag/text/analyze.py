@@ -162,6 +162,21 @@ class AnalyzerConfig:
         return "".join(f", {p}" for p in parts)
 
 
+# The Snowball stemmer of a corpus's language, first found first: a bilingual English/Spanish corpus stems
+# Spanish (as the grammar domain does), an English one English.
+LANGUAGE_STEMMERS = {"es": "spanish", "en": "english"}
+
+
+def language_analyzer(langs: tuple[str, ...]) -> AnalyzerConfig:
+    """The analyzer a corpus in `langs` matches questions with when no domain says otherwise: the question
+    filler of each of its languages minirag has a list for, the stemmer of its language (a Spanish one only
+    for a corpus with Spanish documents), accents folded. The grammar domain's (rank/rerank.py
+    DEFAULT_ANALYZER) is this for en+es."""
+    filler = tuple(lang for lang in ("en", "es", "ar") if lang in langs and (DATA_DIR / f"filler_{lang}.txt").exists())
+    stemmer = next((LANGUAGE_STEMMERS[lang] for lang in LANGUAGE_STEMMERS if lang in langs), None)
+    return AnalyzerConfig(fold_accents=True, query_stopwords=filler, stemmer=stemmer)
+
+
 class Analyzer:
     def __init__(self, config: AnalyzerConfig = AnalyzerConfig()):
         self.config = config

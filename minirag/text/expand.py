@@ -40,13 +40,12 @@ words (a config check refuses expansion on them).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
-from ..settings import setting
 from .analyze import Analyzer
+from .expansion import ExpansionSettings
 from .inflection import MIN_STEM, guess_lemmas
-from .slots import QUERY_TENSE_LISTS, implied_tenses, list_files, query_persons, tenses_in
+from .slots import implied_tenses, query_persons, tenses_in
 
 Concept = dict[str, float]  # index term -> weight of the best way to match it
 
@@ -57,35 +56,6 @@ class Paradigm(dict):
     """A concept whose alternatives add up in a chunk (a verb's forms), where a `Concept`'s best one counts
     (BM25Index.search_concepts reads `adds_up`)."""
     adds_up = True
-
-
-@dataclass(frozen=True)
-class ExpansionSettings:
-    translations: float = setting(0.0, minimum=0, maximum=1)  # weight of a word's translations (0: off)
-    forms: float = setting(0.0, minimum=0, maximum=1)         # weight of its lemma and the lemma's forms (0: off)
-    paradigm: bool = False   # a verb's forms found in a chunk add up (a paradigm row outranks a passing form)
-    endings: bool = False    # a form the map lacks gets the lemma a regular ending leaves (catched -> catch)
-    tenses: float = setting(0.0, minimum=0, maximum=10)  # a verb's forms in the query's tense count this many
-                                                         # times (0: off; its other forms count once)
-    persons: float = setting(0.0, minimum=0, maximum=10)  # and those in its tense and person this many times
-                                                          # more again (0: off; needs tenses)
-
-    def enabled(self) -> bool:
-        return self.translations > 0 or self.forms > 0
-
-    def data_files(self) -> tuple[str, ...]:
-        """The word lists it reads (slots.py): a query's tense with `tenses`, its person with `persons` too."""
-        if self.tenses <= 0:
-            return ()
-        return list_files(*QUERY_TENSE_LISTS, *(("persons",) if self.persons > 0 else ()))
-
-    def describe(self) -> str:
-        parts = [f"translations {self.translations:g}"] * (self.translations > 0)
-        parts += [f"forms {self.forms:g}"] * (self.forms > 0)
-        parts += ["forms add up"] * self.paradigm + ["regular endings stripped"] * self.endings
-        parts += [f"forms of the query's tense x{self.tenses:g}"] * (self.tenses > 0)
-        parts += [f"of its person x{self.persons:g} more"] * (self.persons > 0 and self.tenses > 0)
-        return f", expanded ({', '.join(parts)})" if parts else ""
 
 
 Paradigms = dict[str, dict[str, dict[str, list[str]]]]  # lemma -> tense -> person -> forms (verb_forms.py)

@@ -12,11 +12,12 @@ FIXTURE = REPO / "tests" / "fixtures" / "minikb"
 sys.path.insert(0, str(REPO / "bench"))
 from fault_harness import copy_sources  # noqa: E402  (the one way a project is copied)
 
-# The fixture corpus as a config's `mini` entry, before its embedders and retrievers.
+# The fixture corpus as a config's `mini` entry, before its embedders and retrievers: a small grammar KB.
 MINI_CORPUS = """\
 build: [mini]
 corpora:
   mini:
+    domain: grammar
     source: {format: markdown, path: fixture/docs, questions: fixture/questions.jsonl}
     tokenizer: {vocab_size: 400}
     chunk: {strategy: tokens, target_tokens: 40, overlap: 8}

@@ -14,10 +14,12 @@ from minirag.answer.reading.learner_questions import synthesize
 from minirag.answer.select.analysis import analyze
 from minirag.answer.select.candidates import candidates_of, cell_line, shown_line
 from minirag.answer.select.features import FEATURES, INDEX, Featurizer, holds_phrase
+from minirag.answer.select.keys import answer_key
+from minirag.answer.select.none_option import NULL_FEATURES
 from minirag.answer.select.scorer import AnswerScorer, Group
-from minirag.answer.select.selector import NULL_FEATURES, AnswerSelector, pool
+from minirag.answer.select.selector import AnswerSelector, pool
 from minirag.answer.select.settings import SelectorSettings
-from minirag.answer.select.terms import GrammarTerms, answer_key
+from minirag.answer.select.terms import GrammarTerms
 from minirag.answer.select.vocabulary import Vocabulary, deletions, edits1
 from minirag.evaluation.losses import loss_stage
 
@@ -178,7 +180,7 @@ def test_block_features_equal_the_plain_per_candidate_computation(vocab, chunks,
         r = sel.read(question, list(order), langs)
         cands = [r.candidate(i) for i in range(len(r.X))]
         words = " ".join(answer_key(question).split())
-        from minirag.answer.select.terms import WORD_RE, fold
+        from minirag.answer.select.keys import WORD_RE, fold
         asked = " ".join(WORD_RE.findall(r.analysis.asked_text()))
         for i, c in enumerate(cands):
             want = reference_row(r.analysis, c, answer_key(c.text), set(r.analysis.words), asked)
@@ -424,7 +426,7 @@ def trained_on_three_pages():
         ("en/rel.md", "Relative clauses", RELATIVE))]
     chunks = [make_chunk(d["text"], d["doc_id"], 0, d["title"]) for d in docs]
     terms = GrammarTerms.load(lexicon=COME_LEXICON["lexicon"])
-    s = SelectorSettings(questions=300, steps=200)
+    s = SelectorSettings(features=("grammar",), questions=300, steps=200)
     scorer, _, report = train_selector(docs, chunks, COME_LEXICON, terms, [], s)
     vocab = Vocabulary.from_chunks(chunks, COME_LEXICON, terms, LANGS)
     return AnswerSelector(vocab, scorer, 3), chunks, report

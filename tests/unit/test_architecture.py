@@ -33,7 +33,7 @@ def test_every_shipped_config_validates_against_the_schema():
 # The layers, bottom first: a module may import its own layer and the layers below it, never one
 # above. A module's layer is its longest prefix here; a new top-level package must be placed.
 LAYERS = [
-    ("settings", "artifacts"),  # plumbing: settings dataclasses, files, receipts, content checks
+    ("settings", "artifacts", "domain"),  # plumbing: settings dataclasses, files, receipts, content checks, the domain key
     ("text",),
     ("datasets",),
     ("index",),

@@ -118,6 +118,9 @@ def test_the_retrieve_job_carries_its_readers_settings_so_a_threshold_change_rer
     settings = settings_of(CorpusGraph(cc, CorpusLayout.of("results", "c")), "retrieve", name="fb")
     assert settings["readers"]["x"]["threshold"] == 0.4 and settings["of"] == "b"
     files = CorpusGraph(cc, CorpusLayout.of("results", "c")).retrieve("fb")["files"]
+    assert {"reader:x", "chunks"} <= set(files) and not {"lexicon", "terms"} & set(files)  # no grammar: neither
+    grammar = corpus_config({"corpora": {"c": {**CONFIG["corpora"]["c"], "domain": "grammar"}}}, "c")
+    files = CorpusGraph(grammar, CorpusLayout.of("results", "c")).retrieve("fb")["files"]
     assert {"reader:x", "lexicon", "terms", "chunks"} <= set(files)
 
 

@@ -15,7 +15,7 @@ from minirag.answer.select.settings import SelectorSettings
 from minirag.answer.select.spans import spans_of
 from minirag.answer.select.terms import GrammarTerms
 from minirag.answer.select.vocabulary import Vocabulary
-from minirag.answer.train_selector import bm25_over, decide, train_selector
+from minirag.answer.train_selector import bm25_over, decide, train_selector, training_analyzer
 from minirag.text.chunker import chunk_document
 from minirag.text.corpus import FieldNames, curate_markdown
 
@@ -27,15 +27,14 @@ def manual():
     docs = curate_markdown(MANUAL, "*.md", FieldNames().__dict__, "en")
     chunks = [c for d in docs for c in chunk_document(d, "none")]
     s = SelectorSettings(features=("generic",), questions=300, steps=200)
-    scorer, learned, report = train_selector(docs, chunks, {}, GrammarTerms.base(), [], s)
-    vocab = Vocabulary.from_chunks(chunks, {}, GrammarTerms.base(), {})
-    selector = AnswerSelector(vocab, scorer, 10, ("generic",), GenericFeaturizer.from_texts([c.text for c in chunks]))
+    scorer, learned, report = train_selector(docs, chunks, {}, None, [], s)  # no grammar: no lexicon, no terms
+    selector = AnswerSelector(None, scorer, 10, ("generic",), GenericFeaturizer.from_texts([c.text for c in chunks]))
     return docs, chunks, selector, report
 
 
 def answer(query: str) -> str | None:
     docs, chunks, selector, report = manual()
-    ranked = [chunks[i] for i in bm25_over(chunks).search(query, 10)[0]]
+    ranked = [chunks[i] for i in bm25_over(chunks, training_analyzer(("generic",), {"en"})).search(query, 10)[0]]
     picked = selector.select(query, ranked, {})
     best = picked.answers[0] if picked.answers else None
     return best.text if best and decide(best.p, picked.p_none, report["threshold"], report["rule"]) else None
@@ -88,7 +87,8 @@ def test_a_question_the_manual_does_not_answer_gets_no_answer():
 def test_the_grammar_features_go_on_top_of_the_generic_ones():
     from minirag.answer.select.features import FEATURES
     from minirag.answer.select.generic import GENERIC, NULL_GENERIC
-    from minirag.answer.select.selector import NULL_FEATURES, feature_names
+    from minirag.answer.select.none_option import NULL_FEATURES
+    from minirag.answer.select.selector import feature_names
     docs, chunks, _, _ = manual()
     vocab = Vocabulary.from_chunks(chunks, {}, GrammarTerms.base(), {})
     both = AnswerSelector(vocab, None, 10, ("generic", "grammar"), GenericFeaturizer.from_texts([c.text for c in chunks]))

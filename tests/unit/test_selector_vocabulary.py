@@ -9,6 +9,8 @@ from test_answer_selection import LEXICON, chunks, terms, vocab  # noqa: F401  (
 
 from minirag.answer.select import selector as selector_module
 from minirag.answer.select.analysis import analyze
+from minirag.answer.select.features import FEATURES
+from minirag.answer.select.none_option import NULL_FEATURES
 from minirag.answer.select.scorer import AnswerScorer
 from minirag.answer.select.terms import DEFAULT_TERMS
 from minirag.answer.select.vocabulary import Vocabulary
@@ -41,7 +43,7 @@ def trained(tmp_path, chunks, vocab):  # noqa: F811
     write_receipt(layout.receipt("lexicon", None), "lexicon", None, {}, [], [layout.lexicon])
     model = layout.reader_model("extractive")
     model.parent.mkdir(parents=True, exist_ok=True)
-    AnswerScorer(len(selector_module.FEATURES), len(selector_module.NULL_FEATURES), hidden=2, seed=0).save_atomic(model)
+    AnswerScorer(len(FEATURES), len(NULL_FEATURES), hidden=2, seed=0).save_atomic(model)
     files = {"docs": layout.docs, "chunks": layout.chunks, "lexicon": layout.lexicon, "terms": DEFAULT_TERMS}
     record = {**vocab.to_record(), "built_from": {k: sha256_file(p) for k, p in files.items()}}
     write_json(model.with_suffix(".json"), {"threshold": 0.5, "vocabulary": record})

@@ -220,7 +220,7 @@ def test_the_forms_of_the_querys_tense_in_its_person_weigh_up_again():
 
 def test_weighing_persons_without_tenses_is_refused_naming_the_key():
     from minirag.config.corpus import ConfigError, corpus_config
-    raw = {"corpora": {"c": {"source": {"format": "markdown", "path": "docs"},
+    raw = {"corpora": {"c": {"domain": "grammar", "source": {"format": "markdown", "path": "docs"},
                              "retrievers": {"b": {"type": "bm25", "expand": {"forms": 0.5, "persons": 2}}}}}}
     with pytest.raises(ConfigError, match=r"retrievers\.b\.expand\.persons: .*set expand\.tenses too"):
         corpus_config(raw, "c")
@@ -237,7 +237,7 @@ def test_the_word_lists_an_expansion_or_the_selector_reads_are_inputs_of_their_j
     from minirag.config.corpus import corpus_config
     from minirag.pipeline.graph import CorpusGraph
     expand = {"forms": 0.5, "tenses": 3}
-    raw = {"corpora": {"c": {"source": {"format": "markdown", "path": "docs", "questions": "q.jsonl"},
+    raw = {"corpora": {"c": {"domain": "grammar", "source": {"format": "markdown", "path": "docs", "questions": "q.jsonl"},
                              "retrievers": {"t": {"type": "bm25", "expand": expand},
                                             "p": {"type": "bm25", "expand": {**expand, "persons": 3}},
                                             "fb": {"type": "feedback", "of": "t", "reader": "x"}},

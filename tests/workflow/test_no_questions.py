@@ -16,6 +16,7 @@ PAGES = """\
 build: [pages]
 corpora:
   pages:
+    domain: grammar                    # the grammar KB's pages: its reader reads them as grammar
     source: {format: markdown, path: fixture/docs}
     tokenizer: {vocab_size: 400}
     chunk: {strategy: tokens, target_tokens: 40, overlap: 8}

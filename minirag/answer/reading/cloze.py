@@ -31,7 +31,7 @@ import numpy as np
 from ..evidence import RULE_RE, cells
 from ..select.candidates import plain, sentences
 from ..select.spans import FUNCTION, spans_of
-from .learner_questions import LearnerQuestion
+from .synthesized import LearnerQuestion
 
 WH = {"date": "When", "number": "How many", "phrase": "What", "quote": "What"}
 AUX_RE = re.compile(r"\b(is|was|are|were|did|does|do|has|had|can|will)\b")

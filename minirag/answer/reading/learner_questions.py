@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -36,6 +35,7 @@ import numpy as np
 from ..select.terms import GrammarTerms, fold
 from .facts import Fact, doc_sections, sentence_facts, strip_accents, table_rows
 from .learner_translations import translation_questions
+from .synthesized import LearnerQuestion
 
 LANG_NAME = {"en": {"en": "English", "es": "Spanish"}, "es": {"en": "inglés", "es": "español"}}
 OTHER_LANGS = {"en": ("French", "German", "Italian", "Portuguese"), "es": ("francés", "alemán", "italiano", "portugués")}
@@ -69,24 +69,6 @@ LANGUAGE_COLUMNS = {k: {"en": v[0], "es": v[1]} for k, v in (
 CONSONANTS, VOWELS = list("bcdfglmnprstv"), list("aeiou")
 FEMININE = ("a", "ión", "dad", "tad", "tud", "umbre")
 WORD_RE = re.compile(r"[^\W\d_]+")
-
-
-@dataclass(frozen=True)
-class LearnerQuestion:
-    qid: str
-    query: str
-    answer: str | None  # None: the corpus does not answer it
-    family: str         # plain | paraphrase | blank | alternatives | confirmation | cross | meaning | rule | absent
-    lang: str           # the question's language: en | es (cross: not the document's)
-    source: str         # doc_id and what it was made from
-
-    def to_record(self) -> dict:
-        return {"qid": self.qid, "query": self.query, "answer": self.answer, "family": self.family,
-                "lang": self.lang, "source": self.source}
-
-    @classmethod
-    def from_record(cls, rec: dict) -> "LearnerQuestion":
-        return cls(rec["qid"], rec["query"], rec["answer"], rec["family"], rec["lang"], rec["source"])
 
 
 def misspell(word: str, rng: np.random.Generator) -> str:

@@ -24,7 +24,7 @@ import re
 
 import numpy as np
 
-from ..select.terms import WORD_RE, fold
+from ..select.keys import WORD_RE, fold
 from ..select.vocabulary import Vocabulary, filler
 from .learner_questions import CONSONANTS, VOWELS, LearnerQuestion
 

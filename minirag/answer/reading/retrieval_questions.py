@@ -35,9 +35,8 @@ import numpy as np
 from ...artifacts.io import sha256_text
 from ...index.pairs import sentence_spans
 from ...rank.synth import candidates
-from ..select.terms import fold
+from ..select.keys import fold
 from .cloze import Material, cloze
-from .learner_questions import synthesize
 
 FAMILIES = ("learner", "generic")
 WORD_RE = re.compile(r"[^\W\d_]+")
@@ -63,7 +62,9 @@ def line_span(text: str, answer: str, key: str = "") -> tuple[int, int] | None:
 
 
 def learner_questions(docs: list[dict], terms, n: int, seed: int, lexicon: dict | None) -> list[dict]:
-    """The answer selector's learner questions, each with its gold span: (query, family, doc, start, end)."""
+    """The answer selector's learner questions, each with its gold span: (query, family, doc, start, end). The
+    learner family is the grammar domain's (its synthesiser is imported only here)."""
+    from .learner_questions import synthesize
     texts = {d["doc_id"]: d["text"] for d in docs}
     out = []
     for q in synthesize(docs, terms, n, seed, lexicon):

@@ -32,7 +32,8 @@ import numpy as np
 
 from .analysis import QuestionAnalysis
 from .candidates import Candidate
-from .terms import DIMENSIONS, WORD_RE, GrammarTerms, answer_key, fold
+from .keys import WORD_RE, answer_key, fold
+from .terms import DIMENSIONS, GrammarTerms
 from .vocabulary import Vocabulary
 
 KINDS = ("cell", "arrow", "gloss", "quote", "clause", "item", "sentence")
@@ -51,8 +52,6 @@ FEATURES = (
     + ("q_in_line", "q_in_caption", "q_in_text", "q_in_column", "q_text_rule")
 )
 INDEX = {name: i for i, name in enumerate(FEATURES)}
-
-
 STATIC = ("text_is_concept", "is_row_key", *(f"kind_{k}" for k in KINDS), "log_words", "long")
 
 

@@ -31,8 +31,8 @@ import re
 import numpy as np
 
 from .candidates import Candidate
+from .keys import fold
 from .spans import FUNCTION, TOKEN_RE
-from .terms import fold
 
 TYPES = ("person", "date", "place", "number", "reason", "manner", "thing")
 KINDS = ("name", "date", "number", "phrase", "quote", "clause", "sentence", "item", "cell", "other")
@@ -251,3 +251,13 @@ class GenericFeaturizer:
                 if cov > best:
                     best, out = cov, stems
         return out
+
+
+class SpanBlock:
+    """The candidates of one chunk for the generic features alone: their answer keys (numbers kept) and
+    what the generic featurizer reads of them (features.py's ChunkBlock is the grammar's)."""
+
+    def __init__(self, candidates: list[Candidate]):
+        self.candidates, self.n = candidates, len(candidates)
+        self.texts = [span_key(c.text) for c in candidates]
+        self.generic = GenericBlock(candidates)

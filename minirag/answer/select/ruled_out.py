@@ -29,7 +29,7 @@ import numpy as np
 
 from .analysis import QuestionAnalysis
 from .features import ChunkBlock, QuestionView, index_of, mask_of
-from .terms import WORD_RE
+from .keys import WORD_RE
 from .vocabulary import Vocabulary
 
 

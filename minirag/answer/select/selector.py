@@ -9,7 +9,8 @@ prose of the top `depth` chunks, features.py describes each candidate, scorer.py
 probability (and "none of them" one). Candidates giving the same answer pool their probability — the
 same form in two tables is one answer, cited from the candidate the scorer likes best. The selector
 abstains when "none" is likelier than the best answer or the best answer's probability is under the
-threshold (calibrated on the dev questions at training time).
+threshold (calibrated on the dev questions at training time). The grammar features (features.py, over
+analysis.py's reading of the question) are the grammar domain's: a selector without them never imports them.
 
 What it leaves out: retrieval (the chunks come ranked) and writing the answer (readers.py).
 """
@@ -18,36 +19,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ...text.chunks import Chunk
-from .analysis import QuestionAnalysis, analyze
 from .candidates import Candidate, candidates_of, shown_line
-from .features import FEATURES, INDEX, ChunkBlock, Featurizer
-from .generic import GENERIC, NULL_GENERIC, GenericBlock, GenericFeaturizer, span_key
-from .ruled_out import ruled_out_of
+from .generic import GENERIC, NULL_GENERIC, GenericBlock, GenericFeaturizer, SpanBlock, span_key
+from .keys import answer_key
 from .scorer import AnswerScorer
-from .terms import GrammarTerms, answer_key
-from .vocabulary import Vocabulary
+
+if TYPE_CHECKING:  # the grammar's types, named in annotations only
+    from .analysis import QuestionAnalysis
+    from .vocabulary import Vocabulary
 
 LINES = 6  # generic: the candidates of a question's six best-covering sentences compete
-NULL_FEATURES = ("bias", "best_key_lemma", "best_column_lemma", "best_concepts_met", "best_option", "lemma_found",
-                 "concepts_asked", "other_language", "asks_rule", "asks_meaning", "asks_choice", "no_candidates",
-                 "names_nothing", "unknown_words", "best_cover")
-
-
-def null_features(a: QuestionAnalysis, X: np.ndarray) -> np.ndarray:
-    """z of the "none of them" option: how well the best candidates fit, and what the question is — whether
-    it names no lemma, concept or option at all ("What is the capital of France?"), the share of its words
-    the corpus never writes, and how much of it the best-covering line holds."""
-    best = X.max(axis=0) if len(X) else np.zeros(len(FEATURES))
-    nothing = not a.lemmas and not a.concepts and not a.options
-    unknown = len(a.unknown) / len(a.words) if a.words else 0.0
-    return np.array([1.0, best[INDEX["key_lemma"]], best[INDEX["column_lemma"]], best[INDEX["asked_concepts_met"]],
-                     best[INDEX["option_exact"]], max(a.lemmas.values(), default=0.0), bool(a.concepts),
-                     a.target_lang == "other", a.asks == "rule", a.asks == "meaning", a.asks == "choice", not len(X),
-                     nothing, unknown, best[INDEX["q_in_line"]]])
 
 
 def best_lines(X: np.ndarray, lines: int) -> np.ndarray:
@@ -62,8 +48,11 @@ def best_lines(X: np.ndarray, lines: int) -> np.ndarray:
 
 def feature_names(features: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(candidate feature names, none-option feature names) of a set of feature sets, in column order."""
-    names = (GENERIC if "generic" in features else ()) + (FEATURES if "grammar" in features else ())
-    null = (NULL_GENERIC if "generic" in features else ()) + (NULL_FEATURES if "grammar" in features else ())
+    names, null = (GENERIC, NULL_GENERIC) if "generic" in features else ((), ())
+    if "grammar" in features:
+        from .features import FEATURES
+        from .none_option import NULL_FEATURES
+        names, null = names + FEATURES, null + NULL_FEATURES
     return names, null
 
 
@@ -77,13 +66,14 @@ class Answer:
 
 @dataclass
 class Read:
-    """A question read against its ranked chunks: the analysis, each chunk's candidates with its rank,
-    their features (m, F) and the "none of them" features (G,)."""
-    analysis: QuestionAnalysis
-    blocks: list[tuple[ChunkBlock, int]]
+    """A question read against its ranked chunks: the grammar's analysis of it (None without the grammar
+    features), each chunk's candidates with its rank, their features (m, F) and the "none of them" features (G,)."""
+    query: str
+    analysis: QuestionAnalysis | None
+    blocks: list[tuple]  # (a chunk's block: features.py ChunkBlock with the grammar features, else SpanBlock, rank)
     X: np.ndarray
     z: np.ndarray
-    names: tuple[str, ...] = FEATURES  # the columns of X
+    names: tuple[str, ...]  # the columns of X
     rows: np.ndarray | None = None  # the candidates kept (generic: those of the best-covering sentences); None: all
 
     def kept(self, values: list) -> list:
@@ -117,7 +107,7 @@ class Selection:
     answers: list[Answer]         # pooled by answer, best first
 
     @property
-    def analysis(self) -> QuestionAnalysis:
+    def analysis(self) -> QuestionAnalysis | None:
         return self.read.analysis
 
     def answer_records(self, keep: int) -> list[dict]:
@@ -135,7 +125,7 @@ class Selection:
         """What the candidates artifact holds of a question: the analysis, the `keep` best answers, and
         every candidate answer's key."""
         answers, keys = self.answer_records(keep), self.read.keys
-        return {"qid": qid, "query": self.analysis.query, "analysis": self.analysis.to_record(),
+        return {"qid": qid, "query": self.read.query, "analysis": self.analysis.to_record() if self.analysis else {},
                 "depth": len(self.read.blocks), "candidates": len(keys), "p_none": round(self.p_none, 4),
                 "answers": answers, "keys": sorted(set(keys) - {""})}
 
@@ -167,28 +157,34 @@ def pool(texts: list[str], p: np.ndarray, keys: list[str], analysis: QuestionAna
 
 class AnswerSelector:
     """`features`: "generic" (spans, answer types, rows and columns: any corpus), "grammar" (the KB's
-    concepts), or both (grammar on top); `generic` holds the corpus's IDF the generic features weigh by."""
+    concepts, read through `vocab`, the corpus's Vocabulary: None without them), or both (grammar on
+    top); `generic` holds the corpus's IDF the generic features weigh by."""
 
-    def __init__(self, vocab: Vocabulary, scorer: AnswerScorer | None, depth: int = 20,
+    def __init__(self, vocab: Vocabulary | None, scorer: AnswerScorer | None, depth: int = 20,
                  features: tuple[str, ...] = ("grammar",), generic: GenericFeaturizer | None = None):
         self.vocab, self.scorer, self.depth, self.features = vocab, scorer, depth, tuple(features)
-        self.featurizer = Featurizer(vocab.terms, vocab.language)
+        self.featurizer = None  # the grammar features' (features.py), imported only for them
+        if "grammar" in self.features:
+            from .features import Featurizer
+            self.featurizer = Featurizer(vocab.terms, vocab.language)
         self.generic = generic if "generic" in self.features else None
         self.lines = LINES
         if "generic" in self.features and generic is None:
             raise ValueError("generic features need the corpus's IDF (GenericFeaturizer)")
-        self._blocks: dict[tuple[str, str], ChunkBlock] = {}
+        self._blocks: dict[tuple[str, str], object] = {}
 
-    def block(self, chunk: Chunk, lang: str) -> ChunkBlock:
+    def block(self, chunk: Chunk, lang: str):
         """A chunk's candidates prepared for each feature set (generic: spans too, keys keep numbers)."""
         cands = candidates_of(chunk, 1, lang, spans=self.generic is not None)
+        if self.featurizer is None:
+            return SpanBlock(cands)
         b = self.featurizer.block(cands)
         if self.generic is not None:
             b.generic = GenericBlock(cands)
             b.texts = [span_key(c.text) for c in cands]
         return b
 
-    def blocks(self, chunks: list[Chunk], langs: dict[str, str]) -> list[tuple[ChunkBlock, int]]:
+    def blocks(self, chunks: list[Chunk], langs: dict[str, str]) -> list[tuple]:
         """(the candidates of a chunk, its rank) for the top `depth` chunks (each chunk read once per selector)."""
         out = []
         for n, chunk in enumerate(chunks[: self.depth], start=1):
@@ -204,7 +200,10 @@ class AnswerSelector:
             self.blocks(chunks[i:i + self.depth], langs)
 
     def read(self, query: str, chunks: list[Chunk], langs: dict[str, str]) -> Read:
-        a = analyze(query, self.vocab)
+        a = None
+        if self.featurizer is not None:
+            from .analysis import analyze
+            a = analyze(query, self.vocab)
         blocks = self.blocks(chunks, langs)
         parts, nulls = [], []
         rows = None
@@ -213,7 +212,9 @@ class AnswerSelector:
             rows = best_lines(Xg, self.lines)
             parts.append(Xg[rows])
             nulls.append(zg)
-        if "grammar" in self.features:
+        if self.featurizer is not None:
+            from .none_option import null_features
+            from .ruled_out import ruled_out_of
             X = self.featurizer.matrix(a, blocks)
             out = ruled_out_of(a, blocks, self.vocab)  # never what the question quotes (ruled_out.py)
             if out.any():  # the rows kept so far (all, or the generic lines'), less those ruled out
@@ -223,7 +224,7 @@ class AnswerSelector:
             kept = X if rows is None else X[rows]
             parts.append(kept)
             nulls.append(null_features(a, kept))
-        return Read(a, blocks, np.concatenate(parts, axis=1), np.concatenate(nulls).astype(np.float32),
+        return Read(query, a, blocks, np.concatenate(parts, axis=1), np.concatenate(nulls).astype(np.float32),
                     feature_names(self.features)[0], rows)
 
     def select(self, query: str, chunks: list[Chunk], langs: dict[str, str]) -> Selection:
@@ -236,19 +237,29 @@ class AnswerSelector:
 
 def load_selector(model, chunks: list[Chunk], langs: dict[str, str], lexicon, terms, depth: int,
                   files: dict | None = None) -> AnswerSelector:
-    """The selector of trained weights (checked against their receipt), over the corpus's chunks (and
-    their documents' languages), lexicon.json and terms file. `files` names the docs and chunks files
-    `chunks` and `langs` come from: when train_reader built the vocabulary from those very files (and
-    this lexicon and terms file), the one in its sidecar is read (milliseconds), else it is rebuilt
-    from the chunks (a second on the KB). Its feature sets are the sidecar's."""
-    from ...artifacts.integrity import load_json, verified
-    lex = load_json(lexicon, "lexicon")
-    grammar = GrammarTerms.load(terms, lex.get("lexicon", {}))
-    record = stored_vocabulary(model, {**(files or {}), "lexicon": lexicon, "terms": terms}) if files else None
-    vocab = Vocabulary.from_record(record, grammar) if record else Vocabulary.from_chunks(chunks, lex, grammar, langs)
+    """The selector of trained weights (checked against their receipt) with the sidecar's feature sets, over
+    the corpus's chunks (and their documents' languages); grammar features read its vocabulary too."""
+    from ...artifacts.integrity import verified
     features = tuple(selector_sidecar(model).get("feature_sets", ("grammar",)))
+    vocab = grammar_vocabulary(model, chunks, langs, lexicon, terms, files) if "grammar" in features else None
     generic = GenericFeaturizer.from_texts([c.text for c in chunks]) if "generic" in features else None
     return AnswerSelector(vocab, AnswerScorer.load(verified(model, "answer selector weights")), depth, features, generic)
+
+
+def grammar_vocabulary(model, chunks: list[Chunk], langs: dict[str, str], lexicon, terms,
+                       files: dict | None) -> Vocabulary:
+    """The vocabulary the grammar features read questions through, over lexicon.json and the terms file (None,
+    None without the grammar domain: the concepts' own names). When train_reader built it from the docs and
+    chunks files `files` names (and this lexicon and terms file), the sidecar's is read (milliseconds), else
+    it is rebuilt from the chunks (a second on the KB)."""
+    from ...artifacts.integrity import load_json
+    from .terms import GrammarTerms
+    from .vocabulary import Vocabulary
+    lex = load_json(lexicon, "lexicon") if lexicon is not None else {}
+    grammar = GrammarTerms.load(terms, lex.get("lexicon", {}))
+    built = {"lexicon": lexicon, "terms": terms} if lexicon is not None else {}
+    record = stored_vocabulary(model, {**(files or {}), **built}) if files else None
+    return Vocabulary.from_record(record, grammar) if record else Vocabulary.from_chunks(chunks, lex, grammar, langs)
 
 
 def stored_vocabulary(model, files: dict) -> dict | None:

@@ -27,8 +27,9 @@ class SelectorSettings:
     threshold: float | None = setting(None, minimum=0, maximum=1)  # abstain under this probability; null: calibrated on dev
     abstain: str = setting("I don't know.", min_length=1)  # what the reader says when it abstains
     # generic: short spans of prose, answer types from the question word, table row and column (any corpus);
-    # grammar: the grammar KB's concepts, lemmas and options; both: generic with grammar on top
-    features: tuple[Literal["generic", "grammar"], ...] = setting(("grammar",), min_items=1)
+    # grammar: the grammar KB's concepts, lemmas and options (needs `domain: grammar`, whose default it is);
+    # both: generic with grammar on top
+    features: tuple[Literal["generic", "grammar"], ...] = setting(("generic",), min_items=1)
     questions: int = setting(1500, minimum=0)     # learner questions synthesized from the corpus to train on
     depth: int = setting(10, minimum=1)            # chunks a training question's candidates are read from
     hidden: int = setting(0, minimum=0)            # 0: logistic regression; > 0: an MLP of this width

@@ -24,23 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...artifacts.io import read_text
-from ...text.analyze import fold_accents
 from .concepts import CONCEPTS, DIMENSIONS
+from .keys import fold
 
 DEFAULT_TERMS = Path(__file__).parent.parent / "data" / "grammar_terms.tsv"  # answer/data/
 QUOTE_RE = re.compile(r"(?<![\w'’])(['‘’\"“«*])(?P<body>[^'‘’\"“”«»*\n]{1,60}?)(['’\"”»*])(?![\w'’])")
-WORD_RE = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 WEAK_CONTEXT_RE = re.compile(r"\b(?:form|forma|for|person|persona)\b")
-
-
-def fold(text: str) -> str:
-    """Lowercase without accents: how terms and questions are compared."""
-    return fold_accents(text.casefold())
-
-
-def answer_key(text: str) -> str:
-    """An answer's words, folded: two candidates with one key give one answer ("Vine." and "vine")."""
-    return " ".join(WORD_RE.findall(fold(text)))
 
 
 @dataclass(frozen=True)

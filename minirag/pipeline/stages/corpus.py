@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ...text.chunker import ChunkSettings
-from ...text.slots import PARADIGM_LISTS, list_files
 from ..stage import Given, Out, Stage
 
 
@@ -29,6 +28,13 @@ def chunk_settings(g, w) -> dict:
 
 def docs(g) -> dict:
     return {"docs": str(g.layout.docs)}
+
+
+def paradigm_lists() -> Given:
+    """The tense and person lists the lexicon stage reads its paradigms with: the grammar domain's, imported
+    only when a corpus plans a lexicon job."""
+    from ...text.slots import PARADIGM_LISTS, list_files
+    return Given.tracked(list_files(*PARADIGM_LISTS))
 
 
 CORPUS = [
@@ -67,6 +73,6 @@ CHUNKS = [
     Stage("units", per=None, names=lambda g: one(g.uses_units()),
           reads=lambda g, w: {**docs(g), "chunks": str(g.layout.chunks)}, writes={"out": Out("units")}),
     Stage("lexicon", per=None, names=lambda g: one(g.uses_lexicon()),
-          reads=lambda g, w: {**docs(g), "word_lists": Given.tracked(list_files(*PARADIGM_LISTS))},
+          reads=lambda g, w: {**docs(g), "word_lists": paradigm_lists()},
           writes={"out": Out("lexicon")}),
 ]

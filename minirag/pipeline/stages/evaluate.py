@@ -18,6 +18,7 @@ def diagnose_settings(g, w) -> dict:
 
 EVALUATE = [
     Stage("evaluate", per=None, names=lambda g: [{}], values=lambda g, w: {"corpus": g.layout.root.name},
+          settings=lambda g, w: {"domain": g.cc["domain"]},
           reads=lambda g, w: {**scored(g), "answers": g.answers(), "candidates": g.all_candidates()},
           writes={"out_dir": Out("eval", arg="folder")}),
     Stage("diagnose", per=None, names=lambda g: [{}], settings=diagnose_settings,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, Mapping, Sequence
 
 from ...settings import Kind, SettingsError
-from ...text.expand import ExpansionSettings
+from ...text.expansion import ExpansionSettings
 from ..ranking import Ranking, Retriever
 
 KINDS: dict[str, type["RetrieverKind"]] = {}

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from ...index.ivf import IVFSettings
 from ...settings import SettingsError, settings_from_dict
-from ...text.expand import ExpansionSettings
+from ...text.expansion import ExpansionSettings
 from ..ranking import Retriever
 from .base import RetrieverKind, kind_of
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from ...settings import SettingsError, setting
 from ...text.analyze import AnalyzerConfig
-from ...text.expand import ExpansionSettings
+from ...text.expansion import ExpansionSettings
 from ..diversify import mmr, source_cap
 from ..ranking import Ranking
 from ..rerank import DEFAULT_ANALYZER, rerank
