@@ -28,7 +28,7 @@ from .evidence import Line, select_evidence
 IDK = "I don't know — not in the rules I have."
 
 DEFAULT_TEMPLATE = (
-    "You are a grammar tutor. Use only the facts in the context to answer.\n"
+    "Use only the facts in the context to answer.\n"
     f'If the answer is not in the context, say "{IDK}"\n'
     "\n"
     "Context:\n"
@@ -38,7 +38,8 @@ DEFAULT_TEMPLATE = (
     "Answer with a one-sentence response, followed by the citation in brackets."
 )
 
-TEMPLATES = {"default": DEFAULT_TEMPLATE}
+# The grammar KB's: the same, addressed to a tutor (prompt: {template: tutor})
+TEMPLATES = {"default": DEFAULT_TEMPLATE, "tutor": "You are a grammar tutor. " + DEFAULT_TEMPLATE}
 
 NO_CONTEXT = "(no context holds the question's words: answer exactly \"" + IDK + "\")"
 

@@ -33,7 +33,8 @@ def test_every_shipped_config_validates_against_the_schema():
 # The layers, bottom first: a module may import its own layer and the layers below it, never one
 # above. A module's layer is its longest prefix here; a new top-level package must be placed.
 LAYERS = [
-    ("settings", "artifacts", "domain"),  # plumbing: settings dataclasses, files, receipts, content checks, the domain key
+    ("settings", "artifacts", "domain", "terminal", "plan"),  # plumbing: settings dataclasses, files, receipts,
+    # content checks, the domain key; what a build and a dry run print
     ("text",),
     ("datasets",),
     ("index",),
