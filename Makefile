@@ -14,6 +14,12 @@ BIN     = $(VENV)/bin
 CORES  ?= 2
 
 CONFIG ?= workflow/config.yaml
+# A config file's name reaches the recipes as data, whatever it holds (`...`, $(...), spaces, a
+# leading '-'): make would expand $(CONFIG) once itself and the shell again, so the recipes read
+# $$MINIRAG_CONFIG from the environment, its value taken unexpanded ($(value ...)); CONFIG itself
+# is not exported, which would expand it.
+export MINIRAG_CONFIG := $(value CONFIG)
+unexport CONFIG
 VERBOSE ?=
 # pip's errors only: its warnings are about the machine's own pip setup, not the build
 QUIET     = $(if $(VERBOSE),,-qq)
@@ -44,10 +50,10 @@ report-html: report
 	$(SNAKEMAKE) --report results/report.html results/report.md
 
 check-config: | $(BIN)/python
-	$(BIN)/python -m minirag.config.load "$(CONFIG)"
+	$(BIN)/python -m minirag.config.load -- "$$MINIRAG_CONFIG"
 
 build: check-config $(VENV)/.installed
-	$(SNAKEMAKE) -c$(CORES) --configfile "$(CONFIG)"
+	$(SNAKEMAKE) -c$(CORES) --configfile="$$MINIRAG_CONFIG"
 
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest -q
