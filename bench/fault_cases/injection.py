@@ -151,6 +151,13 @@ def cases() -> list[Case]:
         ("make check-config CONFIG named like a flag (-r.yaml)", config_named("-r.yaml"), True),
         ("make build CONFIG holding backticks (built)", config_named("scratch/y`touch PWNED`.yaml", make="build"),
          False),
+        ("make check-config CONFIG holding $(touch PWNED), no report:",
+         config_named(f"scratch/x{PWN}.yaml", report=None, refuse="cannot name the report"), True),
+        ("a configfile named x$(touch PWNED).yaml, no report:",
+         config_named(f"scratch/x{PWN}.yaml", report=None, make=None, refuse="cannot name the report"), True),
+        ("a configfile named z;touch PWNED3;.yaml, no report:",
+         config_named("scratch/z;touch PWNED3;.yaml", report=None, make=None, refuse="cannot name the report"), True),
+        ("report: a name and a newline", built('report: "x\\n"\n' + CONFIG, refuse="report"), True),
         ("an embedder type with a command", built(sub("    assertions:", f"    embedders: {{hashing: {{type: '{PWN}'}}}}"
                                                       "\n    assertions:"), refuse="type"), True),
     ]]

@@ -193,3 +193,19 @@ def test_the_ablation_study_holds_every_default_run_with_the_same_settings():
         assert {n: study[section][n] for n in held} == held, section
     assert answered(study) == [] and answered(lean) == ["bm25", "hybrid", "lexical-rerank"]
     assert lean["serve"] in answered(lean)
+
+
+@pytest.mark.parametrize("files, name", [([], "report"), (["workflow/config.yaml"], "report"),
+                                         (["cfg/mine.yaml"], "mine"), (["workflow/config.scifact.yaml"], "scifact")])
+def test_a_report_is_named_after_its_config_file(files, name):
+    from minirag.artifacts.layout import report_name
+    assert report_name({}, files) == name
+
+
+@pytest.mark.parametrize("config, files", [({}, ["x$(touch PWNED).yaml"]), ({}, ["z;touch PWNED3;.yaml"]),
+                                           ({}, ["y`touch PWNED`.yml"]), ({"report": "x\n"}, ["ok.yaml"]),
+                                           ({"report": "../up"}, [])])
+def test_a_report_name_that_cannot_be_a_file_name_is_refused_from_the_key_or_the_file_name(config, files):
+    from minirag.artifacts.layout import report_name
+    with pytest.raises(ValueError, match="cannot name the report"):
+        report_name(config, files)

@@ -35,15 +35,13 @@ RESULTS = "results"
 try:
     check_config_files([*workflow.configfiles, *(workflow.overwrite_configfiles or [])])
     CORPORA = {name: corpus_config(config, name) for name in corpus_names(config)}
-except ConfigError as exc:
+    REPORT = report_name(config, workflow.overwrite_configfiles or workflow.configfiles)
+except (ConfigError, ValueError) as exc:
     sys.exit(f"config error: {exc}")  # one line on the terminal, no traceback
 SPECIAL = [line for c in CORPORA for line in special_kept(Path(RESULTS) / c)]
 if SPECIAL:
     # one line each, as every refusal
     sys.exit("\n".join(f"error: {line}" for line in SPECIAL))
-REPORT = config.get("report") or report_name(
-    workflow.overwrite_configfiles or workflow.configfiles
-)
 # The layout as patterns: L.run("{name}") is results/{corpus}/runs/{name}.trec.
 L = CorpusLayout(Path(RESULTS) / "{corpus}")
 
