@@ -43,6 +43,12 @@ __all__ = ["BM25_FILES", "DIAGNOSIS_FILES", "EVAL_FILES", "IVF_FILES", "SHARD_BM
 
 
 DEFAULT_CONFIG = "workflow/config.yaml"
+# What results/ holds for itself beside results/<corpus>/: build snapshots (history/blobs.py), the
+# configs reports were built from (config/parsed.py), and the report's log and benchmark. A corpus of
+# one of these names would share a folder with them (deleting its files would break `minirag diff`),
+# so it is refused (config/corpus.py).
+HISTORY_FOLDER, CONFIGS_FOLDER = "history", "configs"
+RESULTS_FOLDERS = (HISTORY_FOLDER, CONFIGS_FOLDER, "logs", "benchmarks")
 
 
 def report_name(config: dict, configfiles) -> str:

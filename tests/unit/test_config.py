@@ -195,6 +195,12 @@ def test_the_ablation_study_holds_every_default_run_with_the_same_settings():
     assert lean["serve"] in answered(lean)
 
 
+@pytest.mark.parametrize("name", ["history", "configs", "logs", "benchmarks"])
+def test_a_corpus_named_like_a_folder_results_keeps_for_itself_is_refused(name):
+    with pytest.raises(ConfigError, match=rf"corpora\.{name}: .* results/ keeps for itself"):
+        corpus_config({"corpora": {name: {}}}, name)
+
+
 @pytest.mark.parametrize("files, name", [([], "report"), (["workflow/config.yaml"], "report"),
                                          (["cfg/mine.yaml"], "mine"), (["workflow/config.scifact.yaml"], "scifact")])
 def test_a_report_is_named_after_its_config_file(files, name):
