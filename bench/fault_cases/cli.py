@@ -89,6 +89,8 @@ def cases() -> list[Case]:
     return [Case(name, g, check) for name, check in [
         ("search ''", cli("search", "")),
         ("answer '  '", cli("answer", "  ")),
+        ("search of zero-width spaces", cli("search", "\u200b\u200b")),
+        ("answer of zero-width and bidi marks", cli("answer", "\u200b\u2060\ufeff\u202e")),
         ("search -k 0", cli("search", "x", "-k", "0")),
         ("search -k -3", cli("search", "x", "-k", "-3")),
         ("search -k abc", cli("search", "x", "-k", "abc")),

@@ -211,6 +211,8 @@ def typed_cases() -> list[tuple]:
         ("query missing", post("/search", {"k": 3}, "query")),
         ("query empty", post("/search", {"query": ""}, "query")),
         ("query blank", post("/answer", {"query": " \n "}, "query")),
+        ("query of zero-width spaces (search)", post("/search", {"query": "\u200b\u200b"}, "query")),
+        ("query of zero-width and bidi marks (answer)", post("/answer", {"query": "\u200b\ufeff\u202e "}, "query")),
         ("query with a NUL", post("/search", {"query": "past\x00 of eat"}, "query")),
         ("query with an ESC", post("/answer", {"query": "past\x1b[2J of eat"}, "query")),
         ("query with a lone surrogate", post("/search", b'{"query": "go \\ud800 past"}', "query")),

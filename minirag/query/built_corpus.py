@@ -53,12 +53,12 @@ class QueryTooLong(UsageError):
 
 def check_query(query: str, max_chars: int | None = None) -> str:
     """The query in NFC (text/query.py), or UsageError: not text, empty, or over `max_chars`."""
-    from ..text.query import QueryError, query_text
+    from ..text.query import QueryError, query_text, shows_nothing
     try:
         query = query_text(query)
     except QueryError as exc:
         raise UsageError("query", str(exc)) from None
-    if not query.strip():
+    if shows_nothing(query):
         raise UsageError("query", "the query is empty: ask a question, e.g. \"past tense of eat\"")
     if max_chars is not None and len(query) > max_chars:
         raise QueryTooLong("query", f"{len(query)} characters, at most {max_chars} (--max-query-chars)")

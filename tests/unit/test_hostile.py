@@ -164,6 +164,14 @@ def test_a_query_holding_a_control_character_is_refused(docs_built, char):
     one_line_error(proc, "q.jsonl:1:", "query", "control character")
 
 
+@pytest.mark.parametrize("query", ["", " \n ", "\u200b\u200b", "\u200b \ufeff\u2060\u202e"])
+def test_a_query_that_shows_nothing_is_empty_for_every_entry_point(query):
+    from minirag.query.built_corpus import UsageError, check_query  # the CLI's, the server's, the API's
+    with pytest.raises(UsageError, match="query: the query is empty"):
+        check_query(query)
+    assert check_query("eat\u200b") == "eat\u200b"  # a format character beside text is the user's
+
+
 @pytest.mark.parametrize("qid, text, message", [
     ("q 1", "past of go", r"qrels/test\.tsv:2: query-id: 'q 1' holds whitespace"),
     ("q1", "past\x00 of go", r"queries\.jsonl: query 'q1': holds a control character U\+0000"),
