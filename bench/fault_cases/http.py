@@ -247,6 +247,8 @@ def body_cases() -> list[tuple]:
         ("stream: 'yes'", post(CHAT, chat(stream="yes"), "stream")),
         ("stream: 1", post(CHAT, chat(stream=1), "stream")),
         ("max_tokens: '9'", post(CHAT, chat(max_tokens="9"), "max_tokens")),
+        ("max_tokens: -1", post(CHAT, chat(max_tokens=-1), "max_tokens")),
+        ("max_tokens: 0", post(CHAT, chat(max_tokens=0), "max_tokens")),
         ("temperature: '0'", post(CHAT, chat(temperature="0"), "temperature")),
         ("model: 5", post(CHAT, chat(model=5), "model")),
         ("model with a lone surrogate", post(CHAT, b'{"model": "m\\ud800", "messages": [{"role": "user", '
