@@ -8,6 +8,8 @@
 #   make build CONFIG=mine.yaml          check the config file, then build its report
 #   make check-config CONFIG=mine.yaml   only check it (Snakemake meets a --configfile that is
 #                                        a folder or missing with a traceback, before minirag runs)
+# and after a build was killed (kill -9, a power loss), when the next one says the results are locked:
+#   make unlock [CONFIG=mine.yaml]       clear the lock Snakemake left (only when no build is running)
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
@@ -31,7 +33,7 @@ ifneq ($(shell d="$${XDG_CACHE_HOME:-$$HOME/.cache}"; mkdir -p "$$d" 2>/dev/null
 export XDG_CACHE_HOME := $(CURDIR)/.cache
 endif
 
-.PHONY: report report-html test bench clean build check-config
+.PHONY: report report-html test bench clean build check-config unlock
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +56,9 @@ check-config: | $(BIN)/python
 
 build: check-config $(VENV)/.installed
 	$(SNAKEMAKE) -c$(CORES) --configfile="$$MINIRAG_CONFIG"
+
+unlock: $(VENV)/.installed
+	$(SNAKEMAKE) --unlock --configfile="$$MINIRAG_CONFIG"
 
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest -q
