@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 import unicodedata
 from pathlib import Path
 
@@ -71,6 +72,33 @@ def flat_memory(reader: str, limit_mb: float = 100):
     return check
 
 
+def long_word(command: str, query: str, reader: str | None = None, bound_s: float = 20):
+    """`command` with a 100,000-character query, the cap raised: done within `bound_s` seconds and 1 GB (a
+    regex over the query was quadratic: a 16,000-letter word took 9 s, 131,000 letters over 300 s)."""
+    def check(project: Path) -> tuple[bool, str]:
+        from fault_measure import measured
+        t0 = time.monotonic()
+        proc, peak, _ = measured([PY, "-m", "minirag", command, query, *(["--reader", reader] if reader else []),
+                                  "--corpus", "mini", "--configfile", "mini.yaml", "--max-query-chars", "200000"],
+                                 project, limit_mb=1024, timeout=bound_s)
+        took = time.monotonic() - t0
+        ok = proc.returncode == 0 and "Traceback" not in proc.stderr
+        return ok, (f"done in {took:.1f} s (bound {bound_s:g} s), peak RSS {peak:.0f} MB" if ok else
+                    (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1][:160])
+    return check
+
+
+API = """\
+import sys
+from minirag.query.built_corpus import BuiltCorpus, UsageError
+built = BuiltCorpus.open("mini.yaml", "mini")
+try:
+    getattr(built, sys.argv[1])("eat " * 750)
+except UsageError as exc:
+    sys.exit(f"error: {exc}")
+"""
+
+
 def terms_not_utf8(project: Path) -> tuple[bool, str]:
     """The grammar-terms file the selector reads holding a byte that is not UTF-8: named with its line."""
     from fault_harness import R
@@ -115,6 +143,16 @@ def cases() -> list[Case]:
         ("answer a 10 KB query: over the CLI's length cap", cli("answer", "eat " * 2560, needle="--max-query-chars")),
         ("answer 1 KB then 10 KB, cap raised: memory flat (extractive)", flat_memory("extractive")),
         ("answer 1 KB then 10 KB, cap raised: memory flat (minigpt)", flat_memory("minigpt")),
+        ("answer a 100,000-letter word, cap raised: within 20 s (extractive)", long_word("answer", "a" * 100_000,
+                                                                                       "extractive")),
+        ("answer a 100,000-letter word, cap raised: within 20 s (minigpt)", long_word("answer", "a" * 100_000,
+                                                                                    "minigpt")),
+        ("search a 100,000-letter word, cap raised: within 20 s", long_word("search", "a" * 100_000)),
+        ("answer 100,000 underscores, cap raised: within 20 s", long_word("answer", "_" * 100_000)),
+        ("Python API: BuiltCorpus.answer of 3,000 characters (over the cap)",
+         lambda p: refused(run([PY, "-c", API, "answer"], p), "at most 2000")),
+        ("Python API: BuiltCorpus.search of 3,000 characters (over the cap)",
+         lambda p: refused(run([PY, "-c", API, "search"], p), "at most 2000")),
         ("a terms file that is not UTF-8", terms_not_utf8),
         ("non-UTF-8 argument, --json", raw_argv(b"caf\xe9 past")),
         ("NFD query ranks as NFC", nfd_is_nfc),

@@ -36,7 +36,7 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ..query.built_corpus import QueryTooLong, UnknownName, UsageError, check_query
+from ..query.built_corpus import MAX_QUERY_CHARS, QueryTooLong, UnknownName, UsageError, check_query
 from .models import AnswerRequest, RequestFailed, SearchRequest
 from .openai_api import add_routes
 from .state import LiveCorpus
@@ -72,7 +72,7 @@ def run(fn, *args):
         raise failure_of(exc) from None
 
 
-def create_app(live: LiveCorpus, max_query_chars: int = 2000) -> FastAPI:
+def create_app(live: LiveCorpus, max_query_chars: int = MAX_QUERY_CHARS) -> FastAPI:
     app = FastAPI(title="minirag", version="1", description="Search and answer over a built minirag corpus, "
                   "with citations; OpenAI-compatible at /v1.")
     app.state.live = live

@@ -103,6 +103,24 @@ def test_edits1_and_deletions_find_what_one_edit_separates():
     assert deletions("vine") == {"vine", "ine", "vne", "vie", "vin"}
 
 
+def test_a_word_longer_than_every_key_by_two_is_near_none_without_its_deletions(vocab, monkeypatch):
+    import minirag.answer.select.vocabulary as vocabulary
+    longest = max(len(k) for k in vocab.keys | set(vocab.forms) if " " not in k)
+    assert vocab.near("vin") and "vine" in vocab.near("vin")
+    monkeypatch.setattr(vocabulary, "deletions", lambda word: pytest.fail(f"deletions of {len(word)} letters"))
+    assert vocab.near("a" * (longest + 2)) == []  # its deletions were 10^10 characters for 10^5 letters
+
+
+@pytest.mark.parametrize("question, subjects, hints", [
+    ("Ayer yo ___ tarde (venir)", ["yo"], ["venir"]), ("nosotros / ellos ___ (ser)", ["nosotros / ellos"], ["ser"]),
+    ("x_yo ___ (ir)", ["yo"], ["ir"]), ("____ ___ (tener, yo)", [], ["tener, yo"]), ("a" * 20_000, [], []),
+])
+def test_the_blank_s_subject_and_hint_start_where_their_run_starts(question, subjects, hints):
+    from minirag.answer.select.analysis import HINT_RE, SUBJECT_RE
+    assert [m.group(1) for m in SUBJECT_RE.finditer(question)] == subjects
+    assert [m.group(1) for m in HINT_RE.finditer(question)] == hints
+
+
 def test_the_vocabulary_holds_row_keys_lemma_columns_and_form_concepts(vocab):
     assert {"venir", "tener", "hacer", "write", "go"} <= vocab.keys
     assert "tener" in vocab.keys and "venir" in vocab.keys  # the column-per-verb table's headers

@@ -437,3 +437,24 @@ def test_the_served_manifest_that_is_a_special_file_is_refused_without_reading_i
     os.mkfifo(path) if make == "fifo" else path.symlink_to("/dev/zero")
     out = manifest_check(SimpleNamespace(manifest=path, corpus="kb"), {"results/kb/chunks.jsonl": "x"})
     assert out["matches"] is False and "not a regular file" in out["error"]
+
+
+@pytest.mark.parametrize("method", ["search", "answer"])
+def test_the_python_api_caps_a_query_s_length_as_the_cli_and_the_server_do(method):
+    from minirag.query.built_corpus import MAX_QUERY_CHARS, BuiltCorpus, QueryTooLong
+    built = object.__new__(BuiltCorpus)  # the query is checked before anything of the corpus is read
+    with pytest.raises(QueryTooLong, match=f"at most {MAX_QUERY_CHARS}"):
+        getattr(built, method)("eat " * MAX_QUERY_CHARS)
+
+
+def test_separators_after_a_run_of_spaces_split_as_before_the_runs_were_skipped():
+    from minirag.answer.readers import CLAUSE_RE as READER_CLAUSES
+    from minirag.answer.select.candidates import CLAUSE_RE
+    from minirag.evaluation.squad import CITATION_RE
+    from minirag.text.lexicon import DASH_RE
+    for rx in (CLAUSE_RE, READER_CLAUSES):
+        assert rx.split("a , ,b") == ["a", "", "b"] and rx.split("a  -  b (c)") == ["a", "b", "c", ""]
+        assert rx.split("a" + " " * 50_000 + "b") == ["a" + " " * 50_000 + "b"]
+    assert CITATION_RE.sub("", "ate  [#1] [#2]   ") == "ate   "
+    assert DASH_RE.match("  — x").groups() == (" ", "x") and DASH_RE.match("comer  —  to eat").groups() == (
+        "comer", "to eat")
