@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 from pathlib import Path
+from typing import Callable
 
 from fault_harness import PY, Case, Edit, R, accepted, minirag, refused, run, search, stage
 
@@ -21,14 +22,25 @@ def shell(project: Path, prefix: str, args: list[str], **kw):
     return run(["bash", "-c", f"{prefix} exec {PY} -m minirag.stages.{quoted}"], project, **kw)
 
 
-def full_disk(args: list[str], out: str, keep: str, blocks: int = 1):
-    """The stage writes `out` under a file-size limit of `blocks` KB: one error line, `keep` unchanged."""
+def full_disk(args: list[str] | Callable[[Path], list[str]], out: str, keep: str, blocks: int = 1,
+              named: str | None = None):
+    """The stage writes `out` under a file-size limit of `blocks` KB: one error line naming the file it
+    was writing (`named`, else out's first path), `keep` unchanged."""
     def check(project: Path) -> tuple[bool, str]:
         before = (project / keep).read_bytes()
-        proc = shell(project, f"trap '' XFSZ; ulimit -f {blocks};", args + out.split())
-        held, said = refused(proc, "File too large")
+        argv = args(project) if callable(args) else args
+        proc = shell(project, f"trap '' XFSZ; ulimit -f {blocks};", argv + out.split())
+        held, said = refused(proc, "File too large", named or out.split()[1])
         return held and (project / keep).read_bytes() == before, said
     return check
+
+
+def train_reader(project: Path) -> list[str]:
+    """The minigpt reader's training as the build ran it, on 20 tasks: its tasks file fits in 40 KB, its
+    weights (72 KB) do not."""
+    settings = json.loads((project / R / "receipts/train_reader.minigpt.json").read_text())["settings"]
+    return ["train_reader", "--settings", json.dumps({**settings, "tasks": 20}), "--name", "minigpt", "--docs",
+            f"{R}/docs.jsonl", "--files", "tokenizer", f"{R}/tokenizer.json"]
 
 
 def read_only(folder: str, args: list[str], out: str):
@@ -122,10 +134,15 @@ def cases() -> list[Case]:
                                                               f"{R}/vectors/hashing.npy", blocks=4)),
         Case("disk full writing a BM25 index (.npz)", g, full_disk(BM25, "--out-dir scratch/bm25",
                                                                    f"{R}/bm25/plain/index.npz")),
+        Case("disk full writing reader weights (.npz)", g, full_disk(train_reader, "--out scratch/readers/minigpt.npz",
+                                                                     f"{R}/readers/minigpt.npz", blocks=40)),
         Case("disk full writing a run", g, full_disk(RETRIEVE, "--out scratch/r.trec", f"{R}/runs/bm25.trec")),
-        Case("disk full writing a receipt", g, full_disk(RETRIEVE, "--out scratch/r2.trec --receipt "
+        # a run of depth 1 (300 bytes) fits in 1 KB, its receipt (1.2 KB) does not
+        Case("disk full writing a receipt", g, full_disk([a.replace('"depth": 100', '"depth": 1') for a in RETRIEVE],
+                                                         "--out scratch/r2.trec --receipt "
                                                          "results/mini/receipts/retrieve.bm25.json",
-                                                         f"{R}/receipts/retrieve.bm25.json", blocks=2)),
+                                                         f"{R}/receipts/retrieve.bm25.json",
+                                                         named="results/mini/receipts/retrieve.bm25.json")),
         Case("read-only results folder (a stage)", g, read_only(f"{R}/runs", RETRIEVE, f"--out {R}/runs/bm25.trec"),
              fast=False),
         Case("read-only results folder (search)", g, search_read_only, fast=False),

@@ -74,6 +74,12 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
             os.fsync(fh.fileno())
         os.chmod(tmp_path, FILE_MODE)
         os.replace(tmp_path, path)
+    except OSError as exc:
+        # a write's error (a full disk: "[Errno 28] No space left on device") names no file, or the
+        # temporary one, which is gone by the time it is read: name the file being written
+        if exc.filename in (None, tmp, str(tmp_path)):
+            raise OSError(exc.errno, exc.strerror, str(path)) from None
+        raise
     finally:
         if tmp_path.exists():
             tmp_path.unlink()

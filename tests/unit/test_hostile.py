@@ -458,3 +458,14 @@ def test_separators_after_a_run_of_spaces_split_as_before_the_runs_were_skipped(
     assert CITATION_RE.sub("", "ate  [#1] [#2]   ") == "ate   "
     assert DASH_RE.match("  — x").groups() == (" ", "x") and DASH_RE.match("comer  —  to eat").groups() == (
         "comer", "to eat")
+
+
+def test_a_write_error_names_the_file_being_written_and_leaves_nothing(tmp_path):
+    import errno
+
+    from minirag.artifacts.io import atomic_path
+    target = tmp_path / "readers" / "minigpt.npz"
+    with pytest.raises(OSError, match=r"\[Errno 28\] No space left on device: '.*readers/minigpt\.npz'"):
+        with atomic_path(target):  # a full disk: the write's own error names no file
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    assert list(target.parent.iterdir()) == []
