@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 from typing import Callable
 
-from fault_harness import PY, Case, Edit, R, accepted, minirag, refused, run, search, stage
+from fault_harness import PY, SNAKEMAKE, Case, Edit, R, accepted, minirag, refused, run, search, stage
 
 from fault_cases import filesystem_links
 from fault_cases.filesystem_links import RETRIEVE
@@ -53,6 +53,27 @@ def read_only(folder: str, args: list[str], out: str):
         if "mount:" in proc.stderr or "unshare:" in proc.stderr:
             return False, "cannot make a read-only mount here (needs a mount namespace)"
         return refused(proc, "Read-only file system")
+    return check
+
+
+def full_tmpdir(read_only: bool = False):
+    """A build with TMPDIR on a full file system of 64 KB (a private mount namespace): one line naming
+    TMPDIR and what to do (Snakemake's job scheduler wrote its problem there and ended in its
+    traceback). Read-only, it is not refused: the scheduler then writes in the working folder."""
+    def check(project: Path) -> tuple[bool, str]:
+        scratch = project / "scratch/tmpfs"
+        scratch.mkdir(parents=True, exist_ok=True)
+        mount = f"mount -t tmpfs -o size=64k,{'ro' if read_only else 'rw'} tmpfs '{scratch}'"
+        filled = "" if read_only else f"dd if=/dev/zero of='{scratch}/fill' bs=4k 2>/dev/null; "
+        rule = "report" if read_only else "retrieve"  # full: many jobs at once, which the scheduler plans
+        cmd = (f"{mount} && {filled}TMPDIR='{scratch}' exec {SNAKEMAKE} -c1 --forcerun {rule} results/mini.md "
+               "--configfile mini.yaml")
+        proc = run(["unshare", "-m", "bash", "-c", cmd], project)
+        if "mount:" in proc.stderr or "unshare:" in proc.stderr:
+            return False, "cannot make a private mount here (needs a mount namespace)"
+        if read_only:
+            return accepted(proc, "built: the scheduler wrote in the working folder")
+        return refused(proc, f"TMPDIR ({scratch})", "TMPDIR=$PWD/.tmp")
     return check
 
 
@@ -146,6 +167,8 @@ def cases() -> list[Case]:
         Case("read-only results folder (a stage)", g, read_only(f"{R}/runs", RETRIEVE, f"--out {R}/runs/bm25.trec"),
              fast=False),
         Case("read-only results folder (search)", g, search_read_only, fast=False),
+        Case("TMPDIR on a full file system: a build", g, full_tmpdir(), fast=False),
+        Case("TMPDIR on a read-only file system: a build (built)", g, full_tmpdir(read_only=True), fast=False),
         Case("no HOME, no TMPDIR: search", g, no_home(["search", "eat"], cli=True)),
         Case("no HOME, no TMPDIR: a figure (matplotlib)", g, no_home([
             "sweep_figure", "--settings", json.dumps({"param": "lambda", "title": "mini: rrf-mmr, sweeping lambda",

@@ -469,3 +469,22 @@ def test_a_write_error_names_the_file_being_written_and_leaves_nothing(tmp_path)
         with atomic_path(target):  # a full disk: the write's own error names no file
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
     assert list(target.parent.iterdir()) == []
+
+
+def test_a_full_tmpdir_is_named_with_what_to_do_and_a_missing_one_is_left_to_the_scheduler(tmp_path, monkeypatch):
+    import errno
+    import tempfile
+
+    from minirag.artifacts.io import scheduler_scratch_problem
+    monkeypatch.delenv("TMP", raising=False)
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    assert scheduler_scratch_problem() is None
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    monkeypatch.setattr(tempfile, "TemporaryFile", full)
+    problem = scheduler_scratch_problem()
+    assert problem.startswith(f"TMPDIR ({tmp_path}) cannot hold a temporary file (No space left on device)")
+    assert "TMPDIR=$PWD/.tmp" in problem
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "missing"))  # the scheduler writes in the working folder then
+    assert scheduler_scratch_problem() is None
