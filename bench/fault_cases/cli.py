@@ -99,16 +99,30 @@ except UsageError as exc:
 """
 
 
+def candidates_with(terms: Path) -> list[str]:
+    from fault_harness import R
+    return [PY, "-m", "minirag.stages.candidates", "--settings", '{"depth": 20, "keep": 3}', "--questions",
+            f"{R}/questions.jsonl", "--docs", f"{R}/docs.jsonl", "--chunks", f"{R}/chunks.jsonl", "--run",
+            f"{R}/runs/rrf.trec", "--lexicon", f"{R}/lexicon.json", "--terms", str(terms), "--model",
+            f"{R}/readers/extractive.npz", "--out", "scratch/c.jsonl"]
+
+
 def terms_not_utf8(project: Path) -> tuple[bool, str]:
     """The grammar-terms file the selector reads holding a byte that is not UTF-8: named with its line."""
-    from fault_harness import R
     terms = project / "scratch/terms.tsv"
     terms.write_bytes((project / "minirag/answer/data/grammar_terms.tsv").read_bytes() + b"tense:past\tp\xffst\tx\n")
-    proc = run([PY, "-m", "minirag.stages.candidates", "--settings", '{"depth": 20, "keep": 3}', "--questions",
-                f"{R}/questions.jsonl", "--docs", f"{R}/docs.jsonl", "--chunks", f"{R}/chunks.jsonl", "--run",
-                f"{R}/runs/rrf.trec", "--lexicon", f"{R}/lexicon.json", "--terms", str(terms), "--model",
-                f"{R}/readers/extractive.npz", "--out", "scratch/c.jsonl"], project)
-    return refused(proc, "terms.tsv:", "UTF-8")
+    return refused(run(candidates_with(terms), project), "terms.tsv:", "UTF-8")
+
+
+def terms_huge(project: Path) -> tuple[bool, str]:
+    """A grammar-terms file of 100,000 lines (2 MB; the shipped one: 36): refused naming the file within
+    10 s and 512 MB (each candidates job took 25 s and one answer 613 MB, its phrases compiled into one regex)."""
+    from fault_measure import measured
+    terms = project / "scratch/terms-huge.tsv"
+    terms.write_text("".join(f"tense:past\tword{i}, other{i}\tpalabra{i}\n" for i in range(100_000)))
+    proc, peak, _ = measured(candidates_with(terms), project, limit_mb=512, timeout=10)
+    held, said = refused(proc, "terms-huge.tsv", "at most")
+    return held, f"{said[:120]} (peak RSS {peak:.0f} MB)"
 
 
 def cases() -> list[Case]:
@@ -154,6 +168,7 @@ def cases() -> list[Case]:
         ("Python API: BuiltCorpus.search of 3,000 characters (over the cap)",
          lambda p: refused(run([PY, "-c", API, "search"], p), "at most 2000")),
         ("a terms file that is not UTF-8", terms_not_utf8),
+        ("a terms file of 100,000 lines: refused within 10 s and 512 MB", terms_huge),
         ("non-UTF-8 argument, --json", raw_argv(b"caf\xe9 past")),
         ("NFD query ranks as NFC", nfd_is_nfc),
         ("assert with no arguments (the default corpus is not built here)",

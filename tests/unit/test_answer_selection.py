@@ -90,6 +90,15 @@ def test_a_malformed_terms_line_names_the_file_and_line(tmp_path):
         GrammarTerms.load(bad)
 
 
+def test_a_terms_file_over_its_size_bound_is_refused_naming_it(tmp_path):
+    from minirag.answer.select.terms import DEFAULT_TERMS, MAX_TERMS_BYTES
+    path = tmp_path / "terms.tsv"
+    path.write_text("tense:past\tpast\tpasado\n" * (MAX_TERMS_BYTES // 20), encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"terms.tsv: [\d,]+ bytes, at most {MAX_TERMS_BYTES:,}"):
+        GrammarTerms.load(path)
+    assert DEFAULT_TERMS.stat().st_size < MAX_TERMS_BYTES // 16  # the shipped file, with room to grow
+
+
 def test_answer_keys_fold_case_accents_and_punctuation():
     assert answer_key("Vine.") == answer_key("vine") == "vine"
     assert answer_key("¿Está bien?") == "esta bien"
