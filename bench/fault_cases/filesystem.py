@@ -77,6 +77,23 @@ def full_tmpdir(read_only: bool = False):
     return check
 
 
+def vectors_on_full_disk(project: Path) -> tuple[bool, str]:
+    """embed writes its vectors (22 KB) into a file system of 16 KB (a private mount): one line naming the
+    file, and no temporary file left (they were written through a memory map of a sparse file: SIGBUS,
+    an empty log and a .tmp of the whole size left behind)."""
+    folder = project / "scratch/vfs"
+    folder.mkdir(parents=True, exist_ok=True)
+    quoted = " ".join("'" + a + "'" for a in EMBED + ["--out", f"{folder}/hashing.npy"])
+    cmd = (f"mount -t tmpfs -o size=16k tmpfs '{folder}' || exit 99; {PY} -m minirag.stages.{quoted}; rc=$?; "
+           f"echo \"left: $(ls -A '{folder}')\"; exit $rc")
+    proc = run(["unshare", "-m", "bash", "-c", cmd], project)
+    if proc.returncode == 99:
+        return False, "cannot make a private mount here (needs a mount namespace)"
+    held, said = refused(proc, "No space left on device", f"{folder}/hashing.npy")
+    left = proc.stdout.rpartition("left: ")[2].strip()
+    return held and not left, said if not left else f"{said[:100]}; left behind: {left}"
+
+
 def search_read_only(project: Path) -> tuple[bool, str]:
     """Search over a results folder mounted read-only: it only reads, so it answers."""
     cmd = (f"mount --bind -o ro '{project / 'results'}' '{project / 'results'}' && exec {PY} -m minirag search eat "
@@ -153,6 +170,7 @@ def cases() -> list[Case]:
     return [
         Case("disk full writing vectors (.npy)", g, full_disk(EMBED, "--out scratch/v/hashing.npy",
                                                               f"{R}/vectors/hashing.npy", blocks=4)),
+        Case("a full file system under embed's memory-mapped vectors", g, vectors_on_full_disk, fast=False),
         Case("disk full writing a BM25 index (.npz)", g, full_disk(BM25, "--out-dir scratch/bm25",
                                                                    f"{R}/bm25/plain/index.npz")),
         Case("disk full writing reader weights (.npz)", g, full_disk(train_reader, "--out scratch/readers/minigpt.npz",

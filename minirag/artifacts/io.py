@@ -220,6 +220,17 @@ def save_npy(path: str | os.PathLike, array: np.ndarray) -> None:
         np.save(fh, array, allow_pickle=False)
 
 
+def npy_map(tmp: str | os.PathLike, shape: tuple[int, ...]) -> np.memmap:
+    """A new float32 .npy of `shape` at `tmp` (an atomic_path's), memory-mapped to fill in place, its
+    blocks reserved first: a sparse file mapped on a full disk dies of SIGBUS at the first page the
+    disk cannot hold (leaving its temporary file behind), where a reservation is an OSError."""
+    import numpy as np
+    out = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.float32, shape=shape)
+    with open(tmp, "r+b") as fh:
+        os.posix_fallocate(fh.fileno(), 0, os.fstat(fh.fileno()).st_size)
+    return out
+
+
 def load_npy(path: str | os.PathLike, mmap: bool = False) -> np.ndarray:
     """An .npy array (no pickles; `mmap`: read-only memory map); a damaged file raises ValueError naming it."""
     import numpy as np

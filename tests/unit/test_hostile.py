@@ -488,3 +488,21 @@ def test_a_full_tmpdir_is_named_with_what_to_do_and_a_missing_one_is_left_to_the
     assert "TMPDIR=$PWD/.tmp" in problem
     monkeypatch.setenv("TMPDIR", str(tmp_path / "missing"))  # the scheduler writes in the working folder then
     assert scheduler_scratch_problem() is None
+
+
+def test_memory_mapped_vectors_reserve_their_blocks_so_a_full_disk_is_an_error_naming_them(tmp_path, monkeypatch):
+    import errno
+
+    import numpy as np
+
+    from minirag.index.vectors import save_vectors
+    from minirag.text.chunks import Chunk
+
+    def full(fd, offset, length):  # a full disk, as the reservation meets it (the map itself: SIGBUS)
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    monkeypatch.setattr(os, "posix_fallocate", full)
+    out = tmp_path / "vectors" / "hashing.npy"
+    chunks = [Chunk(f"c{i}", f"text {i}", "d.md", i, {}) for i in range(3)]
+    with pytest.raises(OSError, match=r"No space left on device: '.*vectors/hashing\.npy'"):
+        save_vectors(out, np.ones((3, 4), np.float32), chunks, {"params": {}})
+    assert list(out.parent.iterdir()) == []
