@@ -226,8 +226,9 @@ def npy_map(tmp: str | os.PathLike, shape: tuple[int, ...]) -> np.memmap:
     disk cannot hold (leaving its temporary file behind), where a reservation is an OSError."""
     import numpy as np
     out = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.float32, shape=shape)
-    with open(tmp, "r+b") as fh:
-        os.posix_fallocate(fh.fileno(), 0, os.fstat(fh.fileno()).st_size)
+    if hasattr(os, "posix_fallocate"):  # Linux and most Unixes; elsewhere (macOS) the map is filled unreserved
+        with open(tmp, "r+b") as fh:
+            os.posix_fallocate(fh.fileno(), 0, os.fstat(fh.fileno()).st_size)
     return out
 
 
