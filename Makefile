@@ -10,12 +10,20 @@
 #                                        (VERBOSE=1: every job with its files, as snakemake -n prints it)
 #   make check-config CONFIG=mine.yaml   only check it (Snakemake meets a --configfile that is
 #                                        a folder or missing with a traceback, before minirag runs)
+# and after a build was killed (kill -9, a power loss), when the next one says the results are locked:
+#   make unlock [CONFIG=mine.yaml]       clear the lock Snakemake left (only when no build is running)
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 CORES  ?= 2
 
 CONFIG ?= workflow/config.yaml
+# A config file's name reaches the recipes as data, whatever it holds (`...`, $(...), spaces, a
+# leading '-'): make would expand $(CONFIG) once itself and the shell again, so the recipes read
+# $$MINIRAG_CONFIG from the environment, its value taken unexpanded ($(value ...)); CONFIG itself
+# is not exported, which would expand it.
+export MINIRAG_CONFIG := $(value CONFIG)
+unexport CONFIG
 VERBOSE ?=
 # pip's errors only: its warnings are about the machine's own pip setup, not the build
 QUIET     = $(if $(VERBOSE),,-qq)
@@ -27,7 +35,7 @@ ifneq ($(shell d="$${XDG_CACHE_HOME:-$$HOME/.cache}"; mkdir -p "$$d" 2>/dev/null
 export XDG_CACHE_HOME := $(CURDIR)/.cache
 endif
 
-.PHONY: report report-html test bench clean build check-config plan
+.PHONY: report report-html test bench clean build check-config plan unlock
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,13 +54,16 @@ report-html: report
 	$(SNAKEMAKE) --report results/report.html results/report.md
 
 check-config: | $(BIN)/python
-	$(BIN)/python -m minirag.config.load "$(CONFIG)"
+	$(BIN)/python -m minirag.config.load -- "$$MINIRAG_CONFIG"
 
 build: check-config $(VENV)/.installed
-	$(SNAKEMAKE) -c$(CORES) --configfile "$(CONFIG)"
+	$(SNAKEMAKE) -c$(CORES) --configfile="$$MINIRAG_CONFIG"
+
+unlock: $(VENV)/.installed
+	$(SNAKEMAKE) --unlock --configfile="$$MINIRAG_CONFIG"
 
 plan: $(VENV)/.installed
-	MINIRAG_PLAN=1 $(SNAKEMAKE) -n --configfile "$(CONFIG)"
+	MINIRAG_PLAN=1 $(SNAKEMAKE) -n --configfile="$$MINIRAG_CONFIG"
 
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest -q

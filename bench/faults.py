@@ -13,7 +13,7 @@ bounded in time and memory. The project is a private copy of the workflow, the l
 tests/fixtures/minikb, built once; each case applies its fault, checks, and restores.
 
 The groups are the modules of fault_cases/. What it leaves out: timings (none are
-measured), and faults of the machine beyond those it can make in a process (a file-size
+measured, but a few cases carry a bound: a 100,000-character query answered within 20 s), and faults of the machine beyond those it can make in a process (a file-size
 limit for a full disk, a private read-only mount, signals).
 """
 

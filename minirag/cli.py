@@ -25,7 +25,7 @@ import sys
 import time
 
 from .history.cli import add_commands as add_history_commands
-from .query.built_corpus import UsageError
+from .query.built_corpus import MAX_QUERY_CHARS, UsageError
 
 EXIT_USAGE, EXIT_FAILED = 2, 1
 EXIT_PIPE_CLOSED = 128 + 13  # what a shell reports for a program SIGPIPE ended (`grep ... | head`)
@@ -180,8 +180,8 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("-k", type=positive_int, default=k_default,
                         help="chunks to return" if name == "search" else "chunks in the prompt (default: prompt.k)")
         sp.add_argument("--json", action="store_true")
-        sp.add_argument("--max-query-chars", type=positive_int, default=2000,
-                        help="longer queries are refused, as the server refuses them (default: 2000)")
+        sp.add_argument("--max-query-chars", type=positive_int, default=MAX_QUERY_CHARS,
+                        help=f"longer queries are refused, as the server refuses them (default: {MAX_QUERY_CHARS})")
         if name == "answer":
             sp.add_argument("--reader", default=None, help="a reader of the config (default: its first)")
         common(sp)
@@ -195,7 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("serve", help="serve the built corpus over HTTP (the serve extra)")
     sp.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback only)")
     sp.add_argument("--port", type=port_number, default=8000)
-    sp.add_argument("--max-query-chars", type=positive_int, default=2000, help="longer queries get HTTP 413")
+    sp.add_argument("--max-query-chars", type=positive_int, default=MAX_QUERY_CHARS, help="longer queries get HTTP 413")
     sp.add_argument("--workers", type=positive_int, default=1, help="server processes (each holds its own copy)")
     sp.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     common(sp)

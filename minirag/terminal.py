@@ -33,6 +33,10 @@ DROPPED = ("Assuming unrestricted shared filesystem", "Config file ", "Building 
            "Select jobs to execute", "Shutting down", "Elapsed time", "Execute ", "Removing output files",
            "Trying to restart", "Will exit after finishing", "RuleException", "Finished jobid", "Reasons:",
            "Waiting at most", "Conda environments")
+# Snakemake's lock message is twelve lines ending in "--unlock"; what to run is one
+LOCKED = ("error: the results are locked: a build is running in this folder, or one was killed (kill -9, a power "
+          "loss) and left its lock; if none is running, run: make unlock (or snakemake --unlock with the same "
+          "--configfile)")
 QUIETED = {"workflow_started", "resources_info", "job_started", "shellcmd", "group_info", "rulegraph"}
 
 
@@ -131,6 +135,8 @@ class QuietTerminal(logging.Handler):
                 self.say(f"{total} jobs to run (the full output: make ... VERBOSE=1, or snakemake --verbose)")
             elif event in QUIETED or event == "run_info" or message.startswith(DROPPED):
                 return
+            elif "Directory cannot be locked" in message:
+                self.say(LOCKED)
             elif record.levelno >= logging.INFO and message:
                 self.say(message)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 import unicodedata
 from pathlib import Path
 
@@ -71,16 +72,57 @@ def flat_memory(reader: str, limit_mb: float = 100):
     return check
 
 
+def long_word(command: str, query: str, reader: str | None = None, bound_s: float = 20):
+    """`command` with a 100,000-character query, the cap raised: done within `bound_s` seconds and 1 GB (a
+    regex over the query was quadratic: a 16,000-letter word took 9 s, 131,000 letters over 300 s)."""
+    def check(project: Path) -> tuple[bool, str]:
+        from fault_measure import measured
+        t0 = time.monotonic()
+        proc, peak, _ = measured([PY, "-m", "minirag", command, query, *(["--reader", reader] if reader else []),
+                                  "--corpus", "mini", "--configfile", "mini.yaml", "--max-query-chars", "200000"],
+                                 project, limit_mb=1024, timeout=bound_s)
+        took = time.monotonic() - t0
+        ok = proc.returncode == 0 and "Traceback" not in proc.stderr
+        return ok, (f"done in {took:.1f} s (bound {bound_s:g} s), peak RSS {peak:.0f} MB" if ok else
+                    (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1][:160])
+    return check
+
+
+API = """\
+import sys
+from minirag.query.built_corpus import BuiltCorpus, UsageError
+built = BuiltCorpus.open("mini.yaml", "mini")
+try:
+    getattr(built, sys.argv[1])("eat " * 750)
+except UsageError as exc:
+    sys.exit(f"error: {exc}")
+"""
+
+
+def candidates_with(terms: Path) -> list[str]:
+    from fault_harness import R
+    return [PY, "-m", "minirag.stages.candidates", "--settings", '{"depth": 20, "keep": 3}', "--questions",
+            f"{R}/questions.jsonl", "--docs", f"{R}/docs.jsonl", "--chunks", f"{R}/chunks.jsonl", "--run",
+            f"{R}/runs/rrf.trec", "--lexicon", f"{R}/lexicon.json", "--terms", str(terms), "--model",
+            f"{R}/readers/extractive.npz", "--out", "scratch/c.jsonl"]
+
+
 def terms_not_utf8(project: Path) -> tuple[bool, str]:
     """The grammar-terms file the selector reads holding a byte that is not UTF-8: named with its line."""
-    from fault_harness import R
     terms = project / "scratch/terms.tsv"
     terms.write_bytes((project / "minirag/answer/data/grammar_terms.tsv").read_bytes() + b"tense:past\tp\xffst\tx\n")
-    proc = run([PY, "-m", "minirag.stages.candidates", "--settings", '{"depth": 20, "keep": 3}', "--questions",
-                f"{R}/questions.jsonl", "--docs", f"{R}/docs.jsonl", "--chunks", f"{R}/chunks.jsonl", "--run",
-                f"{R}/runs/rrf.trec", "--lexicon", f"{R}/lexicon.json", "--terms", str(terms), "--model",
-                f"{R}/readers/extractive.npz", "--out", "scratch/c.jsonl"], project)
-    return refused(proc, "terms.tsv:", "UTF-8")
+    return refused(run(candidates_with(terms), project), "terms.tsv:", "UTF-8")
+
+
+def terms_huge(project: Path) -> tuple[bool, str]:
+    """A grammar-terms file of 100,000 lines (2 MB; the shipped one: 36): refused naming the file within
+    10 s and 512 MB (each candidates job took 25 s and one answer 613 MB, its phrases compiled into one regex)."""
+    from fault_measure import measured
+    terms = project / "scratch/terms-huge.tsv"
+    terms.write_text("".join(f"tense:past\tword{i}, other{i}\tpalabra{i}\n" for i in range(100_000)))
+    proc, peak, _ = measured(candidates_with(terms), project, limit_mb=512, timeout=10)
+    held, said = refused(proc, "terms-huge.tsv", "at most")
+    return held, f"{said[:120]} (peak RSS {peak:.0f} MB)"
 
 
 def cases() -> list[Case]:
@@ -89,6 +131,8 @@ def cases() -> list[Case]:
     return [Case(name, g, check) for name, check in [
         ("search ''", cli("search", "")),
         ("answer '  '", cli("answer", "  ")),
+        ("search of zero-width spaces", cli("search", "\u200b\u200b")),
+        ("answer of zero-width and bidi marks", cli("answer", "\u200b\u2060\ufeff\u202e")),
         ("search -k 0", cli("search", "x", "-k", "0")),
         ("search -k -3", cli("search", "x", "-k", "-3")),
         ("search -k abc", cli("search", "x", "-k", "abc")),
@@ -113,7 +157,18 @@ def cases() -> list[Case]:
         ("answer a 10 KB query: over the CLI's length cap", cli("answer", "eat " * 2560, needle="--max-query-chars")),
         ("answer 1 KB then 10 KB, cap raised: memory flat (extractive)", flat_memory("extractive")),
         ("answer 1 KB then 10 KB, cap raised: memory flat (minigpt)", flat_memory("minigpt")),
+        ("answer a 100,000-letter word, cap raised: within 20 s (extractive)", long_word("answer", "a" * 100_000,
+                                                                                       "extractive")),
+        ("answer a 100,000-letter word, cap raised: within 20 s (minigpt)", long_word("answer", "a" * 100_000,
+                                                                                    "minigpt")),
+        ("search a 100,000-letter word, cap raised: within 20 s", long_word("search", "a" * 100_000)),
+        ("answer 100,000 underscores, cap raised: within 20 s", long_word("answer", "_" * 100_000)),
+        ("Python API: BuiltCorpus.answer of 3,000 characters (over the cap)",
+         lambda p: refused(run([PY, "-c", API, "answer"], p), "at most 2000")),
+        ("Python API: BuiltCorpus.search of 3,000 characters (over the cap)",
+         lambda p: refused(run([PY, "-c", API, "search"], p), "at most 2000")),
         ("a terms file that is not UTF-8", terms_not_utf8),
+        ("a terms file of 100,000 lines: refused within 10 s and 512 MB", terms_huge),
         ("non-UTF-8 argument, --json", raw_argv(b"caf\xe9 past")),
         ("NFD query ranks as NFC", nfd_is_nfc),
         ("assert with no arguments (the default corpus is not built here)",

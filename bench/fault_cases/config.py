@@ -27,6 +27,10 @@ def config(extra: str, *needles: str, text: str | None = None, ok: bool = False)
     return check
 
 
+def renamed(corpus: str) -> str:
+    return CONFIG.replace("[mini]", f"[{corpus}]").replace("  mini:", f"  {corpus}:")
+
+
 def make_check(target: str, content: bytes | None = None, needle: str | None = None):
     """`make check-config CONFIG=target`, then the CLI with the same file: one error line each."""
     def check(project: Path) -> tuple[bool, str]:
@@ -74,6 +78,9 @@ def cases() -> list[Case]:
         ("a corpus named ../x", config("", "../x", text=CONFIG.replace("[mini]", "['../x']").replace(
             "  mini:", "  '../x':"))),
         ("report: ../../escape", config("", "report", text="report: ../../escape\n" + CONFIG)),
+    ]] + [Case(f"a corpus named {name} (a folder results/ keeps)", g, config("", f"corpora.{name}", "keeps",
+                                                                           text=renamed(name)))
+          for name in ("history", "configs", "logs", "benchmarks")] + [Case(name, g, check) for name, check in [
         ("alias bomb in a value", config("", "alias bomb", text="x-anchors:\n" + BOMB + "\n" + CONFIG
                                          + "    depth: *a8\n")),
         ("alias bomb in an unused key", config("", "alias bomb", text="x-anchors:\n" + BOMB + "\nx-use: *a8\n"

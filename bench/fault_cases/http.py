@@ -211,6 +211,8 @@ def typed_cases() -> list[tuple]:
         ("query missing", post("/search", {"k": 3}, "query")),
         ("query empty", post("/search", {"query": ""}, "query")),
         ("query blank", post("/answer", {"query": " \n "}, "query")),
+        ("query of zero-width spaces (search)", post("/search", {"query": "\u200b\u200b"}, "query")),
+        ("query of zero-width and bidi marks (answer)", post("/answer", {"query": "\u200b\ufeff\u202e "}, "query")),
         ("query with a NUL", post("/search", {"query": "past\x00 of eat"}, "query")),
         ("query with an ESC", post("/answer", {"query": "past\x1b[2J of eat"}, "query")),
         ("query with a lone surrogate", post("/search", b'{"query": "go \\ud800 past"}', "query")),
@@ -245,6 +247,8 @@ def body_cases() -> list[tuple]:
         ("stream: 'yes'", post(CHAT, chat(stream="yes"), "stream")),
         ("stream: 1", post(CHAT, chat(stream=1), "stream")),
         ("max_tokens: '9'", post(CHAT, chat(max_tokens="9"), "max_tokens")),
+        ("max_tokens: -1", post(CHAT, chat(max_tokens=-1), "max_tokens")),
+        ("max_tokens: 0", post(CHAT, chat(max_tokens=0), "max_tokens")),
         ("temperature: '0'", post(CHAT, chat(temperature="0"), "temperature")),
         ("model: 5", post(CHAT, chat(model=5), "model")),
         ("model with a lone surrogate", post(CHAT, b'{"model": "m\\ud800", "messages": [{"role": "user", '

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 
-from fault_harness import CONFIG, Case, nothing_ran, refused, snakemake
+from fault_harness import CONFIG, REPO, Case, nothing_ran, refused, run, snakemake
 
 PWN = "$(touch PWNED)"
 
@@ -66,6 +67,41 @@ def hostile_qid(project: Path):
     (project / "scratch/q-hostile.jsonl").write_text("\n".join(lines[:-1] + [json.dumps(last)]) + "\n")
 
 
+def config_named(file_name: str, report: str | None = "named", make: str | None = "check-config",
+                 refuse: str | None = None):
+    """A config for the built corpus saved as `file_name` (with `report:` unless None), given to
+    `make <make> CONFIG=file_name` (or, make None, to `snakemake -n --configfile`): the name reaches
+    minirag as data. Held when nothing ran and it was accepted (built, for `make build`), or refused
+    naming `refuse`."""
+    def check(project: Path) -> tuple[bool, str]:
+        for p in nothing_ran(project):
+            p.unlink()
+        path = project / file_name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text((f"report: {report}\n" if report else "") + CONFIG)
+        venv = Path(sys.executable).parent.parent
+        try:
+            if make:  # -o: the venv is installed already (the project has no pyproject.toml to install from)
+                proc = run(["make", "-s", "-f", str(REPO / "Makefile"), make, f"CONFIG={file_name}", f"VENV={venv}",
+                            "-o", f"{venv}/.installed"], project, timeout=1800)
+            else:
+                proc = snakemake(project, "-n", config=file_name)
+        finally:
+            path.unlink()
+        pwned = nothing_ran(project)
+        if pwned:
+            return False, f"ran: {pwned[0]}"
+        if refuse:
+            return refused(proc, refuse)
+        report_md = project / "results" / f"{report}.md"
+        ok = proc.returncode == 0 and (make != "build" or report_md.is_file())
+        for built_file in (report_md, project / "results" / f"{report}.manifest.json"):
+            built_file.unlink(missing_ok=True)
+        return ok, "accepted as data; nothing ran" if ok else ((proc.stderr or proc.stdout).strip().splitlines()
+                                                               or ["?"])[-1][:160]
+    return check
+
+
 def cases() -> list[Case]:
     g = "injection"
     sub = lambda old, new: CONFIG.replace(old, new)  # noqa: E731
@@ -107,6 +143,21 @@ def cases() -> list[Case]:
         ("api_key_env $(touch PWNED)", built(sub("      extractive: {type: extractive}",
                                                  "      extractive: {type: extractive}\n      remote: {type: openai, "
                                                  f"api_key_env: '{PWN}'}}"), refuse="api_key_env"), True),
+        ("make check-config CONFIG holding backticks", config_named("scratch/y`touch PWNED`.yaml"), True),
+        ("make check-config CONFIG holding $(touch PWNED)", config_named(f"scratch/x{PWN}.yaml"), True),
+        ("make check-config CONFIG holding $(shell touch PWNED)", config_named("scratch/x$(shell touch PWNED).yaml"),
+         True),
+        ("make check-config CONFIG holding a quote and a newline", config_named("scratch/a'b\"c\nd.yaml"), True),
+        ("make check-config CONFIG named like a flag (-r.yaml)", config_named("-r.yaml"), True),
+        ("make build CONFIG holding backticks (built)", config_named("scratch/y`touch PWNED`.yaml", make="build"),
+         False),
+        ("make check-config CONFIG holding $(touch PWNED), no report:",
+         config_named(f"scratch/x{PWN}.yaml", report=None, refuse="cannot name the report"), True),
+        ("a configfile named x$(touch PWNED).yaml, no report:",
+         config_named(f"scratch/x{PWN}.yaml", report=None, make=None, refuse="cannot name the report"), True),
+        ("a configfile named z;touch PWNED3;.yaml, no report:",
+         config_named("scratch/z;touch PWNED3;.yaml", report=None, make=None, refuse="cannot name the report"), True),
+        ("report: a name and a newline", built('report: "x\\n"\n' + CONFIG, refuse="report"), True),
         ("an embedder type with a command", built(sub("    assertions:", f"    embedders: {{hashing: {{type: '{PWN}'}}}}"
                                                       "\n    assertions:"), refuse="type"), True),
     ]]

@@ -99,5 +99,7 @@ def cases() -> list[Case]:
         ("model of 1 MB", scripted("model", "repeat:1000000", "model", "at most 256")),
         ("model: 5", scripted("model", "5", "model")),
         ("model with an ESC", scripted("model", json.dumps("m\u001b[2J"), "model", "control character")),
+        *[(f"model with U+{ord(ch):04X}", scripted("model", json.dumps(f"m{ch}x"), "model", f"U+{ord(ch):04X}"))
+          for ch in "\n\r\t\u200b\u202e\u2028"],
         ("model: null (the configured one recorded)", scripted("model", "null", answers="ate [#1]")),
     ]]

@@ -19,7 +19,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from fault_harness import PY, SNAKEMAKE, Case, R, refused, run, same_as_clean, snakemake
+from fault_harness import PY, REPO, SNAKEMAKE, Case, R, refused, run, same_as_clean, snakemake
 
 HOOK = '''\
 import os, sys, time
@@ -172,6 +172,31 @@ def rebuilt_from_nothing(project: Path) -> tuple[bool, str]:
     return held, said
 
 
+def stale_lock(project: Path) -> tuple[bool, str]:
+    """kill -9 of a whole build (Snakemake and its stage, as a closed terminal or a power loss) leaves
+    Snakemake's lock: the next `make build` says in one line to run `make unlock`, which clears it,
+    and the build after that completes to the clean build's bytes."""
+    venv = Path(PY).parent.parent
+    make = lambda target: run(["make", "-s", "-f", str(REPO / "Makefile"), target, "CONFIG=mini.yaml",  # noqa: E731
+                               f"VENV={venv}", "-o", f"{venv}/.installed"], project, timeout=1800)
+    sm, pid, _ = paused(project, "report", "output", "report")
+    try:
+        if pid is None:
+            return False, f"report never announced itself within {ANNOUNCE_S} s (Snakemake exit {sm.poll()})"
+        os.killpg(sm.pid, signal.SIGKILL)
+        sm.wait()
+        held, said = refused(make("build"), "make unlock")
+        unlocked, rebuilt = make("unlock"), make("build")
+        if unlocked.returncode != 0 or rebuilt.returncode != 0:
+            return False, "after make unlock: " + ((unlocked.stderr + rebuilt.stderr).strip().splitlines() or ["?"])[-1]
+        same, differ = same_as_clean(project)
+        return held and same, said if same else differ
+    finally:
+        if pid and alive(pid):
+            os.kill(pid, signal.SIGKILL)
+        resume(project)
+
+
 LONG = {"curate": "curate", "chunk": "chunk", "embed": "embed", "bm25": "bm25", "retrieve": "retrieve",
         "train_reranker": "train_reranker", "train_reader": "train_reader", "evaluate": "evaluate"}
 
@@ -180,7 +205,9 @@ def cases() -> list[Case]:
     g = "processes"
     c = [Case("a write that fails (disk full)", g, disk_full),
          Case("a stage stops when Snakemake is killed", g, orphan_stops, fast=False),
-         Case("a second build from nothing is the first one's bytes", g, rebuilt_from_nothing, fast=False)]
+         Case("a second build from nothing is the first one's bytes", g, rebuilt_from_nothing, fast=False),
+         Case("kill -9 of a build: the next says to run make unlock, which clears the lock", g, stale_lock,
+              fast=False)]
     for stage, rule in LONG.items():
         for sig in (signal.SIGTERM, signal.SIGKILL):
             c.append(Case(f"{sig.name} to Snakemake during {stage}", g, killed(stage, sig, rule=rule), fast=False))

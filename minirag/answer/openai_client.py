@@ -27,6 +27,7 @@ import json
 import socket
 import threading
 import time
+import unicodedata
 import urllib.parse
 from dataclasses import dataclass
 
@@ -189,7 +190,16 @@ def model_problem(model) -> str | None:
     if len(model) > MAX_MODEL_CHARS:
         return f"model is {len(model)} characters, at most {MAX_MODEL_CHARS}"
     problem = text_problem(model)
-    return f"model holds {problem}" if problem else None
+    if problem:
+        return f"model holds {problem}"
+    # a name is one line of visible text: text_problem lets tab and line breaks through (they belong
+    # in an answer), and format characters (U+200B, the bidi overrides) and U+2028/U+2029 would hide
+    # or reorder what a reader of the answer lines sees
+    for i, ch in enumerate(model):
+        if ch in "\t\n\r" or unicodedata.category(ch) in ("Cf", "Zl", "Zp"):
+            return f"model holds U+{ord(ch):04X} ({unicodedata.name(ch, 'a control character')}) at character {i}, " \
+                   "not one line of visible text"
+    return None
 
 
 def reply_text(reply: dict) -> str:

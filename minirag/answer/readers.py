@@ -49,7 +49,9 @@ from .minigpt.reader import MiniGPTSettings
 from .prompt import IDK, Prompt
 from .select.settings import SelectorSettings
 
-CLAUSE_RE = re.compile(r"\s*(?:[,;:]|\s[–—-]\s|\(|\))\s*")
+# Started inside a run of spaces, the leading \s* rescanned the run at each of its spaces (quadratic in its
+# length); a match starts there only at a separator right after the last match, which the lookahead keeps.
+CLAUSE_RE = re.compile(r"(?:(?<!\s)|(?=[,;:()]))\s*(?:[,;:]|\s[–—-]\s|\(|\))\s*")
 
 
 @dataclass(frozen=True)

@@ -74,9 +74,35 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
             os.fsync(fh.fileno())
         os.chmod(tmp_path, FILE_MODE)
         os.replace(tmp_path, path)
+    except OSError as exc:
+        # a write's error (a full disk: "[Errno 28] No space left on device") names no file, or the
+        # temporary one, which is gone by the time it is read: name the file being written
+        if exc.filename in (None, tmp, str(tmp_path)):
+            raise OSError(exc.errno, exc.strerror, str(path)) from None
+        raise
     finally:
         if tmp_path.exists():
             tmp_path.unlink()
+
+
+def scheduler_scratch_problem(room: int = 1 << 20) -> str | None:
+    """Why the folder Snakemake's job scheduler writes its problem file to cannot hold `room` bytes, or
+    None. The scheduler (pulp) takes $TMP, else $TMPDIR, else /tmp, and the working folder when that is
+    no folder it may write to, but a full one ends the build in its traceback."""
+    var = next((v for v in ("TMP", "TMPDIR") if os.environ.get(v)), None)
+    folder = os.environ[var] if var else "/tmp"
+    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+        return None  # then it writes into the working folder, which every job writes to anyway
+    import tempfile
+    try:
+        with tempfile.TemporaryFile(dir=folder) as fh:
+            fh.write(bytes(room))
+            fh.flush()
+    except OSError as exc:
+        return (f"{var or 'the temporary folder'} ({folder}) cannot hold a temporary file ({exc.strerror}), and "
+                f"Snakemake's job scheduler writes one there: free space in it, or point {var or 'TMPDIR'} at a "
+                "folder with room, e.g. TMPDIR=$PWD/.tmp (mkdir it first)")
+    return None
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
@@ -192,6 +218,18 @@ def save_npy(path: str | os.PathLike, array: np.ndarray) -> None:
     # straight into the temporary file: no second copy of a large array in memory
     with atomic_path(path) as tmp, open(tmp, "wb") as fh:
         np.save(fh, array, allow_pickle=False)
+
+
+def npy_map(tmp: str | os.PathLike, shape: tuple[int, ...]) -> np.memmap:
+    """A new float32 .npy of `shape` at `tmp` (an atomic_path's), memory-mapped to fill in place, its
+    blocks reserved first: a sparse file mapped on a full disk dies of SIGBUS at the first page the
+    disk cannot hold (leaving its temporary file behind), where a reservation is an OSError."""
+    import numpy as np
+    out = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.float32, shape=shape)
+    if hasattr(os, "posix_fallocate"):  # Linux and most Unixes; elsewhere (macOS) the map is filled unreserved
+        with open(tmp, "r+b") as fh:
+            os.posix_fallocate(fh.fileno(), 0, os.fstat(fh.fileno()).st_size)
+    return out
 
 
 def load_npy(path: str | os.PathLike, mmap: bool = False) -> np.ndarray:

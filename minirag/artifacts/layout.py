@@ -32,26 +32,42 @@ What it leaves out: which artifacts a corpus has (the config decides) and readin
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..settings import NAME_PATTERN
 from .registry import ARTIFACTS, BM25_FILES, DIAGNOSIS_FILES, EVAL_FILES, IVF_FILES, SHARD_BM25_FILES, files_of
 
 __all__ = ["BM25_FILES", "DIAGNOSIS_FILES", "EVAL_FILES", "IVF_FILES", "SHARD_BM25_FILES", "CorpusLayout"]
 
 
 DEFAULT_CONFIG = "workflow/config.yaml"
+# What results/ holds for itself beside results/<corpus>/: build snapshots (history/blobs.py), the
+# configs reports were built from (config/parsed.py), and the report's log and benchmark. A corpus of
+# one of these names would share a folder with them (deleting its files would break `minirag diff`),
+# so it is refused (config/corpus.py).
+HISTORY_FOLDER, CONFIGS_FOLDER = "history", "configs"
+RESULTS_FOLDERS = (HISTORY_FOLDER, CONFIGS_FOLDER, "logs", "benchmarks")
 
 
-def report_name(configfiles) -> str:
-    """A config's report name when it sets no `report:`: "report" for the default config,
-    else the name of the last config file given (mine.yaml -> mine, config.x.yaml -> x), so a
-    user's config never writes over another config's report."""
-    files = [Path(f) for f in configfiles]
-    if not files or files[-1].as_posix().endswith(DEFAULT_CONFIG):
-        return "report"
-    stem = files[-1].name.split(".yaml")[0].split(".yml")[0]
-    return stem.removeprefix("config.") or "report"
+def report_name(config: dict, configfiles) -> str:
+    """A config's report name: its `report:`, else "report" for the default config, else the name of
+    the last config file given (mine.yaml -> mine, config.x.yaml -> x), so a user's config never
+    writes over another config's report. Either becomes a file path, so either is checked against
+    NAME_PATTERN (ValueError): a file named `x$(touch y).yaml` names no report, the user sets one."""
+    name, where = config.get("report"), "report:"
+    if name is None:
+        files = [Path(f) for f in configfiles]
+        if not files or files[-1].as_posix().endswith(DEFAULT_CONFIG):
+            return "report"
+        stem = files[-1].name.split(".yaml")[0].split(".yml")[0]
+        name, where = stem.removeprefix("config.") or "report", f"{files[-1]}: the config sets no report:, its name"
+    # fullmatch: the schema's pattern is searched, and its $ lets a trailing newline through
+    if not isinstance(name, str) or not re.fullmatch(NAME_PATTERN.strip("^$"), name):
+        raise ValueError(f"{where} {name!r} cannot name the report (results/<report>.md: letters, digits, '-' "
+                         "and '_'); set `report: <name>` in the config")
+    return name
 
 
 def report_paths(results: str | Path, name: str) -> tuple[Path, Path]:

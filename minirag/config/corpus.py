@@ -25,6 +25,7 @@ from typing import Any, Literal, Mapping
 from ..answer.prompt import PromptSettings
 from ..answer.readers import Reader, reader_kind
 from ..answer.select.settings import CandidateSettings
+from ..artifacts.layout import RESULTS_FOLDERS
 from ..datasets.beir import refuse_training_on
 from ..evaluation.diagnose import DiagnoseSettings
 from ..index.bm25.index import BM25Settings
@@ -107,6 +108,9 @@ def corpus_config(config: dict, corpus: str) -> dict:
     where = f"corpora.{corpus}"
     try:
         check_name(corpus, "corpora")
+        if corpus in RESULTS_FOLDERS:
+            raise SettingsError(f"{where}: {corpus!r} is a folder results/ keeps for itself "
+                                f"({', '.join(RESULTS_FOLDERS)}); name the corpus otherwise")
         return _corpus_config(corpora[corpus] or {}, where)
     except SettingsError as exc:
         raise ConfigError(str(exc)) from None

@@ -107,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
     import sys
 
+    from ..artifacts.layout import report_name
     from .corpus import corpus_names
     ap = argparse.ArgumentParser(prog="python -m minirag.config.load", description=main.__doc__)
     ap.add_argument("paths", nargs="+", metavar="FILE", help="a config file (YAML), e.g. workflow/config.yaml")
@@ -116,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
             names = corpus_names(config)
             for name in names:
                 load_corpus(path, name)
+            report_name(config, [path])  # the workflow's check of the report's name, before Snakemake runs
         except (ConfigError, ValueError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2

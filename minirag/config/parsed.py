@@ -20,7 +20,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-FOLDER = "configs"  # under the results folder
+from ..artifacts.layout import CONFIGS_FOLDER as FOLDER  # under the results folder
 
 
 def copy_path(results: str | Path, sha256: str) -> Path:

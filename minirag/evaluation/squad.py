@@ -28,7 +28,7 @@ import string
 from collections import Counter
 
 ARTICLES_RE = re.compile(r"\b(a|an|the)\b", re.UNICODE)
-CITATION_RE = re.compile(r"\s*\[#\d+\]")
+CITATION_RE = re.compile(r"(?<!\s)\s*\[#\d+\]")  # starts where its spaces start: inside, it rescanned the run
 PUNCTUATION = set(string.punctuation)
 
 

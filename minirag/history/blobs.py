@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from ..artifacts.io import atomic_write_bytes, parse_json, sha256_bytes
+from ..artifacts.layout import HISTORY_FOLDER as FOLDER
 
-FOLDER = "history"
 MAX_BLOB = 1 << 30  # a snapshot part (a run's per-question scores): far below; /dev/zero is refused
 
 

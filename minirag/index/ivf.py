@@ -49,7 +49,7 @@ import numpy as np
 
 from ..artifacts import content
 from ..artifacts.integrity import verified
-from ..artifacts.io import atomic_path, load_npy, read_json, save_npy, sha256_file, write_json
+from ..artifacts.io import atomic_path, load_npy, npy_map, read_json, save_npy, sha256_file, write_json
 from ..artifacts.layout import IVF_FILES
 from ..settings import setting
 from .store import inner_products, top_k
@@ -147,7 +147,7 @@ def build_ivf(vectors: str | Path, out_dir: str | Path, s: IVFSettings, provenan
     save_npy(out_dir / "offsets.npy", offsets)
     save_npy(out_dir / "order.npy", order.astype(np.int64))
     with atomic_path(out_dir / "vectors_by_list.npy") as tmp:
-        copy = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.float32, shape=(n, d))  # (N, d)
+        copy = npy_map(tmp, (n, d))  # (N, d)
         for a in range(0, n, BLOCK_ROWS):
             copy[a:a + BLOCK_ROWS] = x[order[a:a + BLOCK_ROWS]]
         copy.flush()

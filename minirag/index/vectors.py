@@ -19,7 +19,7 @@ import numpy as np
 
 from ..artifacts import content
 from ..artifacts.integrity import verified
-from ..artifacts.io import atomic_path, load_npy, note_sha256, read_json, sha256_file, write_json
+from ..artifacts.io import atomic_path, load_npy, note_sha256, npy_map, read_json, sha256_file, write_json
 from ..text.chunks import Chunk
 from .rows import AlignmentError, check_rows, item_rows  # noqa: F401 (AlignmentError: loaders catch it here)
 
@@ -42,7 +42,7 @@ def vectors_writer(npy_path: str | Path, rows: list[list[str]], d: int, producer
     memory; an exception leaves neither file behind (and an older pair untouched).
     """
     with atomic_path(npy_path) as tmp:
-        out = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.float32, shape=(len(rows), d))  # (N, d)
+        out = npy_map(tmp, (len(rows), d))  # (N, d)
         yield out
         out.flush()
         del out

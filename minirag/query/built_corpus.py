@@ -51,14 +51,17 @@ class QueryTooLong(UsageError):
     """A query over the length a server accepts."""
 
 
+MAX_QUERY_CHARS = 2000  # the default cap of the CLI, the server and this API alike
+
+
 def check_query(query: str, max_chars: int | None = None) -> str:
     """The query in NFC (text/query.py), or UsageError: not text, empty, or over `max_chars`."""
-    from ..text.query import QueryError, query_text
+    from ..text.query import QueryError, query_text, shows_nothing
     try:
         query = query_text(query)
     except QueryError as exc:
         raise UsageError("query", str(exc)) from None
-    if not query.strip():
+    if shows_nothing(query):
         raise UsageError("query", "the query is empty: ask a question, e.g. \"past tense of eat\"")
     if max_chars is not None and len(query) > max_chars:
         raise QueryTooLong("query", f"{len(query)} characters, at most {max_chars} (--max-query-chars)")
@@ -251,7 +254,7 @@ class BuiltCorpus:
                  "doc_id": self.by_id[cid].doc_id, "section": self.by_id[cid].section, "text": self.by_id[cid].text,
                  "snippet": snippet(self.by_id[cid].text)} for i, (cid, score) in enumerate(ranked, 1)]
 
-    def search(self, query: str, retriever: str | None = None, k: int = 5, max_chars: int | None = None) -> dict:
+    def search(self, query: str, retriever: str | None = None, k: int = 5, max_chars: int = MAX_QUERY_CHARS) -> dict:
         query = check_query(query, max_chars)
         self.check_k(k)
         name, r = self.retriever(retriever)
@@ -259,7 +262,7 @@ class BuiltCorpus:
         return {"query": query, "retriever": name, "results": self.rows(ranked, name)}
 
     def answer(self, query: str, retriever: str | None = None, reader: str | None = None,
-               k: int | None = None, max_chars: int | None = None) -> dict:
+               k: int | None = None, max_chars: int = MAX_QUERY_CHARS) -> dict:
         from ..answer.rag import prompt_keywords, rag_answer
         from .citations import cite
         query = check_query(query, max_chars)

@@ -20,7 +20,7 @@ from ..text.analyze import fold_accents
 from .diversify import positional
 from .ranking import Ranking
 
-CITATION_RE = re.compile(r"\s*\[#\d+\]")
+CITATION_RE = re.compile(r"(?<!\s)\s*\[#\d+\]")  # starts where its spaces start: inside, it rescanned the run
 
 
 def fold(text: str) -> str:

@@ -36,7 +36,7 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ..query.built_corpus import QueryTooLong, UnknownName, UsageError, check_query
+from ..query.built_corpus import MAX_QUERY_CHARS, QueryTooLong, UnknownName, UsageError
 from .models import AnswerRequest, RequestFailed, SearchRequest
 from .openai_api import add_routes
 from .state import LiveCorpus
@@ -72,7 +72,7 @@ def run(fn, *args):
         raise failure_of(exc) from None
 
 
-def create_app(live: LiveCorpus, max_query_chars: int = 2000) -> FastAPI:
+def create_app(live: LiveCorpus, max_query_chars: int = MAX_QUERY_CHARS) -> FastAPI:
     app = FastAPI(title="minirag", version="1", description="Search and answer over a built minirag corpus, "
                   "with citations; OpenAI-compatible at /v1.")
     app.state.live = live
@@ -80,10 +80,10 @@ def create_app(live: LiveCorpus, max_query_chars: int = 2000) -> FastAPI:
     async def answer(req: AnswerRequest) -> dict:
         """Answer `req` from the current snapshot (a remote reader's call in a thread)."""
         snapshot = live.current
-        run(check_query, req.query, max_query_chars)
+        args = (req.query, req.retriever, req.reader, req.k, max_query_chars)
         if snapshot.built.is_remote(req.reader):
-            return await run_in_threadpool(run, snapshot.built.answer, req.query, req.retriever, req.reader, req.k)
-        return run(snapshot.built.answer, req.query, req.retriever, req.reader, req.k)
+            return await run_in_threadpool(run, snapshot.built.answer, *args)
+        return run(snapshot.built.answer, *args)
 
     app.state.answer = answer  # the /v1 routes answer through the same path
 
@@ -92,8 +92,7 @@ def create_app(live: LiveCorpus, max_query_chars: int = 2000) -> FastAPI:
     @app.post("/search", summary="Rank chunks with a retriever (as its run file ranks them)")
     async def search(req: SearchRequest) -> JSONResponse:
         snapshot = live.current
-        run(check_query, req.query, max_query_chars)
-        return JSONResponse(run(snapshot.built.search, req.query, req.retriever, req.k))
+        return JSONResponse(run(snapshot.built.search, req.query, req.retriever, req.k, max_query_chars))
 
     @app.post("/answer", summary="Retrieve, build the prompt and let a reader answer, with citations")
     async def answer_route(req: AnswerRequest) -> JSONResponse:

@@ -12,7 +12,7 @@ markers, and the extra top-level field `citations` lists what they cite:
 `usage` counts words, not tokens (minirag's readers have no shared tokenizer). With
 `"stream": true` the same reply comes as server-sent events: a role chunk, the content in
 one chunk, a final chunk with `finish_reason` and `citations`, then `data: [DONE]`.
-`temperature` and `max_tokens` are accepted and ignored: the readers are deterministic.
+`temperature` and `max_tokens` (at least 1) are accepted and ignored: the readers are deterministic.
 
 What it leaves out: every other endpoint of the API (embeddings, tools, function calls).
 """
@@ -61,7 +61,8 @@ class ChatRequest(StrictRequest):
     messages: list[ChatMessage] = Field(min_length=1)
     stream: bool = False
     temperature: float | None = None
-    max_tokens: int | None = None
+    # ignored, but a client asking for no tokens or fewer than none has a bug worth naming
+    max_tokens: int | None = Field(default=None, ge=1)
 
 
 def text_of(content: str | list[dict] | None) -> str:

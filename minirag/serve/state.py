@@ -40,7 +40,7 @@ def manifest_path(configfile: str | Path, results: str | Path) -> Path:
     """The manifest the config's report writes (results/manifest.json for the default config)."""
     from ..artifacts.layout import report_name, report_paths
     from ..config.load import load_config
-    return report_paths(results, load_config(configfile).get("report") or report_name([configfile]))[1]
+    return report_paths(results, report_name(load_config(configfile), [configfile]))[1]
 
 
 @dataclass

@@ -35,7 +35,9 @@ PAREN_RE = re.compile(r"\(([^()]*)\)")
 GENDER_RE = re.compile(r"(\w)/(?:as|os|a|o)\b")  # "nosotros/as", "avergonzado/a": one term, not a slash list
 QUOTED_RE = re.compile(r"\*{1,2}([^*\n]+)\*{1,2},?\s+(?:(?:\w+\s+)?means?\s+)?[\"“'‘]([^\"”'’\n]+)[\"”'’]")
 MEANS_RE = re.compile(r"\*{1,2}([^*\n]+)\*{1,2},?\s+(?:\w+\s+)?means?\s+([^\"“'‘.,;:(\n][^.,;:(\n]*)")
-DASH_RE = re.compile(r"^(.+?)\s+[—–]\s+(.+)$")
+# the term is one space or ends in a non-space (the shortest term is one of these): each of its ends
+# inside a run of spaces rescanned the run, quadratic in its length
+DASH_RE = re.compile(r"^([^\S\n]|.*?\S)\s+[—–]\s+(.+)$")
 EN_HEAD_RE = re.compile(r"\b(?:english|inglés|ingles)\b")
 ES_HEAD_RE = re.compile(r"\b(?:spanish|español|espanol|castellano)\b")
 GLOSS_HEAD_RE = re.compile(r"\b(?:translation|traducción|meaning|significado|what it means)\b")

@@ -10,7 +10,11 @@ A lone surrogate is what a JSON escape such as "\\ud800", or a command-line argu
 not UTF-8, becomes: it is not text (UTF-8 cannot hold it), so it is refused, not guessed at.
 Tab and line breaks are allowed (a pasted question).
 
-What it leaves out: emptiness and length, which the caller's limits decide (built.check_query).
+A query that shows nothing is empty: whitespace, and format characters (category Cf: zero-width
+spaces and joiners, bidirectional marks, a BOM), which str.isspace() does not count as space but
+which print nothing (`shows_nothing`; built.check_query refuses it).
+
+What it leaves out: length, which the caller's limits decide (built.check_query).
 """
 
 from __future__ import annotations
@@ -37,3 +41,8 @@ def query_text(query: object) -> str:
         hint = " (an argument that is not UTF-8?)" if "surrogate" in problem else ""
         raise QueryError(f"holds {problem}{hint}; a query is text")
     return nfc(query)
+
+
+def shows_nothing(query: str) -> bool:
+    """True for a query of only whitespace and format characters: '', '  ', '\u200b\u2060\ufeff'."""
+    return all(ch.isspace() or unicodedata.category(ch) == "Cf" for ch in query)

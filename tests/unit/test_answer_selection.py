@@ -92,6 +92,15 @@ def test_a_malformed_terms_line_names_the_file_and_line(tmp_path):
         GrammarTerms.load(bad)
 
 
+def test_a_terms_file_over_its_size_bound_is_refused_naming_it(tmp_path):
+    from minirag.answer.select.terms import DEFAULT_TERMS, MAX_TERMS_BYTES
+    path = tmp_path / "terms.tsv"
+    path.write_text("tense:past\tpast\tpasado\n" * (MAX_TERMS_BYTES // 20), encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"terms.tsv: [\d,]+ bytes, at most {MAX_TERMS_BYTES:,}"):
+        GrammarTerms.load(path)
+    assert DEFAULT_TERMS.stat().st_size < MAX_TERMS_BYTES // 16  # the shipped file, with room to grow
+
+
 def test_answer_keys_fold_case_accents_and_punctuation():
     assert answer_key("Vine.") == answer_key("vine") == "vine"
     assert answer_key("¿Está bien?") == "esta bien"
@@ -103,6 +112,24 @@ def test_edits1_and_deletions_find_what_one_edit_separates():
     assert edits1("cojer", "coger") and edits1("vine", "vino") and edits1("haber", "habre")
     assert not edits1("venir", "vino") and not edits1("tuve", "tuvieron") and edits1("tuve", "tuve!")
     assert deletions("vine") == {"vine", "ine", "vne", "vie", "vin"}
+
+
+def test_a_word_longer_than_every_key_by_two_is_near_none_without_its_deletions(vocab, monkeypatch):
+    import minirag.answer.select.vocabulary as vocabulary
+    longest = max(len(k) for k in vocab.keys | set(vocab.forms) if " " not in k)
+    assert vocab.near("vin") and "vine" in vocab.near("vin")
+    monkeypatch.setattr(vocabulary, "deletions", lambda word: pytest.fail(f"deletions of {len(word)} letters"))
+    assert vocab.near("a" * (longest + 2)) == []  # its deletions were 10^10 characters for 10^5 letters
+
+
+@pytest.mark.parametrize("question, subjects, hints", [
+    ("Ayer yo ___ tarde (venir)", ["yo"], ["venir"]), ("nosotros / ellos ___ (ser)", ["nosotros / ellos"], ["ser"]),
+    ("x_yo ___ (ir)", ["yo"], ["ir"]), ("____ ___ (tener, yo)", [], ["tener, yo"]), ("a" * 20_000, [], []),
+])
+def test_the_blank_s_subject_and_hint_start_where_their_run_starts(question, subjects, hints):
+    from minirag.answer.select.analysis import HINT_RE, SUBJECT_RE
+    assert [m.group(1) for m in SUBJECT_RE.finditer(question)] == subjects
+    assert [m.group(1) for m in HINT_RE.finditer(question)] == hints
 
 
 def test_the_vocabulary_holds_row_keys_lemma_columns_and_form_concepts(vocab):

@@ -191,3 +191,25 @@ def test_the_default_experiment_is_lean_and_the_ablation_study_holds_its_runs_wi
         assert {n: study[section][n] for n in lean[section]} == lean[section], section
     assert "feedback-dense" in study["retrievers"] and "feedback-dense" not in lean["retrievers"]
     assert answered(study) == answered(lean) == ["bm25", "hybrid", "lexical-rerank"]
+
+
+@pytest.mark.parametrize("name", ["history", "configs", "logs", "benchmarks"])
+def test_a_corpus_named_like_a_folder_results_keeps_for_itself_is_refused(name):
+    with pytest.raises(ConfigError, match=rf"corpora\.{name}: .* results/ keeps for itself"):
+        corpus_config({"corpora": {name: {}}}, name)
+
+
+@pytest.mark.parametrize("files, name", [([], "report"), (["workflow/config.yaml"], "report"),
+                                         (["cfg/mine.yaml"], "mine"), (["workflow/config.scifact.yaml"], "scifact")])
+def test_a_report_is_named_after_its_config_file(files, name):
+    from minirag.artifacts.layout import report_name
+    assert report_name({}, files) == name
+
+
+@pytest.mark.parametrize("config, files", [({}, ["x$(touch PWNED).yaml"]), ({}, ["z;touch PWNED3;.yaml"]),
+                                           ({}, ["y`touch PWNED`.yml"]), ({"report": "x\n"}, ["ok.yaml"]),
+                                           ({"report": "../up"}, [])])
+def test_a_report_name_that_cannot_be_a_file_name_is_refused_from_the_key_or_the_file_name(config, files):
+    from minirag.artifacts.layout import report_name
+    with pytest.raises(ValueError, match="cannot name the report"):
+        report_name(config, files)

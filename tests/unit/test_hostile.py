@@ -164,6 +164,14 @@ def test_a_query_holding_a_control_character_is_refused(docs_built, char):
     one_line_error(proc, "q.jsonl:1:", "query", "control character")
 
 
+@pytest.mark.parametrize("query", ["", " \n ", "\u200b\u200b", "\u200b \ufeff\u2060\u202e"])
+def test_a_query_that_shows_nothing_is_empty_for_every_entry_point(query):
+    from minirag.query.built_corpus import UsageError, check_query  # the CLI's, the server's, the API's
+    with pytest.raises(UsageError, match="query: the query is empty"):
+        check_query(query)
+    assert check_query("eat\u200b") == "eat\u200b"  # a format character beside text is the user's
+
+
 @pytest.mark.parametrize("qid, text, message", [
     ("q 1", "past of go", r"qrels/test\.tsv:2: query-id: 'q 1' holds whitespace"),
     ("q1", "past\x00 of go", r"queries\.jsonl: query 'q1': holds a control character U\+0000"),
@@ -429,3 +437,72 @@ def test_the_served_manifest_that_is_a_special_file_is_refused_without_reading_i
     os.mkfifo(path) if make == "fifo" else path.symlink_to("/dev/zero")
     out = manifest_check(SimpleNamespace(manifest=path, corpus="kb"), {"results/kb/chunks.jsonl": "x"})
     assert out["matches"] is False and "not a regular file" in out["error"]
+
+
+@pytest.mark.parametrize("method", ["search", "answer"])
+def test_the_python_api_caps_a_query_s_length_as_the_cli_and_the_server_do(method):
+    from minirag.query.built_corpus import MAX_QUERY_CHARS, BuiltCorpus, QueryTooLong
+    built = object.__new__(BuiltCorpus)  # the query is checked before anything of the corpus is read
+    with pytest.raises(QueryTooLong, match=f"at most {MAX_QUERY_CHARS}"):
+        getattr(built, method)("eat " * MAX_QUERY_CHARS)
+
+
+def test_separators_after_a_run_of_spaces_split_as_before_the_runs_were_skipped():
+    from minirag.answer.readers import CLAUSE_RE as READER_CLAUSES
+    from minirag.answer.select.candidates import CLAUSE_RE
+    from minirag.evaluation.squad import CITATION_RE
+    from minirag.text.lexicon import DASH_RE
+    for rx in (CLAUSE_RE, READER_CLAUSES):
+        assert rx.split("a , ,b") == ["a", "", "b"] and rx.split("a  -  b (c)") == ["a", "b", "c", ""]
+        assert rx.split("a" + " " * 50_000 + "b") == ["a" + " " * 50_000 + "b"]
+    assert CITATION_RE.sub("", "ate  [#1] [#2]   ") == "ate   "
+    assert DASH_RE.match("  — x").groups() == (" ", "x") and DASH_RE.match("comer  —  to eat").groups() == (
+        "comer", "to eat")
+
+
+def test_a_write_error_names_the_file_being_written_and_leaves_nothing(tmp_path):
+    import errno
+
+    from minirag.artifacts.io import atomic_path
+    target = tmp_path / "readers" / "minigpt.npz"
+    with pytest.raises(OSError, match=r"\[Errno 28\] No space left on device: '.*readers/minigpt\.npz'"):
+        with atomic_path(target):  # a full disk: the write's own error names no file
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    assert list(target.parent.iterdir()) == []
+
+
+def test_a_full_tmpdir_is_named_with_what_to_do_and_a_missing_one_is_left_to_the_scheduler(tmp_path, monkeypatch):
+    import errno
+    import tempfile
+
+    from minirag.artifacts.io import scheduler_scratch_problem
+    monkeypatch.delenv("TMP", raising=False)
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    assert scheduler_scratch_problem() is None
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    monkeypatch.setattr(tempfile, "TemporaryFile", full)
+    problem = scheduler_scratch_problem()
+    assert problem.startswith(f"TMPDIR ({tmp_path}) cannot hold a temporary file (No space left on device)")
+    assert "TMPDIR=$PWD/.tmp" in problem
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "missing"))  # the scheduler writes in the working folder then
+    assert scheduler_scratch_problem() is None
+
+
+def test_memory_mapped_vectors_reserve_their_blocks_so_a_full_disk_is_an_error_naming_them(tmp_path, monkeypatch):
+    import errno
+
+    import numpy as np
+
+    from minirag.index.vectors import save_vectors
+    from minirag.text.chunks import Chunk
+
+    def full(fd, offset, length):  # a full disk, as the reservation meets it (the map itself: SIGBUS)
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    monkeypatch.setattr(os, "posix_fallocate", full)
+    out = tmp_path / "vectors" / "hashing.npy"
+    chunks = [Chunk(f"c{i}", f"text {i}", "d.md", i, {}) for i in range(3)]
+    with pytest.raises(OSError, match=r"No space left on device: '.*vectors/hashing\.npy'"):
+        save_vectors(out, np.ones((3, 4), np.float32), chunks, {"params": {}})
+    assert list(out.parent.iterdir()) == []

@@ -89,6 +89,7 @@ def test_max_response_bytes_is_a_setting(scripted):
 @pytest.mark.parametrize("scripted, needle", [
     (("model", '"m\\ud800"'), "lone surrogate"), (("model", "repeat:1000000"), "at most 256"),
     (("model", "5"), "not a string"), (("model", '"m\\u001b[2J"'), "control character"),
+    *[(("model", json.dumps(f"m{ch}x")), f"U+{ord(ch):04X}") for ch in "\n\r\t\u200b\u202e\u2028"],
 ], indirect=["scripted"])
 def test_a_reply_whose_model_is_not_a_short_clean_name_is_refused_naming_url_and_field(scripted, needle):
     refused(ask(scripted), scripted, "model", needle)

@@ -50,3 +50,11 @@ def test_a_count_of_steps_gets_the_time_left():
     assert with_eta("epoch 2/8: mean step loss 1.0774 (60.3s)", 60) == "epoch 2/8: mean step loss 1.0774 (60.3s), ~180 s left"
     assert with_eta("step 50/800 loss 0.330 (102 s, ~1526 s left)", 9) == "step 50/800 loss 0.330 (102 s, ~1526 s left)"
     assert with_eta("curate: 61 documents", 3) == "curate: 61 documents"
+
+
+def test_a_stale_lock_is_one_line_saying_what_to_run():
+    from snakemake.exceptions import LockException
+    term, out = terminal()
+    term.handle(record(f"LockException:\n{LockException()}", logging.ERROR))
+    assert out.getvalue().splitlines() == [out.getvalue().strip()]
+    assert out.getvalue().startswith("error: the results are locked") and "make unlock" in out.getvalue()

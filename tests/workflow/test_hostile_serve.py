@@ -138,6 +138,13 @@ def test_types_are_strict_a_bool_is_not_an_int_and_a_string_not_a_number(server,
     assert_refused(status, answer, field)
 
 
+@pytest.mark.parametrize("max_tokens", [-1, 0])
+def test_max_tokens_below_one_is_refused_naming_the_field(server, max_tokens):
+    status, answer = call(server, "/v1/chat/completions", {"messages": [{"role": "user", "content": "past of eat"}],
+                                                           "max_tokens": max_tokens})
+    assert_refused(status, answer, "max_tokens")
+
+
 @pytest.mark.parametrize("raw, at", [(b'{"model": "minirag", "messages": [', 34), (b'{"query": }', 10),
                                      (b"\xff\xfe", 0)])
 def test_malformed_json_names_the_position_in_the_message_and_no_param(server, raw, at):

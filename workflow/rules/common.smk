@@ -17,6 +17,7 @@ from minirag.config.load import check_config_files
 from minirag.datasets.beir import BEIR_DATASETS
 from minirag.pipeline.depends import as_input, module_closure
 from minirag.pipeline.graph import CorpusGraph
+from minirag.artifacts.io import scheduler_scratch_problem
 from minirag.artifacts.kept import special_kept
 from minirag.artifacts.layout import CorpusLayout, report_name, report_paths
 
@@ -35,15 +36,19 @@ RESULTS = "results"
 try:
     check_config_files([*workflow.configfiles, *(workflow.overwrite_configfiles or [])])
     CORPORA = {name: corpus_config(config, name) for name in corpus_names(config)}
-except ConfigError as exc:
+    REPORT = report_name(config, workflow.overwrite_configfiles or workflow.configfiles)
+except (ConfigError, ValueError) as exc:
     sys.exit(f"config error: {exc}")  # one line on the terminal, no traceback
+# Snakemake's job scheduler ends in its own traceback when TMPDIR is full; whether this
+# run is a dry one is not known yet while the workflow is read, so any run checks it
+if workflow.is_main_process:
+    SCRATCH = scheduler_scratch_problem()
+    if SCRATCH:
+        sys.exit(f"error: {SCRATCH}")
 SPECIAL = [line for c in CORPORA for line in special_kept(Path(RESULTS) / c)]
 if SPECIAL:
     # one line each, as every refusal
     sys.exit("\n".join(f"error: {line}" for line in SPECIAL))
-REPORT = config.get("report") or report_name(
-    workflow.overwrite_configfiles or workflow.configfiles
-)
 # The layout as patterns: L.run("{name}") is results/{corpus}/runs/{name}.trec.
 L = CorpusLayout(Path(RESULTS) / "{corpus}")
 

@@ -27,7 +27,9 @@ from ...text.structure import LIST_ITEM_RE, PATH_SEP, SENTENCE_RE
 from ..evidence import MARKUP_RE, RULE_RE, WORD_RE, cells, format_row
 from .spans import spans_of
 
-CLAUSE_RE = re.compile(r"\s*(?:[,;:]|\s[–—-]\s|[()])\s*")
+# Started inside a run of spaces, the leading \s* rescanned the run at each of its spaces (quadratic in its
+# length); a match starts there only at a separator right after the last match, which the lookahead keeps.
+CLAUSE_RE = re.compile(r"(?:(?<!\s)|(?=[,;:()]))\s*(?:[,;:]|\s[–—-]\s|[()])\s*")
 QUOTED_RE = re.compile(r"\*\*([^*\n]{1,80})\*\*|\*([^*\n]{1,80})\*|[\"“«]([^\"”»\n]{1,80})[\"”»]")
 GLOSS_RE = re.compile(r"\*([^*\n]{1,60})\*\s*\(([^()*\n]{1,60})\)")
 DEFINITION_RE = re.compile(r"^([^=:;.\n]{1,40}?)\s+=\s+([^=;.\n]{1,80})")

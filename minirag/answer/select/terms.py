@@ -28,6 +28,10 @@ from .concepts import CONCEPTS, DIMENSIONS
 from .keys import fold
 
 DEFAULT_TERMS = Path(__file__).parent.parent / "data" / "grammar_terms.tsv"  # answer/data/
+# A terms file names grammatical concepts (the shipped one: 36 lines, 2 KB); its phrases become one regex
+# that every job reading it compiles (0.3 s at this bound, 6 s and 600 MB for 100,000 lines) and that
+# every question and chunk is matched against, so a file past this size is refused before it is read.
+MAX_TERMS_BYTES = 1 << 16
 QUOTE_RE = re.compile(r"(?<![\w'’])(['‘’\"“«*])(?P<body>[^'‘’\"“”«»*\n]{1,60}?)(['’\"”»*])(?![\w'’])")
 WEAK_CONTEXT_RE = re.compile(r"\b(?:form|forma|for|person|persona)\b")
 
@@ -113,6 +117,10 @@ class GrammarTerms:
             for lang, listed in zip(("en", "es"), names):
                 for phrase in listed:
                     add(concept, lang, phrase)
+        size = Path(path).stat().st_size if path is not None and Path(path).is_file() else 0
+        if size > MAX_TERMS_BYTES:
+            raise ValueError(f"{path}: {size:,} bytes, at most {MAX_TERMS_BYTES:,} for a grammatical-terms file "
+                             "(one concept a line, its phrases: the shipped one is 2 KB)")
         lines = read_text(path).splitlines() if path is not None else []
         for i, raw in enumerate(lines, start=1):
             if not raw.strip() or raw.lstrip().startswith("#"):

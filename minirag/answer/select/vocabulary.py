@@ -85,6 +85,11 @@ class Vocabulary:
         return out
 
     @cached_property
+    def longest(self) -> int:
+        """The length of the longest key or form `by_deletion` holds."""
+        return max(map(len, self.by_deletion), default=0)
+
+    @cached_property
     def by_stem(self) -> dict[str, list[str]]:
         """A stem -> the keys with it."""
         out: dict[str, list[str]] = {}
@@ -196,8 +201,11 @@ class Vocabulary:
 
     def near(self, word: str) -> list[str]:
         """Keys and forms one edit away, and keys with the word's stem ("catched" -> catch, "hació" -> hacer)."""
-        # two words one edit apart share a deletion of each (or one is the other's): look those up, then check
-        near = sorted({k for d in deletions(word) for k in self.by_deletion.get(d, []) if edits1(word, k)})
+        # two words one edit apart share a deletion of each (or one is the other's): look those up, then check;
+        # a word two letters longer than every key is one edit of none, and its deletions (quadratic in its
+        # length: a 100,000-letter query word was 10^10 characters) are never made
+        near = [] if len(word) > self.longest + 1 else \
+            sorted({k for d in deletions(word) for k in self.by_deletion.get(d, []) if edits1(word, k)})
         return list(dict.fromkeys(near + [k for s in stems(word) for k in self.by_stem.get(s, [])]))
 
 
