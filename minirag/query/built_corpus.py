@@ -34,6 +34,7 @@ from pathlib import Path
 from ..text.chunks import Chunk
 from .citations import Recorded, snippet
 
+MAX_QUERY_CHARS = 2000  # the default cap of the CLI, the server and this API alike
 
 class UsageError(ValueError):
     """A request that cannot be served as asked; `field` names the request field it is about."""
@@ -48,10 +49,7 @@ class UnknownName(UsageError):
 
 
 class QueryTooLong(UsageError):
-    """A query over the length a server accepts."""
-
-
-MAX_QUERY_CHARS = 2000  # the default cap of the CLI, the server and this API alike
+    """A query over the length a server accepts (MAX_QUERY_CHARS unless it says)."""
 
 
 def check_query(query: str, max_chars: int | None = None) -> str:
