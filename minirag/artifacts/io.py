@@ -85,26 +85,6 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
             tmp_path.unlink()
 
 
-def scheduler_scratch_problem(room: int = 1 << 20) -> str | None:
-    """Why the folder Snakemake's job scheduler writes its problem file to cannot hold `room` bytes, or
-    None. The scheduler (pulp) takes $TMP, else $TMPDIR, else /tmp, and the working folder when that is
-    no folder it may write to, but a full one ends the build in its traceback."""
-    var = next((v for v in ("TMP", "TMPDIR") if os.environ.get(v)), None)
-    folder = os.environ[var] if var else "/tmp"
-    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
-        return None  # then it writes into the working folder, which every job writes to anyway
-    import tempfile
-    try:
-        with tempfile.TemporaryFile(dir=folder) as fh:
-            fh.write(bytes(room))
-            fh.flush()
-    except OSError as exc:
-        return (f"{var or 'the temporary folder'} ({folder}) cannot hold a temporary file ({exc.strerror}), and "
-                f"Snakemake's job scheduler writes one there: free space in it, or point {var or 'TMPDIR'} at a "
-                "folder with room, e.g. TMPDIR=$PWD/.tmp (mkdir it first)")
-    return None
-
-
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     with atomic_path(path) as tmp:
         tmp.write_bytes(data)
