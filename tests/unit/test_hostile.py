@@ -475,7 +475,7 @@ def test_a_full_tmpdir_is_named_with_what_to_do_and_a_missing_one_is_left_to_the
     import errno
     import tempfile
 
-    from minirag.artifacts.scratch import scheduler_scratch_problem
+    from minirag.artifacts.kept import scheduler_scratch_problem
     monkeypatch.delenv("TMP", raising=False)
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     assert scheduler_scratch_problem() is None

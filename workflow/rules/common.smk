@@ -17,8 +17,7 @@ from minirag.config.load import check_config_files
 from minirag.datasets.beir import BEIR_DATASETS
 from minirag.pipeline.depends import as_input, module_closure
 from minirag.pipeline.graph import CorpusGraph
-from minirag.artifacts.scratch import scheduler_scratch_problem
-from minirag.artifacts.kept import special_kept
+from minirag.artifacts.kept import scheduler_scratch_problem, special_kept
 from minirag.artifacts.layout import CorpusLayout, report_name, report_paths
 
 
