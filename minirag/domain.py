@@ -7,7 +7,7 @@ and verb forms, the selector's grammar features and terms, learner and off-topic
 and the conjugation slice of the evaluation.
 
 GRAMMAR_MODULES is the one list of the modules whose job is that grammar: a corpus without the domain
-imports none of them while it builds or answers (tests/unit/test_domain.py checks it). Core modules
+imports none of them while it builds or answers (tests/workflow/test_domain_graph.py checks it). Core modules
 that reach one import it inside the function that runs only on the grammar path.
 
 What it leaves out: moving these modules into a package of their own, and the extension points a
