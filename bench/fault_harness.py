@@ -33,6 +33,7 @@ CONFIG = """\
 build: [mini]
 corpora:
   mini:
+    domain: grammar
     source: {format: markdown, path: fixture/docs, questions: fixture/questions.jsonl, langs: [en, es]}
     tokenizer: {vocab_size: 400}
     chunk: {strategy: tokens, target_tokens: 40, overlap: 8}

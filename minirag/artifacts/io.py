@@ -78,6 +78,8 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         # a write's error (a full disk: "[Errno 28] No space left on device") names no file, or the
         # temporary one, which is gone by the time it is read: name the file being written
         if exc.filename in (None, tmp, str(tmp_path)):
+            if exc.errno is None:  # not the OS's own error: its message, the file before it
+                raise OSError(f"{path}: {exc}") from None
             raise OSError(exc.errno, exc.strerror, str(path)) from None
         raise
     finally:

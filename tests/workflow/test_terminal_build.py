@@ -64,5 +64,5 @@ def test_a_config_typo_is_one_line_from_make(project, target):
     said = [ln for ln in proc.stderr.splitlines() if not re.match(r"make(\[\d+\])?: \*\*\*", ln)]
     assert proc.returncode != 0
     assert said == ["error: mine.yaml: corpora.mini.depht: unknown key, did you mean 'depth'? (known: answer, "
-                    "assertions, bm25, candidates, chunk, depth, diagnose, embedders, note, prompt, readers, "
+                    "assertions, bm25, candidates, chunk, depth, diagnose, domain, embedders, note, prompt, readers, "
                     "retrievers, serve, shards, source, strict, tokenizer, train_cap, train_seed)"], proc.stderr
