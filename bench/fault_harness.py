@@ -112,7 +112,8 @@ def questions_stage(project: Path, source: str, settings: dict | None = None, **
 def evaluate_stage(project: Path) -> subprocess.CompletedProcess:
     runs = sorted(str(p.relative_to(project)) for p in (project / R / "runs").glob("*.trec"))
     answers = sorted(str(p.relative_to(project)) for p in (project / R / "answers").glob("*/*.jsonl"))
-    return stage(project, "evaluate", "--corpus", "mini", "--questions", f"{R}/questions.jsonl",
+    return stage(project, "evaluate", "--settings", '{"domain": "grammar"}', "--corpus", "mini",
+                 "--questions", f"{R}/questions.jsonl",
                  "--docs", f"{R}/docs.jsonl", "--chunks", f"{R}/chunks.jsonl", "--runs", *runs,
                  "--answers", *answers, "--out-dir", str(project / "scratch"))
 
