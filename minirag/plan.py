@@ -5,7 +5,7 @@ after a chunk-size change on the KB, each job naming some 30 source files). With
 MINIRAG_PLAN=1 set, the Snakefile's terminal handler (minirag/terminal.py) hands a dry
 run's records to `PlanTerminal`, which prints one line per rule instead:
 
-    plan: 23 of the jobs of results/report.md would run
+    plan: 23 jobs would run
       rule              jobs  why
       chunk                1  settings: target_tokens 150 -> 200
       train_biencoder      1  after chunk
@@ -29,6 +29,8 @@ import shlex
 from collections import defaultdict
 from pathlib import Path
 
+from .settings import flatten
+
 SHOWN = 3  # changed files or settings named on a rule's line before "and N more"
 
 
@@ -50,16 +52,6 @@ def settings_of(shellcmd: str) -> tuple[dict | None, Path | None]:
     return settings, receipt
 
 
-def flat(value, prefix: str = "") -> dict[str, object]:
-    """{'a.b': 1} for {'a': {'b': 1}}: settings compared key by key."""
-    if isinstance(value, dict):
-        out = {}
-        for key, inner in value.items():
-            out.update(flat(inner, f"{prefix}{key}."))
-        return out
-    return {prefix.rstrip("."): value}
-
-
 def settings_changes(shellcmd: str) -> list[str]:
     """['target_tokens 150 -> 200']: the job's settings against those its receipt recorded."""
     new, receipt = settings_of(shellcmd)
@@ -69,7 +61,7 @@ def settings_changes(shellcmd: str) -> list[str]:
         old = json.loads(receipt.read_text(encoding="utf-8")).get("settings")
     except (OSError, ValueError, AttributeError):
         return []
-    before, after = flat(old if isinstance(old, dict) else {}), flat(new)
+    before, after = flatten(old if isinstance(old, dict) else {}), flatten(new)
     return [f"{key} {json.dumps(before.get(key))} -> {json.dumps(after.get(key))}"
             for key in sorted(set(before) | set(after)) if before.get(key) != after.get(key)]
 

@@ -280,3 +280,13 @@ class Kind:
 
     def spec(self) -> dict[str, Any]:
         return {"type": self.type, **settings_to_dict(self.s)}
+
+
+def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+    """{"chunk.target_tokens": 40, ...}: nested mappings as dotted key paths (lists stay whole)."""
+    if not isinstance(value, dict):
+        return {prefix: value}
+    out: dict[str, Any] = {}
+    for k, v in value.items():
+        out.update(flatten(v, f"{prefix}.{k}" if prefix else str(k)))
+    return out

@@ -28,16 +28,6 @@ from . import blobs
 SHOWN = ("hit@5", "mrr", "ndcg@10")
 
 
-def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
-    """{"chunk.target_tokens": 40, ...}: nested mappings as dotted key paths (lists stay whole)."""
-    if not isinstance(value, dict):
-        return {prefix: value}
-    out: dict[str, Any] = {}
-    for k, v in value.items():
-        out.update(flatten(v, f"{prefix}.{k}" if prefix else str(k)))
-    return out
-
-
 def normalised(settings: dict) -> dict:
     """The settings with each renamed reader setting under its new name, so a build made before a
     rename compares equal to one made after it."""
