@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from ..text.analyze import QUOTED_RE, Analyzer, AnalyzerConfig
+from ..text.analyze import QUOTED_RE, Analyzer, language_analyzer
 from ..text.chunks import Chunk
 from .ranking import Ranking
 from .rerank_lines import ChunkCode, Matches, encode, line_features, set_counts, set_shares
@@ -279,6 +279,6 @@ def load_model(path, features: Sequence[str] = FEATURES) -> dict:
     return {"w": arrays["w"], "b": float(arrays["b"][0]), "df": df, "codes": codes}
 
 
-# The grammar domain's analyzer (English and Spanish question filler, Spanish stems, accents folded); a
-# corpus without `domain: grammar` gets the one its languages give (config/domain.py, text/analyze.py).
-DEFAULT_ANALYZER = AnalyzerConfig(fold_accents=True, query_stopwords=("en", "es"), stemmer="spanish")
+# The grammar domain's analyzer: the one an English/Spanish corpus's languages give (question filler of
+# both, Spanish stems, accents folded); a corpus without `domain: grammar` gets its own languages' one.
+DEFAULT_ANALYZER = language_analyzer(("en", "es"))
