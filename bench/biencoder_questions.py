@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from minirag.answer.reading.retrieval_questions import add_hard_negatives, synthesize_questions  # noqa: E402
-from minirag.answer.select.terms import DEFAULT_TERMS, GrammarTerms  # noqa: E402
+from minirag.domains.grammar.select.terms import DEFAULT_TERMS, GrammarTerms  # noqa: E402
 from minirag.evaluation.evaluate import build_qrels  # noqa: E402
 from minirag.evaluation.metrics import hit_at  # noqa: E402
 from minirag.index.biencoder import BiEncoderConfig, BiEncoderEmbedder  # noqa: E402

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from minirag.domains.grammar.language.expand import ExpansionSettings, QueryExpander, load_lexicon
 from minirag.index.bm25.index import load_bm25
-from minirag.text.expand import ExpansionSettings, QueryExpander, load_lexicon
 
 FORMS = dict(translations=0.5, forms=0.5, paradigm=True, endings=True)  # bm25-grammar-forms's expand
 

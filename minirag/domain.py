@@ -1,36 +1,125 @@
-"""The corpus-level `domain` key, and the modules only its grammar domain runs.
+"""The extension points a domain fills, and how the core finds the domain that fills one.
 
-A corpus without `domain` gets the generic core: the generic answer selector, analyzers that follow the
-corpus's own languages, no lexicon job and no grammar word list in any job. `domain: grammar` switches
-on the English/Spanish grammar the KB is about: the lexicon stage, query expansion through translations
-and verb forms, the selector's grammar features and terms, learner and off-topic question synthesis,
-and the conjugation slice of the evaluation.
+The core is generic: a corpus without `domain` gets no lexicon job, no query expansion, the generic answer
+selector and analyzers of its own languages. A domain is a package below minirag/domains/ whose
+`__init__.py` declares one `Domain`: the config defaults it gives its corpora, the settings only it
+serves, the stages it adds, and its hooks, each an extension point named by a string and filled by
+"module:attribute". The core asks for a hook by point (`hook(point)`, or `Domain.hook` when it holds the
+corpus's domain) and never imports a domain; the domain imports the core.
 
-GRAMMAR_MODULES is the one list of the modules whose job is that grammar: a corpus without the domain
-imports none of them while it builds or answers (tests/workflow/test_domain_graph.py checks it). Core modules
-that reach one import it inside the function that runs only on the grammar path.
+    DOMAIN = Domain("grammar", hooks={"query.expander": "minirag.domains.grammar.language.expand:QueryExpander"})
+    hook("query.expander")            -> the QueryExpander class, imported on first use
+    of_corpus({"domain": "grammar"})  -> that Domain;  of_corpus({"domain": None}) -> None
 
-What it leaves out: moving these modules into a package of their own, and the extension points a
-second domain would fill (the core still asks `grammar(cc)` where the two paths part).
+The extension points (POINTS) are the places where the core's two paths part:
+
+    query.expander          a query expansion over the domain's lexicon (retrievers' `expand`)
+    query.word_lists        the word-list files an expansion reads: inputs of its jobs
+    select.features         a feature set of the answer selector, by the name readers list in `features`:
+                            its columns, its reading of a question, the vocabulary it reads through, the
+                            questions it trains on
+    questions.synthesize    synthetic questions of a family the domain names (encoders' and fusions'
+                            `questions.families`), with their answers
+    questions.terms         the concepts its synthesisers phrase questions with (a terms file)
+    questions.asker         what phrases a fact as a question for the Mini-GPT's reading tasks
+    reader.files            the corpus files its reader reads besides the chunks (lexicon, terms, word lists)
+
+A domain's question tags (`tags`) become columns of losses.csv and slices of the report.
+
+What it leaves out: the settings themselves (config/domain.py fills a domain's defaults and refuses
+its settings on a corpus without it) and the stage specs (pipeline/stages/ adds each domain's).
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Callable, Mapping
 
-GRAMMAR = "grammar"
-
-GRAMMAR_MODULES = (
-    "minirag.text.lexicon", "minirag.text.expand", "minirag.text.inflection", "minirag.text.slots",
-    "minirag.text.verb_forms", "minirag.stages.lexicon",
-    "minirag.answer.reading.learner_questions", "minirag.answer.reading.learner_translations",
-    "minirag.answer.reading.offtopic", "minirag.answer.select.concepts", "minirag.answer.select.terms",
-)
-
-# The word lists only the grammar reads (text/data/): never an input of a generic corpus's jobs.
-GRAMMAR_WORD_LISTS = ("tenses.txt", "persons.txt", "constructions.txt")
+PACKAGE = "minirag.domains"
+POINTS = ("query.expander", "query.word_lists", "select.features", "questions.synthesize", "questions.terms",
+          "questions.asker", "reader.files")
 
 
-def grammar(cc: Mapping[str, Any]) -> bool:
-    """Whether a corpus's checked config switches the grammar domain on."""
-    return cc.get("domain") == GRAMMAR
+@dataclass(frozen=True)
+class Domain:
+    """One domain: its name (the value of a corpus's `domain` key) and what it adds to the core.
+
+    defaults:  collection -> (settings field, value): filled into a named entry of that collection when the
+               entry's kind has the field and names no value (`readers` -> ("features", ["grammar"]))
+    refuse:    (checked corpus config) -> [(key path, what)]: the settings of a corpus without the domain
+               that only the domain serves
+    stages:    () -> the stage specs it adds to the graph (pipeline/stage.py `Stage`), called when the graph
+               is planned (never on the answer path); each plans no job on a corpus without the domain
+    features:  the selector feature sets it provides, by name; tags: the question tags it slices by
+    hooks:     extension point -> "module:attribute"
+    """
+    name: str
+    hooks: Mapping[str, str] = field(default_factory=dict)
+    defaults: Mapping[str, tuple[str, Any]] = field(default_factory=dict)
+    refuse: Callable[[Mapping[str, Any]], list[tuple[str, str]]] | None = None
+    stages: Callable[[], tuple] | None = None
+    features: tuple[str, ...] = ()
+    question_families: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        unknown = sorted(set(self.hooks) - set(POINTS))
+        if unknown:
+            raise ValueError(f"domain {self.name}: no extension point {unknown[0]!r} (points: {', '.join(POINTS)})")
+
+    def hook(self, point: str) -> Any:
+        """The object filling `point`, imported now; None when the domain leaves the point to the core."""
+        target = self.hooks.get(point)
+        if target is None:
+            return None
+        module, _, attribute = target.partition(":")
+        return getattr(importlib.import_module(module), attribute)
+
+    def stage_specs(self) -> tuple:
+        return self.stages() if self.stages is not None else ()
+
+    def modules(self) -> tuple[str, ...]:
+        """The modules its hooks name (what a corpus without the domain never imports)."""
+        return tuple(sorted({target.partition(":")[0] for target in self.hooks.values()}))
+
+
+@lru_cache(maxsize=None)
+def load(name: str) -> Domain:
+    """The domain declared in minirag/domains/<name>/__init__.py."""
+    if name not in names():
+        raise ValueError(f"no domain {name!r} (domains: {', '.join(names()) or 'none'})")
+    return importlib.import_module(f"{PACKAGE}.{name}").DOMAIN
+
+
+@lru_cache(maxsize=1)
+def names() -> tuple[str, ...]:
+    """Every domain below minirag/domains/, by package name."""
+    package = importlib.import_module(PACKAGE)
+    return tuple(sorted(m.name for m in pkgutil.iter_modules(package.__path__) if m.ispkg))
+
+
+def domains() -> tuple[Domain, ...]:
+    return tuple(load(name) for name in names())
+
+
+def of_corpus(cc: Mapping[str, Any]) -> Domain | None:
+    """The domain a corpus's checked config names, or None for the generic core."""
+    name = cc.get("domain")
+    return load(name) if name else None
+
+
+def hook(point: str, name: str | None = None) -> Any:
+    """The object filling `point`: the domain's that provides the selector feature set or question family
+    `name`, else the one domain filling the point (an error when none does)."""
+    for d in domains():
+        if point in d.hooks and (name is None or name in d.features or name in d.question_families):
+            return d.hook(point)
+    raise ValueError(f"no domain fills {point!r}" + (f" for {name!r}" if name else ""))
+
+
+def feature_domain(name: str) -> Domain | None:
+    """The domain providing the selector feature set `name` (None for the core's own, `generic`)."""
+    return next((d for d in domains() if name in d.features), None)

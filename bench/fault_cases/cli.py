@@ -110,7 +110,7 @@ def candidates_with(terms: Path) -> list[str]:
 def terms_not_utf8(project: Path) -> tuple[bool, str]:
     """The grammar-terms file the selector reads holding a byte that is not UTF-8: named with its line."""
     terms = project / "scratch/terms.tsv"
-    terms.write_bytes((project / "minirag/answer/data/grammar_terms.tsv").read_bytes() + b"tense:past\tp\xffst\tx\n")
+    terms.write_bytes((project / "minirag/domains/grammar/data/grammar_terms.tsv").read_bytes() + b"tense:past\tp\xffst\tx\n")
     return refused(run(candidates_with(terms), project), "terms.tsv:", "UTF-8")
 
 

@@ -95,7 +95,7 @@ class Reader(Kind):
     @classmethod
     def selecting_reads(cls, graph, name: str) -> dict:
         """A `selects` kind: what scoring a run's candidates reads besides the run and the chunks."""
-        return {**graph.selector_grammar(), **graph.reader_weights(name)}
+        return {**graph.selector_domain(), **graph.reader_weights(name)}
 
     @classmethod
     def training_reads(cls, graph, name: str) -> dict:

@@ -2,10 +2,11 @@
 
     selector, report = train_selector(docs, chunks, lexicon, terms, questions, SelectorSettings())
 
-1. Questions: `settings.questions` learner-phrased ones synthesized from the corpus (reading/learner_questions.py)
-   and the corpus's dev questions (never its test ones), each dev question counting `dev_weight` times.
-2. Candidates: each question's top `depth` chunks by a BM25 over the chunks (the "grammar" analyzer: query
-   filler dropped, Spanish stems, accents folded), the candidates of those chunks and their features.
+1. Questions: `settings.questions` synthesized from the corpus (generic ones from its sentences and tables,
+   reading/cloze.py; a domain feature set's own, such as the grammar's learner questions) and the corpus's
+   dev questions (never its test ones), each dev question counting `dev_weight` times.
+2. Candidates: each question's top `depth` chunks by a BM25 over the chunks (analyzed as the corpus's
+   languages, or as a domain feature set says), the candidates of those chunks and their features.
    The right candidates are those whose text is the answer (for a dev question whose answer no candidate
    states exactly, the shortest ones that contain it). An answerable question whose answer retrieval did
    not bring is left out: it says nothing about which candidate answers.
@@ -22,10 +23,11 @@ from __future__ import annotations
 import hashlib
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import Any, Callable
 
 import numpy as np
 
+from ..domain import hook
 from ..evaluation.answers import contains
 from ..evaluation.squad import f1 as squad_f1
 from ..index.bm25.index import BM25Index, BM25Params
@@ -36,12 +38,8 @@ from .reading.synthesized import LearnerQuestion
 from .select.generic import GenericFeaturizer, span_key
 from .select.keys import answer_key
 from .select.scorer import AnswerScorer, Group
-from .select.selector import AnswerSelector, feature_names, pool
+from .select.selector import AnswerSelector, domain_sets, feature_names, pool
 from .select.settings import SelectorSettings
-
-if TYPE_CHECKING:  # the grammar's types, named in annotations only (imported where the grammar features run)
-    from .select.terms import GrammarTerms
-    from .select.vocabulary import Vocabulary
 
 THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(19))
 
@@ -97,11 +95,11 @@ def examples(learner: list[LearnerQuestion], questions: list[dict], dev_weight: 
 
 
 def training_analyzer(features: tuple[str, ...], langs: set[str]) -> AnalyzerConfig:
-    """How a training question's chunks are found: with the grammar features (the grammar domain's), English
-    and Spanish question filler dropped, Spanish stems, accents folded; else as the corpus's own languages
+    """How a training question's chunks are found: as a domain's feature set says (the grammar's: English and
+    Spanish question filler dropped, Spanish stems, accents folded); else as the corpus's own languages
     are read (text/analyze.py `language_analyzer`: no Spanish stemmer for a corpus without Spanish)."""
-    if "grammar" in features:
-        return AnalyzerConfig(query_stopwords=("en", "es"), stemmer="spanish", fold_accents=True)
+    if (extra := domain_sets(features)):
+        return hook("select.features", extra[0]).training_analyzer
     return language_analyzer(tuple(sorted(langs)))
 
 
@@ -111,18 +109,14 @@ def bm25_over(chunks: list[Chunk], analyzer: AnalyzerConfig) -> BM25Index:
                            [c.title for c in chunks])
 
 
-def synthesized(docs: list[dict], terms: GrammarTerms, lexicon: dict, s: SelectorSettings,
-                vocab: Vocabulary | None = None) -> list[LearnerQuestion]:
-    """The questions the selector learns from besides dev: learner questions about the grammar and, given the
-    corpus's vocabulary, off-topic ones about its examples' content (grammar features), and questions from
-    the corpus's sentences and tables, answerable and not (generic ones)."""
+def synthesized(docs: list[dict], terms: Any, lexicon: dict, s: SelectorSettings, vocab: Any = None
+                ) -> list[LearnerQuestion]:
+    """The questions the selector learns from besides dev: a domain feature set's (the grammar's: learner
+    questions and, given the corpus's vocabulary, off-topic ones about its examples' content), and questions
+    from the corpus's sentences and tables, answerable and not (generic ones)."""
     out = []
-    if "grammar" in s.features:
-        from .reading.learner_questions import synthesize
-        from .reading.offtopic import offtopic_questions
-        out = synthesize(docs, terms, s.questions, s.seed, lexicon.get("lexicon", {}))
-        if vocab is not None:  # what the grammar does not answer: its examples' content
-            out += offtopic_questions(docs, vocab, s.questions // 10, s.seed)
+    for name in domain_sets(s.features):
+        out += hook("select.features", name).questions(docs, terms, lexicon, s.questions, s.seed, vocab)
     return out + (synthesize_generic(docs, s.questions, s.seed) if "generic" in s.features else [])
 
 
@@ -170,13 +164,14 @@ def heldout_outcomes(scorer: AnswerScorer, groups: list, items: list, s: Selecto
     return outcomes
 
 
-def train_selector(docs: list[dict], chunks: list[Chunk], lexicon: dict, terms: GrammarTerms | None, questions: list[dict],
+def train_selector(docs: list[dict], chunks: list[Chunk], lexicon: dict, terms: Any, questions: list[dict],
                    s: SelectorSettings, log: Callable[[str], None] = lambda m: None
                    ) -> tuple[AnswerScorer, list[LearnerQuestion], dict]:
     """(scorer, the learner questions, what the sidecar records) for the corpus (module docstring)."""
     t0 = time.perf_counter()
     langs = {d["doc_id"]: d.get("lang", "") for d in docs}
-    vocab = grammar_vocabulary(chunks, lexicon, terms, langs) if "grammar" in s.features else None
+    extra = domain_sets(s.features)
+    vocab = hook("select.features", extra[0]).vocabulary(chunks, lexicon, terms, langs) if extra else None
     generic = "generic" in s.features
     selector = AnswerSelector(vocab, None, s.depth, s.features,
                               GenericFeaturizer.from_texts([c.text for c in chunks]) if generic else None)
@@ -220,12 +215,3 @@ def train_selector(docs: list[dict], chunks: list[Chunk], lexicon: dict, terms: 
               # last: what answering reads instead of rebuilding it (selector.py); the grammar features' alone
               **({"vocabulary": vocab.to_record()} if vocab is not None else {})}
     return scorer, learner, report
-
-
-def grammar_vocabulary(chunks: list[Chunk], lexicon: dict, terms: GrammarTerms | None, langs: dict[str, str]
-                       ) -> Vocabulary:
-    """What the grammar features read questions through (select/vocabulary.py); without a terms file, the
-    concepts' own names."""
-    from .select.terms import GrammarTerms
-    from .select.vocabulary import Vocabulary
-    return Vocabulary.from_chunks(chunks, lexicon, terms if terms is not None else GrammarTerms.base(), langs)

@@ -8,7 +8,7 @@ held-out scores, the loss curve) and what it learned from (.tasks.jsonl: the Min
 selector's learner questions). A reader kind names its function and its inputs (readers.py).
 
 What it leaves out: the models (minigpt*.py, scorer.py) and the data they learn from (reading/tasks.py,
-reading/learner_questions.py).
+the domains' question synthesisers).
 """
 
 from __future__ import annotations
@@ -73,9 +73,9 @@ def train_extractive(settings: dict, name: str, files: dict[str, Path], out: Pat
     s = settings_from_dict(SelectorSettings, {k: v for k, v in settings.items() if k != "type"}, f"readers.{name}")
     lexicon = load_json(files["lexicon"], "lexicon") if "lexicon" in files else {}  # the grammar domain's
     terms = None
-    if "terms" in files:  # the grammar domain's too: imported only there
-        from .select.terms import GrammarTerms
-        terms = GrammarTerms.load(files["terms"], lexicon.get("lexicon", {}))
+    if "terms" in files:  # a domain's terms file (the grammar's concepts): its hook reads it
+        from ..domain import hook
+        terms = hook("questions.terms")(files["terms"], lexicon.get("lexicon", {}))
     scorer, learner, report = train_selector(
         load_records(files["docs"], "documents"), load_chunks(files["chunks"], files["docs"]), lexicon, terms,
         load_records(files["questions"], "questions"), s, log)

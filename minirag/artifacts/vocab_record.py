@@ -8,7 +8,7 @@ sidecar (readers/<name>.json, key `vocabulary`) so that answering reads it inste
 `vocabulary_problem(record)` says what is wrong with the first key that is not so (None: nothing);
 content.py raises it as a ContentError naming the file.
 
-What it leaves out: building or reading the vocabulary (answer/select/vocabulary.py).
+What it leaves out: building or reading the vocabulary (the grammar domain's select/vocabulary.py).
 """
 
 from __future__ import annotations

@@ -43,7 +43,7 @@ from ..settings import (
 from ..text.bpe import TokenizerSettings
 from ..text.chunker import ChunkSettings
 from ..text.corpus import SourceSettings
-from .domain import domain_defaults, refuse_grammar
+from .domain import domain_defaults, refuse_domain_settings
 from .sweeps import expand_sweeps
 
 
@@ -138,7 +138,7 @@ def _corpus_config(user: Mapping[str, Any], where: str) -> dict:
     for name, spec in entries("readers").items():
         reader_cls, reader = Reader.settings_of(spec, f"{where}.readers.{name}")
         cc["readers"][name] = {"type": reader_cls.type, **settings_to_dict(reader)}
-    refuse_grammar(cc, where)
+    refuse_domain_settings(cc, where)
     check_references(cc, where)
     warn_unread_evidence(cc, where)
     if cc["shards"] > 1:
@@ -258,11 +258,17 @@ def selector_reader(cc: dict) -> str | None:
     return next((r for r in cc["readers"] if reader_kind(cc, r).trained and reader_kind(cc, r).selects), None)
 
 
+def domain_files(cc: dict) -> dict:
+    """The files the corpus's domain reads besides the chunks (minirag/domain.py "reader.files": the grammar's
+    terms file and word lists); none for the generic core."""
+    from ..domain import of_corpus
+    d = of_corpus(cc)
+    return d.hook("reader.files")(cc) if d is not None and "reader.files" in d.hooks else {}
+
+
 def terms_file(cc: dict) -> str:
-    """The grammatical-terms file the selector reads (candidates.terms, else the one minirag ships)."""
-    from ..answer.select.terms import DEFAULT_TERMS
-    from ..artifacts.io import as_input
-    return cc["candidates"]["terms"] or as_input(DEFAULT_TERMS)
+    """The domain's terms file (the grammar's: candidates.terms, else the one it ships)."""
+    return domain_files(cc)["terms"]
 
 
 def sweep_groups(cc: dict) -> dict[tuple[str, str], list[str]]:

@@ -136,13 +136,13 @@ def split_metrics(qs: list[dict], scores: dict, answers: dict, answer_rows: dict
 
 def evaluate(corpus: str, questions: list[dict], chunks: Sequence[Chunk], runs: dict[str, dict[str, Ranking]],
              answers: dict[str, dict[str, dict]], candidates: dict[str, dict[str, dict]] | None = None,
-             grammar: bool = False) -> dict:
+             tags: tuple[str, ...] = ()) -> dict:
     """Everything the evaluate stage writes, as Python objects (see write_evaluation).
 
     metrics.json's `questions`, `answerable`, `retrieval`, `answers` and `tags` are the test
     split's (every question, where none is marked dev): the figures to quote. With a dev
-    split, `splits` holds the same keys for "dev" and "all". `grammar`: the corpus has the grammar domain,
-    whose losses say which questions are about a conjugation."""
+    split, `splits` holds the same keys for "dev" and "all". `tags`: the question tags of the corpus's domain,
+    each a column of the losses (the grammar's: which questions are about a conjugation)."""
     chunk_qrels, doc_qrels = build_qrels(questions, chunks)
     per_query: dict[str, dict] = {q["qid"]: {} for q in questions}
     scores = per_query_metrics(questions, chunks, runs)
@@ -154,7 +154,7 @@ def evaluate(corpus: str, questions: list[dict], chunks: Sequence[Chunk], runs: 
     answer_rows = {name: answer_rows_of(questions, recs, chunk_qrels, texts, best_spans(candidates, name))
                    for name, recs in answers.items()}
     depth = max((r["depth"] for recs in (candidates or {}).values() for r in recs.values()), default=0)
-    losses = loss_rows(questions, chunk_qrels, runs, candidates or {}, answers, depth, grammar)
+    losses = loss_rows(questions, chunk_qrels, runs, candidates or {}, answers, depth, tags)
     splits = splits_of(questions)
     by_split = {s: split_metrics([q for q in questions if in_split(q, s)], scores, answers, answer_rows, losses)
                 for s in splits}
@@ -163,7 +163,7 @@ def evaluate(corpus: str, questions: list[dict], chunks: Sequence[Chunk], runs: 
         metrics["splits"] = {s: by_split[s] for s in splits if s != "test"}
     return {"metrics": metrics, "per_query": per_query, "scores": scores, "slices": slice_rows(questions, scores, splits),
             "answer_rows": answer_rows, "chunk_qrels": chunk_qrels, "doc_qrels": doc_qrels, "losses": losses,
-            "loss_columns": loss_columns(grammar)}
+            "loss_columns": loss_columns(tags)}
 
 
 def slice_rows(questions: list[dict], scores: dict, splits: Sequence[str] = ("test",)) -> list[dict]:

@@ -12,8 +12,9 @@ first stage that failed to carry the gold answer forward:
     answered     the reader's answer holds it
 
 "Holds" is the evaluation's contains-answer (answers.py). `losses.csv` has a row per question, reader and
-run; `shares` sums them per slice. A grammar corpus's rows also say whether the question is tagged
-`conjugation` (the report slices by it); a corpus without the grammar domain has no such column.
+run; `shares` sums them per slice. A domain's question tags (minirag/domain.py: the grammar's `conjugation`)
+are columns of their own, saying whether the question carries the tag (the report slices by each); a
+corpus without a domain has none.
 
 What it leaves out: unanswerable questions (the abstention figures cover them) and runs without
 candidates (a corpus with no answer selector).
@@ -24,13 +25,13 @@ from __future__ import annotations
 from .answers import contains
 
 STAGES = ("retrieval", "candidates", "selection", "reader", "answered")
-COLUMNS = ["qid", "split", "lang", "difficulty", "conjugation", "reader", "run", "stage", "gold", "answer",
-           "selected"]
+HEAD = ["qid", "split", "lang", "difficulty"]  # then the domain's tags, then TAIL
+TAIL = ["reader", "run", "stage", "gold", "answer", "selected"]
 
 
-def columns(grammar: bool) -> list[str]:
-    """The columns of losses.csv: the conjugation column is the grammar domain's."""
-    return COLUMNS if grammar else [c for c in COLUMNS if c != "conjugation"]
+def columns(tags: tuple[str, ...] = ()) -> list[str]:
+    """The columns of losses.csv: a column per tag of the corpus's domain between the question's and the run's."""
+    return HEAD + list(tags) + TAIL
 
 
 def loss_stage(gold: str, relevant_in_top: bool, record: dict, said: str, abstained: bool) -> str:
@@ -44,9 +45,9 @@ def loss_stage(gold: str, relevant_in_top: bool, record: dict, said: str, abstai
 
 
 def loss_rows(questions: list[dict], chunk_qrels: dict, runs: dict, candidates: dict[str, dict[str, dict]],
-              answers: dict[str, dict[str, dict]], depth: int, grammar: bool = False) -> list[dict]:
-    """One row per answerable question, reader and run with candidates (`answers` keyed "<reader>/<run>");
-    a grammar corpus's rows say whether the question is tagged `conjugation`."""
+              answers: dict[str, dict[str, dict]], depth: int, tags: tuple[str, ...] = ()) -> list[dict]:
+    """One row per answerable question, reader and run with candidates (`answers` keyed "<reader>/<run>"),
+    saying for each of the domain's `tags` whether the question carries it."""
     rows = []
     for name, recs in answers.items():
         reader, run = name.split("/", 1)
@@ -58,9 +59,9 @@ def loss_rows(questions: list[dict], chunk_qrels: dict, runs: dict, candidates: 
             record, said = candidates[run][q["qid"]], recs[q["qid"]]
             stage = loss_stage(q["answer"], any(relevant.get(c, 0) > 0 for c, _ in top), record, said["answer"],
                                said["abstained"])
-            conjugation = {"conjugation": "conjugation" in q.get("tags", [])} if grammar else {}
+            tagged = {t: t in q.get("tags", []) for t in tags}
             rows.append({"qid": q["qid"], "split": q.get("split") or "test", "lang": q.get("lang", ""),
-                         "difficulty": q.get("difficulty", ""), **conjugation, "reader": reader, "run": run, "stage": stage, "gold": q["answer"], "answer": said["answer"],
+                         "difficulty": q.get("difficulty", ""), **tagged, "reader": reader, "run": run, "stage": stage, "gold": q["answer"], "answer": said["answer"],
                          "selected": record["answers"][0]["text"] if record["answers"] else ""})
     return rows
 

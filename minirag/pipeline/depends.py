@@ -11,7 +11,11 @@ count too), at any depth (`from ..index.bm25 import BM25Index`, `from . import x
     -> [minirag/__init__.py, minirag/artifacts/io.py, minirag/settings.py, minirag/stages/__init__.py,
         minirag/stages/chunk.py, minirag/stages/common.py, minirag/text/__init__.py, ...]
 
-What it leaves out: dynamic imports (importlib: minirag's own `__init__` loads its
+A domain's modules are imported dynamically, where the core asks for an extension point
+(`hook("query.expander")`, minirag/domain.py): a file that asks for a point by its literal name
+needs the modules every domain fills it with, and their closure.
+
+What it leaves out: other dynamic imports (importlib: minirag's own `__init__` loads its
 exports lazily, and those are not executed by a stage that does not use them) and
 third-party packages (the manifest records their versions).
 """
@@ -145,8 +149,32 @@ def imports_of(package_dir: Path, module: str, top: str, store: dict | None = No
                 names.update(resolve(module, path.name == "__init__.py", node, top))
             elif isinstance(node, ast.Import):
                 names.update(a.name[len(top) + 1:] for a in node.names if a.name.startswith(top + "."))
+        names.update(HOOK + point for point in points_asked(tree))
         store[str(path)] = found = stamp + [sorted(names)]
-    return {m for m in found[3] if module_file(package_dir, m) is not None}
+    return {m for m in found[3] if m.startswith(HOOK) or module_file(package_dir, m) is not None}
+
+
+HOOK = "hook:"  # an extension point a file asks for, among the names it imports
+
+
+def points_asked(tree: ast.AST) -> set[str]:
+    """The extension points a module asks for by literal name: `hook("p", ...)` or `<domain>.hook("p")`."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) \
+                and isinstance(node.args[0].value, str):
+            f = node.func
+            if (isinstance(f, ast.Name) and f.id == "hook") or (isinstance(f, ast.Attribute) and f.attr == "hook"):
+                out.add(node.args[0].value)
+    return out
+
+
+def hook_modules(point: str, top: str) -> set[str]:
+    """The modules (below `top`) every domain fills `point` with."""
+    if top != "minirag":
+        return set()
+    from ..domain import domains
+    return {d.hooks[point].partition(":")[0][len(top) + 1:] for d in domains() if point in d.hooks}
 
 
 def with_packages(module: str) -> list[str]:
@@ -163,6 +191,7 @@ def module_closure(package_dir: str | Path, modules: Iterable[str], cache: str |
     store = store_of(Path(cache) if cache else None)
     before = json.dumps(store, sort_keys=True) if cache and Path(cache).is_file() else ""
     seen: set[str] = set()
+    asked: set[str] = set()  # the extension points asked for so far
     todo = []
     for name in modules:
         if module_file(package_dir, name) is None:
@@ -170,6 +199,11 @@ def module_closure(package_dir: str | Path, modules: Iterable[str], cache: str |
         todo.append(name)
     while todo:
         name = todo.pop()
+        if name.startswith(HOOK):
+            if name not in asked:
+                asked.add(name)
+                todo.extend(hook_modules(name[len(HOOK):], top) - seen)
+            continue
         for m in with_packages(name):
             if m in seen:
                 continue

@@ -21,9 +21,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..answer.reading.retrieval_questions import GENERIC_FAMILIES, families_known
 from ..artifacts.registry import FIGURE_TABLES
 from ..config.corpus import base_retrievers, ivf_indexes, main_retrievers, sweep_groups, upstream
 from ..datasets.dev_split import has_dev_questions
+from ..domain import of_corpus
 from .graph_answers import AnswerInputs
 from .graph_scale import ScaleInputs
 from .kind_files import KindFiles, paths
@@ -34,6 +36,11 @@ class CorpusGraph(KindFiles, ScaleInputs, AnswerInputs):
     @property
     def source(self) -> dict:
         return self.cc["source"]
+
+    @property
+    def domain(self):
+        """The corpus's domain (minirag/domain.py `Domain`), None for the generic core."""
+        return of_corpus(self.cc)
 
     def documents(self) -> list[str]:
         if self.source["format"] == "beir":
@@ -82,8 +89,8 @@ class CorpusGraph(KindFiles, ScaleInputs, AnswerInputs):
         return [e for e in self.trained() if self.cc["embedders"][e].get("questions", {}).get("n", 0) > 0]
 
     def synth_pairs(self, name: str) -> dict:
-        """The lexicon and terms file the learner questions are phrased with."""
-        if "learner" not in self.cc["embedders"][name]["questions"]["families"]:
+        """The lexicon and terms file a domain's questions (the grammar's learner family) are phrased with."""
+        if all(f in GENERIC_FAMILIES for f in self.cc["embedders"][name]["questions"]["families"]):
             return {}
         return {"lexicon": str(self.layout.lexicon), "terms": self.terms_file()}
 
@@ -147,25 +154,20 @@ class CorpusGraph(KindFiles, ScaleInputs, AnswerInputs):
         feeding = {self.kinds.retrievers[r].embedder() for r in self.feeding(name)}
         used = {f for e in self.synthesising() if e in feeding
                 for f in self.cc["embedders"][e]["questions"]["families"]}
-        return [f for f in ("learner", "generic") if f in used] or ["generic"]
+        return [f for f in families_known() if f in used] or ["generic"]
 
     def fit_questions(self, name: str) -> dict:
         """The documents the questions are made from (and the lexicon and terms learner questions are phrased
         with); the whole corpus too when a reranker feeding the fusion made its questions from it."""
         families = self.fit_families(name)
-        learner = {"lexicon": str(self.layout.lexicon), "terms": self.terms_file()} if "learner" in families else {}
+        learner = {"lexicon": str(self.layout.lexicon), "terms": self.terms_file()} \
+            if any(f not in GENERIC_FAMILIES for f in families) else {}
         corpus = {"corpus": str(self.layout.docs)} if any(self.kinds.retrievers[r].trained
                                                           for r in self.feeding(name)) else {}
         return {"docs": self.training_docs(), "chunks": str(self.layout.chunks), **corpus, **learner}
 
     def train_reranker(self, name: str) -> dict:
         return self.kinds.retrievers[name].training_reads(self)
-
-    def uses_lexicon(self) -> bool:
-        return (any(self.kinds.retrievers[r].expansion().enabled() for r in self.cc["retrievers"])
-                or any(self.synth_pairs(e) for e in self.synthesising())
-                or any("lexicon" in self.fit_questions(r) for r in self.synthetic_fits())
-                or any("lexicon" in self.train_reader(r) for r in self.trained_readers()))
 
     def rerankers(self) -> list[str]:
         return [r for r in self.cc["retrievers"] if self.kinds.retrievers[r].trained]

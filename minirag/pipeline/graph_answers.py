@@ -11,9 +11,8 @@ prompt.py, generate.py, train_reader.py).
 
 from __future__ import annotations
 
-from ..config.corpus import answered, selector_reader, terms_file
+from ..config.corpus import answered, domain_files, selector_reader, terms_file
 from ..config.typed import Corpus
-from ..domain import grammar
 from .graph_scale import paths
 from .stage import Given
 
@@ -71,9 +70,10 @@ class AnswerInputs:
 
     def corpus_files_named(self, names: list[str]) -> dict:
         """The corpus files a kind asks for by name: tokenizer, chunks, lexicon, terms, questions. The lexicon
-        and the terms file are the grammar domain's: a corpus without it reads neither."""
+        and the terms file are a domain's (the grammar's): a corpus without one reads neither."""
+        domain = {"lexicon": self.layout.lexicon, "terms": self.terms_file()} if domain_files(self.cc) else {}
         available = {"tokenizer": self.layout.tokenizer, "chunks": self.layout.chunks, "questions": self.layout.questions,
-                     **({"lexicon": self.layout.lexicon, "terms": self.terms_file()} if grammar(self.cc) else {})}
+                     **domain}
         return {k: str(available[k]) for k in names if k in available}
 
     def selector(self) -> str | None:
@@ -83,7 +83,7 @@ class AnswerInputs:
         return selector_reader(self.cc)
 
     def terms_file(self) -> str:
-        """The grammatical-terms file the selector reads (candidates.terms, else the one minirag ships)."""
+        """The domain's terms file the selector reads (the grammar's: candidates.terms, else the one it ships)."""
         return terms_file(self.cc)
 
     def candidates(self, name: str) -> dict:

@@ -16,7 +16,6 @@ from pathlib import Path
 
 from ..artifacts.layout import CorpusLayout
 from ..config.typed import Corpus
-from ..domain import grammar
 from ..rank.kinds.base import file_key
 from .given import Given
 
@@ -73,27 +72,25 @@ class KindFiles:
         return {"lexicon": str(self.layout.lexicon), **({file_key("words", "expand"): Given.tracked(files)} if files else {})}
 
     def selector_lists(self) -> dict:
-        """The word lists the answer selector reads a question's construction with (text/slots.py): the
-        grammar domain's; a generic corpus's selector reads none."""
-        if not grammar(self.cc):
-            return {}
-        from ..text.slots import CONSTRUCTION_LISTS, list_files
-        return {file_key("words", "selector"): Given.tracked(list_files(*CONSTRUCTION_LISTS))}
+        """The word lists the answer selector reads a question with: its domain's (the grammar's, a
+        construction's); a generic corpus's selector reads none."""
+        from ..config.corpus import domain_files
+        lists = domain_files(self.cc).get("lists")
+        return {file_key("words", "selector"): Given.tracked(lists)} if lists else {}
 
-    def selector_grammar(self) -> dict:
-        """What the answer selector reads of the grammar domain: the lexicon, the construction word lists
-        and the terms file; nothing for a corpus without the domain."""
-        if not grammar(self.cc):
-            return {}
-        from ..config.corpus import terms_file
-        return {**self.lexicon(), **self.selector_lists(), "terms": terms_file(self.cc)}
+    def selector_domain(self) -> dict:
+        """What the answer selector reads of the corpus's domain: the lexicon, its word lists and its terms
+        file; nothing for a corpus without one."""
+        from ..config.corpus import domain_files
+        files = domain_files(self.cc)
+        return {**self.lexicon(), **self.selector_lists(), "terms": files["terms"]} if files else {}
 
     def answering(self, reader: str) -> dict:
         """What a reader's answer selector reads to answer live (a feedback run): its weights, tracked with their
         sidecar (retraining it re-ranks), its grammar files and the chunks its vocabulary was built from."""
         model = self.layout.reader_model(reader)
         return {file_key("reader", reader): Given(str(model), tuple(paths(model, model.with_suffix(".json")))),
-                **self.selector_grammar(), "chunks": str(self.layout.chunks)}
+                **self.selector_domain(), "chunks": str(self.layout.chunks)}
 
     def fitted(self, name: str) -> dict:
         """The receipt of a fitted fusion's run: its weights."""

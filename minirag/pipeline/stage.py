@@ -67,7 +67,8 @@ class Stage:
     reads: Callable[[Any, dict], Reads]         # (graph, wildcards) -> files by argument name
     writes: Mapping[str, Out]                   # argument (or output) name -> what it holds
     per: str | None = "{name}"                  # the job's name from its wildcards; None: one per corpus
-    module: str = ""                            # minirag.stages.<module>; default: the rule
+    module: str = ""                            # minirag.stages.<module>, or a domain's module by its full
+                                                # dotted name; default: the rule
     job: str = ""                               # the name of its receipt, log, benchmark; default: the rule
     settings: Callable[[Any, dict], Any] | None = None  # (graph, wildcards) -> the config values it reads
     values: Callable[[Any, dict], dict] = NO_VALUES     # other command-line values (a name, a glob)
@@ -77,6 +78,16 @@ class Stage:
     def __post_init__(self):
         object.__setattr__(self, "module", self.module or self.rule)
         object.__setattr__(self, "job", self.job or self.rule)
+
+    @property
+    def runs(self) -> str:
+        """The module `python -m` runs: minirag.stages.<module>, or the full name a domain's stage gives."""
+        return self.module if "." in self.module else f"minirag.stages.{self.module}"
+
+    @property
+    def function(self) -> str:
+        """The stage function: the module's last name (`curate` of curate_shard, `lexicon` of a domain's)."""
+        return self.runs.rsplit(".", 1)[1]
 
     def job_name(self, wildcards: Mapping[str, str]) -> str | None:
         return self.per.format(**wildcards) if self.per else None
@@ -107,7 +118,7 @@ class Stage:
                           separators=(",", ":"))
 
     def argv(self, graph, wildcards: Mapping[str, str]) -> list[str]:
-        """The stage's command line after `python -m minirag.stages.<module>`: one value a flag as
+        """The stage's command line after `python -m <runs>`: one value a flag as
         `--flag=value` (so a value starting with '-' stays a value), lists as `--flag a b`."""
         w = dict(wildcards)
         args = [opt(k, v) for k, v in self.values(graph, w).items() if v is not None]

@@ -205,13 +205,13 @@ class BuiltCorpus:
         terms file), or None when it has none: answers then read the prompt's evidence lines alone."""
         from ..answer.select.selector import load_selector
         from ..artifacts.missing import require
-        from ..config.corpus import selector_reader, terms_file  # as the graph decides, without its imports
-        from ..domain import grammar
+        from ..config.corpus import domain_files, selector_reader  # as the graph decides, without its imports
         name = selector_reader(self.cc)
         if name is None:
             return None
         model = require(self.layout.reader_model(name), f"weights of reader {name!r}")
-        lexicon, terms = (self.layout.lexicon, terms_file(self.cc)) if grammar(self.cc) else (None, None)
+        files = domain_files(self.cc)  # a domain's reader reads its lexicon and terms file too
+        lexicon, terms = (self.layout.lexicon, files["terms"]) if files else (None, None)
         return load_selector(model, list(self.by_id.values()), self.langs, lexicon, terms,
                              self.cc["candidates"]["depth"], {"docs": self.layout.docs, "chunks": self.layout.chunks})
 

@@ -217,12 +217,12 @@ class Sources:
         per analyzer settings and expansion: an expanded BM25 channel and a reranker over it share one."""
         if not settings.enabled():
             return None
-        from ..text.expand import QueryExpander
+        from ..domain import hook
         if "lexicon" not in self._files:
             raise MissingArtifact("no lexicon was given to this stage (query expansion needs one)")
         key = (analyzer.config, settings)
         if key not in self._expanders:
-            self._expanders[key] = QueryExpander.from_file(self.file("lexicon", "lexicon"), analyzer, settings)
+            self._expanders[key] = hook("query.expander").from_file(self.file("lexicon", "lexicon"), analyzer, settings)
         return self._expanders[key]
 
     def bm25(self, index: str, expansion=None) -> BM25Retriever:

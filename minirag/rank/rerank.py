@@ -35,8 +35,8 @@ from ..text.chunks import Chunk
 from .ranking import Ranking
 from .rerank_lines import ChunkCode, Matches, encode, line_features, set_counts, set_shares
 
-if TYPE_CHECKING:  # the grammar domain's expander, built where it expands (query/sources.py)
-    from ..text.expand import QueryExpander
+if TYPE_CHECKING:  # a domain's query expander, built where it expands (query/sources.py)
+    from ..text.expansion import QueryExpander
 
 FEATURES = ("rank", "score", "cover", "line", "line_all", "near", "context", "quoted", "length")
 

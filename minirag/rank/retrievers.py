@@ -24,8 +24,8 @@ from ..text.chunks import Chunk, index_text
 from ..text.query import nfc
 from .ranking import Ranking
 
-if TYPE_CHECKING:  # the grammar domain's expander, built where it expands (query/sources.py)
-    from ..text.expand import QueryExpander
+if TYPE_CHECKING:  # a domain's query expander, built where it expands (query/sources.py)
+    from ..text.expansion import QueryExpander
 
 
 class DenseRetriever:
@@ -70,7 +70,7 @@ class BM25Retriever:
         self.index = index
         self.chunk_ids = list(chunk_ids)
         self.parents = list(parents) if parents is not None else None
-        self.expander = expander  # queries become concepts with translations and forms (text/expand.py)
+        self.expander = expander  # queries become concepts (a domain's expander, text/expansion.py)
 
     def search(self, query: str, k: int = 5) -> Ranking:
         return self.search_batch([query], k)[0]

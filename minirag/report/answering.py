@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..evaluation.losses import STAGES
+from ..evaluation.losses import HEAD, STAGES, TAIL
 from .tables import CorpusTables
 
 LOSSES = """
@@ -53,13 +53,14 @@ reader had answered every one. Answer length: words of the given answers (absten
 
 
 def slices(rows: pd.DataFrame) -> list[tuple[str, object]]:
-    """all, each language and each difficulty that occurs (in order), and conjugation when some question has it
-    (a grammar corpus's losses have the column)."""
+    """all, each language and each difficulty that occurs (in order), and each tag of the corpus's domain
+    that some question has (its losses have a column per tag: the grammar's `conjugation`)."""
     out: list[tuple[str, object]] = [("all", lambda r: True)]
     out += [(lang, lambda r, v=lang: r["lang"] == v) for lang in dict.fromkeys(rows["lang"]) if lang]
     out += [(d, lambda r, v=d: r["difficulty"] == v) for d in dict.fromkeys(rows["difficulty"]) if d]
-    if "conjugation" in rows and rows["conjugation"].astype(str).isin(["True", "true"]).any():
-        out.append(("conjugation", lambda r: str(r["conjugation"]) in ("True", "true")))
+    for tag in (c for c in rows.columns if c not in HEAD + TAIL):
+        if rows[tag].astype(str).isin(["True", "true"]).any():
+            out.append((tag, lambda r, t=tag: str(r[t]) in ("True", "true")))
     return out
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from ..artifacts.candidates import load_candidates
 from ..artifacts.integrity import load_records
 from ..artifacts.layout import EVAL_FILES
-from ..domain import grammar
+from ..domain import of_corpus
 from ..evaluation.evaluate import evaluate as score
 from ..evaluation.evaluate import write_evaluation
 from ..evaluation.trec import load_run
@@ -20,13 +20,14 @@ def evaluate(settings: dict, corpus: str, questions: Path, docs: Path, chunks: P
              answers: list[Path] = (), candidates: list[Path] = ()) -> list[Path]:
     """Score every run at chunk and document level, and every answer file, against the gold; with the
     runs' scored candidates, say where each answer was lost (evaluation/losses.py). `settings`: the
-    corpus's domain (a grammar corpus's losses say which questions are about a conjugation)."""
+    corpus's domain (its question tags are columns of the losses: the grammar's, which are about a conjugation)."""
     qs = load_records(questions, "questions")
     ranked = {p.stem: load_run(p) for p in runs}
     # answers/<reader>/<retriever>.jsonl -> "<reader>/<retriever>"
     answered = {f"{p.parent.name}/{p.stem}": {r["qid"]: r for r in load_records(p, "answers")} for p in answers}
     scored = {p.stem: load_candidates(p) for p in candidates}
-    result = score(corpus, qs, load_chunks(chunks, docs), ranked, answered, scored, grammar(settings))
+    result = score(corpus, qs, load_chunks(chunks, docs), ranked, answered, scored,
+                   d.tags if (d := of_corpus(settings)) else ())
     write_evaluation(out_dir, result, qs, list(ranked), list(answered))
     log(f"evaluate: {len(qs)} questions, {len(ranked)} runs -> {out_dir}")
     return [Path(out_dir) / name for name in EVAL_FILES]

@@ -1,18 +1,27 @@
-"""How a retriever expands a query through the grammar's lexicon: its settings, the one place they are declared.
+"""How a retriever expands a query through a domain's lexicon: its settings, the one place they are declared,
+and what a retriever asks of the expander.
 
-The expansion itself (text/expand.py `QueryExpander`) is the grammar domain's: a corpus says how much of it a
-BM25 channel or a reranker uses here, and the config checks refuse any of it on a corpus without
-`domain: grammar` (config/domain.py), so the settings are read by every config, the expander only by
-the grammar's jobs.
+The expansion itself is a domain's (minirag/domain.py, extension point "query.expander"; the grammar's
+is domains/grammar/language/expand.py): a corpus says how much of it a BM25 channel or a reranker uses
+here, and the config checks refuse any of it on a corpus without a domain that expands (config/domain.py),
+so the settings are read by every config, the expander only by the domain's jobs.
 
-What it leaves out: expanding (expand.py) and the lexicon it reads (lexicon.py, verb_forms.py).
+What it leaves out: expanding, and the lexicon an expander reads (the domain's).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from ..settings import setting
+
+
+class QueryExpander(Protocol):
+    """What a retriever asks of a domain's expander: a query as concepts, each matched by any of its
+    alternative index terms at that term's weight (bm25/index.py `search_concepts`)."""
+
+    def concepts(self, query: str) -> list: ...
 
 
 @dataclass(frozen=True)
@@ -30,11 +39,12 @@ class ExpansionSettings:
         return self.translations > 0 or self.forms > 0
 
     def data_files(self) -> tuple[str, ...]:
-        """The word lists it reads (slots.py): a query's tense with `tenses`, its person with `persons` too."""
+        """The word lists it reads, by the domain that expands (minirag/domain.py "query.word_lists"): none
+        unless it asks for a query's tense."""
         if self.tenses <= 0:
             return ()
-        from .slots import QUERY_TENSE_LISTS, list_files  # the grammar's lists: only an expanding corpus reads them
-        return list_files(*QUERY_TENSE_LISTS, *(("persons",) if self.persons > 0 else ()))
+        from ..domain import hook
+        return hook("query.word_lists")(self)
 
     def describe(self) -> str:
         parts = [f"translations {self.translations:g}"] * (self.translations > 0)

@@ -10,17 +10,18 @@ import numpy as np
 import pytest
 from support.chunks import make_chunk
 
-from minirag.answer.reading.learner_questions import synthesize
-from minirag.answer.select.analysis import analyze
 from minirag.answer.select.candidates import candidates_of, cell_line, shown_line
-from minirag.answer.select.features import FEATURES, INDEX, Featurizer, holds_phrase
 from minirag.answer.select.keys import answer_key
-from minirag.answer.select.none_option import NULL_FEATURES
 from minirag.answer.select.scorer import AnswerScorer, Group
 from minirag.answer.select.selector import AnswerSelector, pool
 from minirag.answer.select.settings import SelectorSettings
-from minirag.answer.select.terms import GrammarTerms
-from minirag.answer.select.vocabulary import Vocabulary, deletions, edits1
+from minirag.domains.grammar.questions.learner_questions import synthesize
+from minirag.domains.grammar.select.analysis import analyze
+from minirag.domains.grammar.select.concepts import PERSONS
+from minirag.domains.grammar.select.features import FEATURES, INDEX, Featurizer, holds_phrase
+from minirag.domains.grammar.select.none_option import NULL_FEATURES
+from minirag.domains.grammar.select.terms import GrammarTerms
+from minirag.domains.grammar.select.vocabulary import Vocabulary, deletions, edits1
 from minirag.evaluation.losses import loss_stage
 
 TABLE = """# Pretérito indefinido irregular
@@ -93,7 +94,7 @@ def test_a_malformed_terms_line_names_the_file_and_line(tmp_path):
 
 
 def test_a_terms_file_over_its_size_bound_is_refused_naming_it(tmp_path):
-    from minirag.answer.select.terms import DEFAULT_TERMS, MAX_TERMS_BYTES
+    from minirag.domains.grammar.select.terms import DEFAULT_TERMS, MAX_TERMS_BYTES
     path = tmp_path / "terms.tsv"
     path.write_text("tense:past\tpast\tpasado\n" * (MAX_TERMS_BYTES // 20), encoding="utf-8")
     with pytest.raises(ValueError, match=rf"terms.tsv: [\d,]+ bytes, at most {MAX_TERMS_BYTES:,}"):
@@ -115,7 +116,7 @@ def test_edits1_and_deletions_find_what_one_edit_separates():
 
 
 def test_a_word_longer_than_every_key_by_two_is_near_none_without_its_deletions(vocab, monkeypatch):
-    import minirag.answer.select.vocabulary as vocabulary
+    import minirag.domains.grammar.select.vocabulary as vocabulary
     longest = max(len(k) for k in vocab.keys | set(vocab.forms) if " " not in k)
     assert vocab.near("vin") and "vine" in vocab.near("vin")
     monkeypatch.setattr(vocabulary, "deletions", lambda word: pytest.fail(f"deletions of {len(word)} letters"))
@@ -127,7 +128,7 @@ def test_a_word_longer_than_every_key_by_two_is_near_none_without_its_deletions(
     ("x_yo ___ (ir)", ["yo"], ["ir"]), ("____ ___ (tener, yo)", [], ["tener, yo"]), ("a" * 20_000, [], []),
 ])
 def test_the_blank_s_subject_and_hint_start_where_their_run_starts(question, subjects, hints):
-    from minirag.answer.select.analysis import HINT_RE, SUBJECT_RE
+    from minirag.domains.grammar.select.analysis import HINT_RE, SUBJECT_RE
     assert [m.group(1) for m in SUBJECT_RE.finditer(question)] == subjects
     assert [m.group(1) for m in HINT_RE.finditer(question)] == hints
 
@@ -182,8 +183,11 @@ def test_candidates_are_cells_with_row_column_and_caption_and_prose_pieces(chunk
 def test_a_paradigm_cell_gives_each_person_its_form():
     chunk = make_chunk("## Subjuntivo\n\n| Infinitivo | Presente de subjuntivo |\n|---|---|\n"
                        "| caber | quepa, quepas, quepa, quepamos, quepáis, quepan |\n", "es/s.md")
-    parts = {(c.text, c.column) for c in candidates_of(chunk, 1) if c.kind == "cell"}
+    parts = {(c.text, c.column) for c in candidates_of(chunk, 1, slots=PERSONS) if c.kind == "cell"}
     assert ("quepamos", "Presente de subjuntivo (nosotros)") in parts and ("quepa", "Presente de subjuntivo (yo)") in parts
+    # the generic core names no persons: six forms are six parts of the column
+    generic = {(c.text, c.column) for c in candidates_of(chunk, 1) if c.kind == "cell"}
+    assert ("quepamos", "Presente de subjuntivo") in generic and not any("nosotros" in col for _, col in generic)
 
 
 # ------------------------------------------------------------------ features
@@ -354,8 +358,8 @@ sys.path[:0] = ["tests", "tests/unit"]
 from test_answer_selection import CAPTIONS, COLUMNS, ENGLISH, LEXICON, TABLE
 from support.chunks import make_chunk
 from minirag.answer.select.selector import AnswerSelector
-from minirag.answer.select.terms import GrammarTerms
-from minirag.answer.select.vocabulary import Vocabulary
+from minirag.domains.grammar.select.terms import GrammarTerms
+from minirag.domains.grammar.select.vocabulary import Vocabulary
 terms = GrammarTerms.load(lexicon=LEXICON["lexicon"])
 chunks = [make_chunk(t, f"d{i}.md", 0, "T") for i, t in enumerate((TABLE, COLUMNS, ENGLISH, CAPTIONS))]
 vocab = Vocabulary.from_chunks(chunks, LEXICON, terms, {})

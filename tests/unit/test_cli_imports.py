@@ -19,8 +19,8 @@ import json, sys
 import minirag.cli, minirag.query.defaults, minirag.config.load, minirag.config.corpus
 import minirag.query.built_corpus, minirag.query.sources, minirag.query.citations, minirag.answer.rag
 from minirag.answer.select.scorer import AnswerScorer
-from minirag.answer.select.features import FEATURES
-from minirag.answer.select.none_option import NULL_FEATURES
+from minirag.domains.grammar.select.features import FEATURES
+from minirag.domains.grammar.select.none_option import NULL_FEATURES
 from minirag.answer.select.selector import pool
 from minirag.rank.rerank import DEFAULT_ANALYZER, FeatureMaker
 from minirag.text.analyze import Analyzer

@@ -106,8 +106,23 @@ def test_only_a_grammar_corpus_has_the_conjugation_column_and_slice():
     q = {"qid": "q1", "answerable": True, "answer": "vine", "lang": "es", "tags": ["conjugation"]}
     candidates = {"bm25": {"q1": {"keys": ["vine"], "answers": [{"text": "vine"}]}}}
     answers = {"extractive/bm25": {"q1": {"answer": "vine [#1]", "abstained": False}}}
-    for grammar in (False, True):
-        rows = loss_rows([q], {}, {"bm25": {}}, candidates, answers, 5, grammar)
-        assert list(rows[0]) == columns(grammar) and ("conjugation" in columns(grammar)) == grammar
+    from minirag.domain import load
+    for tags in ((), load("grammar").tags):
+        grammar = bool(tags)
+        rows = loss_rows([q], {}, {"bm25": {}}, candidates, answers, 5, tags)
+        assert list(rows[0]) == columns(tags) and ("conjugation" in columns(tags)) == grammar
         names = [name for name, _ in slices(pd.DataFrame(rows))]
         assert ("conjugation" in names) == grammar
+
+
+def test_the_grammar_is_found_by_its_name_and_fills_only_known_extension_points():
+    from minirag.domain import POINTS, Domain, load, names, of_corpus
+    assert "grammar" in names() and of_corpus({"domain": None}) is None
+    grammar = of_corpus({"domain": "grammar"})
+    assert grammar is load("grammar") and set(grammar.hooks) <= set(POINTS)
+    assert all(grammar.hook(point) is not None for point in grammar.hooks)  # each "module:attribute" resolves
+    assert [s.rule for s in grammar.stage_specs()] == ["lexicon"]
+    with pytest.raises(ValueError, match="no extension point 'select.typo'"):
+        Domain("second", hooks={"select.typo": "x:y"})
+    with pytest.raises(ValueError, match="no domain 'recipes'"):
+        load("recipes")

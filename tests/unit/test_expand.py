@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
+from minirag.domains.grammar.language.expand import ExpansionSettings, Paradigm, QueryExpander
 from minirag.index.bm25.index import BM25Index, BM25Params
 from minirag.rank.retrievers import BM25Retriever
 from minirag.text.analyze import Analyzer, AnalyzerConfig
-from minirag.text.expand import ExpansionSettings, Paradigm, QueryExpander
 
 LEXICON = {"comer": ["to eat"], "eat": ["comer"], "past participle": ["participio"], "participio": ["past participle"]}
 FORMS = {"comí": ["comer"], "comiste": ["comer"], "comer": ["comer"], "ate": ["eat"], "eaten": ["eat"], "eat": ["eat"]}
@@ -98,7 +98,7 @@ def test_expansion_finds_the_page_in_the_other_language():
 
 
 def test_a_file_that_is_not_a_lexicon_is_refused_naming_it(tmp_path):
-    from minirag.text.expand import load_lexicon
+    from minirag.domains.grammar.language.expand import load_lexicon
     path = tmp_path / "lexicon.json"
     path.write_text('{"lexicon": {}}', encoding="utf-8")
     with pytest.raises(ValueError, match="lexicon.json: not a lexicon"):

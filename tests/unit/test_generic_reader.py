@@ -13,9 +13,9 @@ from minirag.answer.select.generic import GenericFeaturizer, GenericQuestion, co
 from minirag.answer.select.selector import AnswerSelector
 from minirag.answer.select.settings import SelectorSettings
 from minirag.answer.select.spans import spans_of
-from minirag.answer.select.terms import GrammarTerms
-from minirag.answer.select.vocabulary import Vocabulary
 from minirag.answer.train_selector import bm25_over, decide, train_selector, training_analyzer
+from minirag.domains.grammar.select.terms import GrammarTerms
+from minirag.domains.grammar.select.vocabulary import Vocabulary
 from minirag.text.chunker import chunk_document
 from minirag.text.corpus import FieldNames, curate_markdown
 
@@ -85,10 +85,10 @@ def test_a_question_the_manual_does_not_answer_gets_no_answer():
 
 
 def test_the_grammar_features_go_on_top_of_the_generic_ones():
-    from minirag.answer.select.features import FEATURES
     from minirag.answer.select.generic import GENERIC, NULL_GENERIC
-    from minirag.answer.select.none_option import NULL_FEATURES
     from minirag.answer.select.selector import feature_names
+    from minirag.domains.grammar.select.features import FEATURES
+    from minirag.domains.grammar.select.none_option import NULL_FEATURES
     docs, chunks, _, _ = manual()
     vocab = Vocabulary.from_chunks(chunks, {}, GrammarTerms.base(), {})
     both = AnswerSelector(vocab, None, 10, ("generic", "grammar"), GenericFeaturizer.from_texts([c.text for c in chunks]))

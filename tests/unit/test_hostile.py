@@ -207,13 +207,13 @@ def peak_rss_mb(code: str, mem_mb: int = 2048, timeout: float = 120) -> tuple[su
 def test_a_questions_phrases_hold_every_run_of_its_words_in_memory_flat_in_its_length():
     from itertools import combinations
 
-    from minirag.answer.select.features import ngrams
+    from minirag.domains.grammar.select.features import ngrams
     words = "how do you say the past of eat".split()
     grams = ngrams(" ".join(words))
     for i, j in combinations(range(len(words) + 1), 2):
         assert " ".join(words[i:j]) in grams
     assert "past eat" not in grams and "" not in grams and "pas" not in grams
-    code = ("from minirag.answer.select.features import ngrams\n"
+    code = ("from minirag.domains.grammar.select.features import ngrams\n"
             "g = ngrams(' '.join(f'w{{i}}' for i in range({n})))\n"
             "assert 'w1 w2 w3' in g and 'w3 w1' not in g\n")
     rss = []
@@ -225,10 +225,10 @@ def test_a_questions_phrases_hold_every_run_of_its_words_in_memory_flat_in_its_l
 
 
 def test_a_chunk_without_candidates_is_read_and_every_chunk_size_of_the_fixture_builds_features():
-    from minirag.answer.select.features import FEATURES
     from minirag.answer.select.selector import AnswerSelector
-    from minirag.answer.select.terms import GrammarTerms
-    from minirag.answer.select.vocabulary import Vocabulary
+    from minirag.domains.grammar.select.features import FEATURES
+    from minirag.domains.grammar.select.terms import GrammarTerms
+    from minirag.domains.grammar.select.vocabulary import Vocabulary
     from minirag.text.chunker import chunk_chars
     terms = GrammarTerms.load()
     docs = [{"doc_id": p.relative_to(FIXTURE_DOCS).as_posix(), "text": p.read_text(encoding="utf-8"), "title": ""}
@@ -450,8 +450,8 @@ def test_the_python_api_caps_a_query_s_length_as_the_cli_and_the_server_do(metho
 def test_separators_after_a_run_of_spaces_split_as_before_the_runs_were_skipped():
     from minirag.answer.readers import CLAUSE_RE as READER_CLAUSES
     from minirag.answer.select.candidates import CLAUSE_RE
+    from minirag.domains.grammar.language.lexicon import DASH_RE
     from minirag.evaluation.squad import CITATION_RE
-    from minirag.text.lexicon import DASH_RE
     for rx in (CLAUSE_RE, READER_CLAUSES):
         assert rx.split("a , ,b") == ["a", "", "b"] and rx.split("a  -  b (c)") == ["a", "b", "c", ""]
         assert rx.split("a" + " " * 50_000 + "b") == ["a" + " " * 50_000 + "b"]

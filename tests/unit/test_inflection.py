@@ -1,9 +1,9 @@
-"""Guessing a verb's lemma from a form the form map lacks, by a regular ending (text/inflection.py)."""
+"""Guessing a verb's lemma from a form the form map lacks, by a regular ending (domains/grammar/language/inflection.py)."""
 
 import doctest
 
-from minirag.text import inflection
-from minirag.text.inflection import guess_lemmas
+from minirag.domains.grammar.language import inflection
+from minirag.domains.grammar.language.inflection import guess_lemmas
 
 LEMMAS = {"catch", "watch", "panic", "stop", "try", "make", "hacer", "buscar", "querer", "traer", "escribir", "teach"}
 

@@ -1,13 +1,13 @@
-"""The corpus's own English↔Spanish lexicon and form -> lemma map (minirag/text/lexicon.py)."""
+"""The corpus's own English↔Spanish lexicon and form -> lemma map (minirag/domains/grammar/language/lexicon.py)."""
 
 import json
 from pathlib import Path
 
 import pytest
 
-from minirag.text.expand import load_lexicon
-from minirag.text.lexicon import extract_lexicon, save_lexicon
-from minirag.text.verb_forms import extract_forms, lemma_forms
+from minirag.domains.grammar.language.expand import load_lexicon
+from minirag.domains.grammar.language.lexicon import extract_lexicon, save_lexicon
+from minirag.domains.grammar.language.verb_forms import extract_forms, lemma_forms
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -3,10 +3,10 @@ import json
 from support.chunks import make_chunk
 
 from minirag.answer.reading.retrieval_questions import add_hard_negatives, best_chunk, line_span, synthesize_questions
-from minirag.answer.select.terms import GrammarTerms
 from minirag.artifacts.integrity import write_receipt
 from minirag.artifacts.io import write_jsonl
 from minirag.artifacts.layout import CorpusLayout
+from minirag.domains.grammar.select.terms import GrammarTerms
 from minirag.stages.synth_pairs import synth_pairs
 from minirag.text.chunks import chunk_id
 

@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 from minirag.answer.reading.contexts import LinePool, swap_value, table_cell_lines
-from minirag.answer.reading.learner_questions import Synthesizer
 from minirag.answer.reading.tasks import (
     IDK,
     KINDS,
@@ -29,7 +28,8 @@ from minirag.answer.reading.tasks import (
     split_facts,
     task_id,
 )
-from minirag.answer.select.terms import GrammarTerms
+from minirag.domains.grammar.questions.learner_questions import Synthesizer
+from minirag.domains.grammar.select.terms import GrammarTerms
 
 REPO = Path(__file__).resolve().parents[2]
 KB_DOCS = REPO / "results" / "kb" / "docs.jsonl"

@@ -69,7 +69,7 @@ def reference_features(maker: FeatureMaker, query: str, ranking, chunks) -> np.n
 
 
 class Expander:
-    """A stand-in for text/expand.py's QueryExpander: each query word a concept with weighted alternatives
+    """A stand-in for the grammar's QueryExpander: each query word a concept with weighted alternatives
     (some of weight 0, which is seen in a line but adds nothing)."""
 
     def __init__(self, analyzer, alternatives):

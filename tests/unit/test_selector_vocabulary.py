@@ -8,15 +8,15 @@ import pytest
 from test_answer_selection import LEXICON, chunks, terms, vocab  # noqa: F401  (fixtures)
 
 from minirag.answer.select import selector as selector_module
-from minirag.answer.select.analysis import analyze
-from minirag.answer.select.features import FEATURES
-from minirag.answer.select.none_option import NULL_FEATURES
 from minirag.answer.select.scorer import AnswerScorer
-from minirag.answer.select.terms import DEFAULT_TERMS
-from minirag.answer.select.vocabulary import Vocabulary
 from minirag.artifacts.integrity import write_receipt
 from minirag.artifacts.io import sha256_file, write_json, write_jsonl
 from minirag.artifacts.layout import CorpusLayout
+from minirag.domains.grammar.select.analysis import analyze
+from minirag.domains.grammar.select.features import FEATURES
+from minirag.domains.grammar.select.none_option import NULL_FEATURES
+from minirag.domains.grammar.select.terms import DEFAULT_TERMS
+from minirag.domains.grammar.select.vocabulary import Vocabulary
 
 ATTRIBUTES = ("keys", "words", "forms", "lexicon", "form_concepts", "suffix_concepts", "word_langs", "by_deletion",
               "by_stem")

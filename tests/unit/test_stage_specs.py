@@ -68,7 +68,7 @@ def every_graph():
 
 
 def stage_function(spec):
-    return getattr(importlib.import_module(f"minirag.stages.{spec.module}"), spec.module)
+    return getattr(importlib.import_module(spec.runs), spec.function)
 
 
 def test_every_stage_has_a_job_in_the_configs_tried(every_graph):

@@ -5,11 +5,11 @@ import json
 
 import pytest
 
+from minirag.domains.grammar.language.expand import ExpansionSettings, Paradigm, QueryExpander, load_lexicon
+from minirag.domains.grammar.language.lexicon import extract_lexicon, save_lexicon
+from minirag.domains.grammar.language.slots import implied_tenses, person_list, persons_in, query_persons, tenses_in
+from minirag.domains.grammar.language.verb_forms import extract_forms, extract_paradigms
 from minirag.text.analyze import Analyzer, AnalyzerConfig
-from minirag.text.expand import ExpansionSettings, Paradigm, QueryExpander, load_lexicon
-from minirag.text.lexicon import extract_lexicon, save_lexicon
-from minirag.text.slots import implied_tenses, person_list, persons_in, query_persons, tenses_in
-from minirag.text.verb_forms import extract_forms, extract_paradigms
 
 
 def test_tenses_are_named_in_both_languages_longest_phrase_first():

@@ -1,4 +1,4 @@
-"""The grammatical terms' regex (answer/select/terms.py) written as a trie finds, everywhere, what the
+"""The grammatical terms' regex (domains/grammar/select/terms.py) written as a trie finds, everywhere, what the
 alternation of the phrases sorted longest first finds: the same spans, the same phrases."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from minirag.answer.select.terms import DEFAULT_TERMS, GrammarTerms, fold, phrase_pattern
+from minirag.domains.grammar.select.terms import DEFAULT_TERMS, GrammarTerms, fold, phrase_pattern
 
 
 def alternation(phrases) -> re.Pattern:

@@ -1,6 +1,6 @@
 """A corpus without `domain: grammar` is the generic core: its plan has no lexicon job and no grammar word
-list as an input, and neither its build nor its answers import a grammar module (minirag/domain.py lists
-them). With `domain: grammar` the same corpus plans the lexicon job again."""
+list as an input, and neither its build nor its answers import a module of the grammar's package below
+its declaration (minirag/domains/grammar/). With `domain: grammar` the same corpus plans the lexicon job again."""
 
 import json
 import os
@@ -13,7 +13,12 @@ import pytest
 import yaml
 from support.project import REPO, copy_project, run, snakemake
 
-from minirag.domain import GRAMMAR_MODULES, GRAMMAR_WORD_LISTS
+GRAMMAR_PACKAGE = REPO / "minirag" / "domains" / "grammar"
+# every module of the grammar but its declaration (its __init__, which the core reads to find its hooks)
+GRAMMAR_MODULES = {"minirag.domains.grammar." + ".".join(p.relative_to(GRAMMAR_PACKAGE).with_suffix("").parts)
+                   for p in GRAMMAR_PACKAGE.rglob("*.py") if p.parent != GRAMMAR_PACKAGE or p.name != "__init__.py"}
+GRAMMAR_MODULES = {m.removesuffix(".__init__") for m in GRAMMAR_MODULES}
+GRAMMAR_WORD_LISTS = {p.name for p in (GRAMMAR_PACKAGE / "data").glob("*.txt")}
 
 SQUAD = REPO.parent / "shared" / "datasets" / "squad2-sample" / "dev-v2.0-sample.json"
 
@@ -84,7 +89,7 @@ def test_the_squad_config_plans_no_lexicon(project):
 
 
 def imported_grammar(text: str) -> set[str]:
-    """The grammar modules `python -X importtime` lines name (`import time: ... | minirag.text.slots`)."""
+    """The grammar modules `python -X importtime` lines name (`import time: ... | minirag.domains.grammar.language.slots`)."""
     return {m for m in re.findall(r"^import time:.*\|\s*(minirag\.[\w.]+)\s*$", text, re.M) if m in GRAMMAR_MODULES}
 
 
@@ -110,9 +115,8 @@ def test_building_and_answering_a_generic_corpus_imports_no_grammar_module(proje
 ANSWER = """
 import json, sys
 from minirag.query.built_corpus import BuiltCorpus
-from minirag.domain import GRAMMAR_MODULES
 corpus = BuiltCorpus.open("gen.yaml", "gen", "results")
 assert corpus.selector is not None  # the extractive reader's trained selector answers
 said = corpus.answer("¿Cuál es el pretérito de tener?")
-print(json.dumps([{"answer": said["answer"]}, [m for m in GRAMMAR_MODULES if m in sys.modules]]))
+print(json.dumps([{"answer": said["answer"]}, sorted(m for m in sys.modules if m.startswith("minirag.domains.grammar."))]))
 """

@@ -25,7 +25,7 @@ docs = ["The past of eat is ate.", "El pretérito de venir: vine.", "What is the
 analyzer = Analyzer(AnalyzerConfig(stopwords=("en", "es"), query_stopwords=("en", "es"), stemmer="english"))
 items, scores = BM25Index.build(docs, analyzer, BM25Params()).search("what is the past of eat", k=1)
 print(docs[int(items[0])])
-print(resources.files("minirag.answer").joinpath("data/grammar_terms.tsv").read_text(encoding="utf-8")[:20] != "")
+print(resources.files("minirag.domains.grammar").joinpath("data/grammar_terms.tsv").read_text(encoding="utf-8")[:20] != "")
 print(len(resources.files("minirag.serve").joinpath("page.html").read_text(encoding="utf-8")) > 0)
 """
 

@@ -145,14 +145,14 @@ def test_changing_how_context_is_built_reruns_chunk_and_every_index(built):
 
 
 def test_editing_the_lexicon_miner_reruns_lexicon_and_the_expanded_runs_only(built):
-    jobs = planned_after_edit(built, "minirag/text/lexicon.py", '"""', '"""Edited. ')
+    jobs = planned_after_edit(built, "minirag/domains/grammar/language/lexicon.py", '"""', '"""Edited. ')
     assert jobs["lexicon"] == 1 and jobs["retrieve"] == 2 and jobs["train_reranker"] == 1
     assert "bm25" not in jobs and "chunk" not in jobs
 
 
 def test_editing_a_word_list_the_text_modules_read_reruns_the_stages_that_run_them(built):
     # data/tenses.txt is read, not imported: the stages running minirag.text list text/data/* as inputs
-    jobs = planned_after_edit(built, "minirag/text/data/tenses.txt", "# Tenses", "# Edited. Tenses")
+    jobs = planned_after_edit(built, "minirag/domains/grammar/data/tenses.txt", "# Tenses", "# Edited. Tenses")
     assert jobs["lexicon"] == 1 and jobs["retrieve"] >= 2 and jobs["report"] == 1
 
 
@@ -169,7 +169,7 @@ def test_a_reader_setting_retrains_it_and_reanswers_with_it_only(built):
 
 
 def test_editing_the_terms_file_reanswers_without_retraining_the_minigpt(built):
-    restore = edit(built / "minirag/answer/data/grammar_terms.tsv", "tense:imperfect\tused to",
+    restore = edit(built / "minirag/domains/grammar/data/grammar_terms.tsv", "tense:imperfect\tused to",
                    "tense:imperfect\tused to, would often")
     try:
         named = planned_named(built)

@@ -69,10 +69,17 @@ wildcard_constraints:
 
 
 def code(stage):
-    """The source files the stage's module executes: editing one reruns the stage."""
+    """The source files the stage's module (minirag.stages.<stage>, or a domain's by its full name) executes,
+    the domains' hooks it asks for included: editing one reruns the stage."""
     files = module_closure(
         Path(workflow.basedir) / "minirag",
-        [f"stages.{stage}"],
+        [
+            (
+                stage.removeprefix("minirag.")
+                if stage.startswith("minirag.")
+                else f"stages.{stage}"
+            )
+        ],
         cache=Path(".snakemake") / "minirag-imports.json",
     )
     return [as_input(f) for f in files]

@@ -10,7 +10,7 @@ for spec in STAGES:
             spec.rule
         input:
             unpack(this.inputs),
-            code=code(spec.module),
+            code=code(spec.runs),
         output:
             **this.outputs(),
         log:
@@ -22,7 +22,7 @@ for spec in STAGES:
         conda:
             "../envs/minirag.yaml"
         params:
-            module=spec.module,
+            module=spec.runs,
             argv=this.argv,
         shell:
-            "python -m minirag.stages.{params.module} {params.argv} 2> {log:q}"
+            "python -m {params.module} {params.argv} 2> {log:q}"

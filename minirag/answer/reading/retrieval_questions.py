@@ -3,7 +3,7 @@
 The GenQ recipe of the BEIR paper (Thakur et al. 2021: synthetic queries train a dense retriever
 for the target corpus), with the corpus's own templates instead of a T5:
 
-- `learner`: the questions the answer selector trains on (learner_questions.py):
+- `learner`, the grammar domain's: the questions its answer selector trains on (domains/grammar/questions/):
   plain, paraphrased, fill-in-the-blank, alternatives, confirmations, cross-language, misspelt
   questions about table cells, arrows, glosses and rules (and English phrases to say in Spanish,
   given the lexicon). Each names its answer and its document; the question's gold is the line of
@@ -38,7 +38,7 @@ from ...rank.synth import candidates
 from ..select.keys import fold
 from .cloze import Material, cloze
 
-FAMILIES = ("learner", "generic")
+GENERIC_FAMILIES = ("generic",)  # the core's; a domain names its own (minirag/domain.py)
 WORD_RE = re.compile(r"[^\W\d_]+")
 DEFINITION_RE = re.compile(r"^(?:the |an? |el |la |los |las )?(?P<x>[^,;:.]{3,60}?) (?P<v>is|are|es|son) ", re.I)
 MIN_SENTENCE_WORDS = 6
@@ -61,20 +61,27 @@ def line_span(text: str, answer: str, key: str = "") -> tuple[int, int] | None:
     return None
 
 
-def learner_questions(docs: list[dict], terms, n: int, seed: int, lexicon: dict | None) -> list[dict]:
-    """The answer selector's learner questions, each with its gold span: (query, family, doc, start, end). The
-    learner family is the grammar domain's (its synthesiser is imported only here)."""
-    from .learner_questions import synthesize
+def families_known() -> tuple[str, ...]:
+    """The core's question families and every domain's."""
+    from ...domain import domains
+    return GENERIC_FAMILIES + tuple(f for d in domains() for f in d.question_families)
+
+
+def learner_questions(docs: list[dict], terms, n: int, seed: int, lexicon: dict | None,
+                      family: str = "learner") -> list[dict]:
+    """A domain's question family (the grammar's `learner`: the answer selector's learner questions), each with
+    its gold span: (query, family, doc, start, end). The domain's synthesiser is imported only here."""
+    from ...domain import hook
     texts = {d["doc_id"]: d["text"] for d in docs}
     out = []
-    for q in synthesize(docs, terms, n, seed, lexicon):
+    for q in hook("questions.synthesize", family)(docs, terms, n, seed, lexicon):
         if q.answer is None:
             continue  # unanswerable: no chunk to retrieve
         doc_id, _, rest = q.source.partition(" ")
         key = rest.removeprefix("row ").split(" · ")[0] if rest.startswith("row ") else ""
         span = line_span(texts.get(doc_id, ""), q.answer, key) or line_span(texts.get(doc_id, ""), q.answer)
         if span:
-            out.append({"query": q.query, "family": f"learner:{q.family}", "doc_id": doc_id,
+            out.append({"query": q.query, "family": f"{family}:{q.family}", "doc_id": doc_id,
                         "char_start": span[0], "char_end": span[1]})
     return out
 
@@ -150,18 +157,19 @@ def synthesize_questions(docs: list[dict], chunks: Sequence[dict], families: Seq
                          heldout: float, terms=None, lexicon: dict | None = None) -> list[dict]:
     """Up to n questions per family, each once, with its gold span, its chunk and its split; seeded.
 
-    learner: synthesised n at a time by the answer selector's generator; generic: n drawn (seeded)
-    from every question the corpus offers. Records are in family order, then the generator's."""
-    unknown = [f for f in families if f not in FAMILIES]
+    generic: n drawn (seeded) from every question the corpus offers; a domain's family (the grammar's
+    `learner`): synthesised n at a time by its generator. Records are in family order, then the generator's."""
+    known = families_known()
+    unknown = [f for f in families if f not in known]
     if unknown:
-        raise ValueError(f"questions: unknown famil(ies) {', '.join(unknown)} (have: {', '.join(FAMILIES)})")
+        raise ValueError(f"questions: unknown famil(ies) {', '.join(unknown)} (have: {', '.join(known)})")
     by_doc: dict[str, list[dict]] = {}
     for c in chunks:
         by_doc.setdefault(c["doc_id"], []).append(c)
     out, seen = [], set()
     for family in families:
-        if family == "learner":
-            found = learner_questions(docs, terms, n, seed, lexicon)
+        if family not in GENERIC_FAMILIES:
+            found = learner_questions(docs, terms, n, seed, lexicon, family)
         else:
             pool = generic_questions(docs, chunks, seed)
             rng = np.random.default_rng([seed, 7])

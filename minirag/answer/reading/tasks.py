@@ -9,9 +9,10 @@ with a short span of one line and that line's marker, or "I don't know":
     answer: written [#1]
 
 Facts come from facts.py (a table cell is shown as the prompt shows the cell the answer
-selector picks), and questions are phrased as learners phrase them (learner_questions.py: plain,
-paraphrased, fill-in-the-blank, alternatives, confirmations, cross-language, misspelt — the same
-generator the answer selector is trained with). Each fact becomes tasks of three kinds. "true":
+selector picks), and questions are phrased by a domain's asker (minirag/domain.py "questions.asker": the
+grammar's phrases them as learners do, plain, paraphrased, fill-in-the-blank, alternatives, confirmations,
+cross-language, misspelt — the same generator its answer selector is trained with; the generic core has
+none yet). Each fact becomes tasks of three kinds. "true":
 the evidence line among distractors (contexts.py: the same table's other cells — the hard
 case — lines sharing the question's words, random lines), first in `lead` of the tasks, as the
 selector's pick leads a prompt, else in the order the prompt stage ranks lines (`evidence.
@@ -36,15 +37,14 @@ from typing import Iterable
 import numpy as np
 
 from ...artifacts.io import read_jsonl, write_jsonl
+from ...domain import hook
 from ..evidence import line_scores
-from ..select.terms import GrammarTerms
 from .contexts import LinePool, distractors, line_count, swap_value
 from .facts import (
     Fact,
     row_facts,
     sentence_facts,
 )
-from .learner_questions import Synthesizer
 
 IDK = "I don't know"
 KINDS = ("true", "swapped", "absent")
@@ -137,7 +137,7 @@ def task_id(question: str, lines: tuple[tuple[int, str], ...], answer: str | Non
     return "rt-" + hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
 
 
-def make_task(fact: Fact, kind: str, split: str, pool: LinePool, rng: np.random.Generator, asker: Synthesizer,
+def make_task(fact: Fact, kind: str, split: str, pool: LinePool, rng: np.random.Generator, asker,
               max_lines: int, max_chars: int, lead: float) -> ReadingTask | None:
     """One task of `kind` about `fact`, or None when the fact cannot make one (no swap, no room)."""
     question = asker.fact_question(fact)
@@ -170,7 +170,7 @@ def make_task(fact: Fact, kind: str, split: str, pool: LinePool, rng: np.random.
 
 
 def draw(facts: list[Fact], kinds: list[str], split: str, pool: LinePool, rng: np.random.Generator,
-         seen: set[str], asker: Synthesizer, max_lines: int, max_chars: int, lead: float) -> list[ReadingTask]:
+         seen: set[str], asker, max_lines: int, max_chars: int, lead: float) -> list[ReadingTask]:
     """One task per entry of `kinds`, the facts taken in seeded passes (every fact once before any
     twice); a task whose id was already made is drawn again."""
     out: list[ReadingTask] = []
@@ -205,14 +205,14 @@ def make_tasks(docs: list[dict], n_train: int, n_eval: int, seed: int = 0, heldo
                lead: float = 0.7) -> list[ReadingTask]:
     """`n_train` training tasks (kinds mixed by the shares), then `n_eval` held-out tasks of each kind
     (true, swapped, absent, in that order). Same documents and seed: the same tasks in the same order.
-    Questions are phrased as learners phrase them (learner_questions.py, in either language); in `lead`
+    Questions are phrased by the domain's asker (the grammar's: as learners do, in either language); in `lead`
     of the tasks with evidence its line comes first, as the answer selector's pick leads a prompt."""
     facts = row_facts(docs) + sentence_facts(docs)
     train, held = split_facts(facts, docs, heldout_share, seed)
     pool = LinePool(docs, facts)
     rng = np.random.default_rng(seed)
     seen: set[str] = set()
-    args = (pool, rng, seen, Synthesizer(docs, GrammarTerms.base(), rng), max_lines, max_chars, lead)
+    args = (pool, rng, seen, hook("questions.asker")(docs, rng), max_lines, max_chars, lead)
     tasks = draw(train, train_kinds(n_train, swapped_share, absent_share, rng), "train", *args)
     for kind in KINDS:
         tasks += draw(held, [kind] * n_eval, "heldout", *args)

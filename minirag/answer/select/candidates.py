@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Sequence
 
 from ...text.chunks import Chunk
 from ...text.structure import LIST_ITEM_RE, PATH_SEP, SENTENCE_RE
@@ -36,7 +37,6 @@ DEFINITION_RE = re.compile(r"^([^=:;.\n]{1,40}?)\s+=\s+([^=;.\n]{1,80})")
 ARROW_SPLIT_RE = re.compile(r"[,;:()]|\s[–—-]\s")
 SPAN_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“«(¿¡ÁÉÍÓÚÑ])")
 MAX_WORDS = 30  # a longer stretch is a paragraph, not an answer
-PERSONS = ["yo", "tú", "él / ella / usted", "nosotros", "vosotros", "ellos / ellas / ustedes"]  # a paradigm's order
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,13 +90,14 @@ def arrow_pairs(text: str) -> list[tuple[str, str]]:
     return out
 
 
-def cell_parts(value: str) -> list[tuple[str, str]]:
+def cell_parts(value: str, slots: Sequence[str] = ()) -> list[tuple[str, str]]:
     """(part, slot) of a cell listing several forms: "got (UK) / gotten (US)" -> (got, UK), (gotten, US);
-    a paradigm of six ("quepa, quepas, quepa, quepamos, quepáis, quepan") names its persons in order."""
+    a cell of exactly len(`slots`) parts names them in order (a domain's slots: the grammar's six persons
+    name "quepa, quepas, quepa, quepamos, quepáis, quepan")."""
     parts = [p.strip() for p in re.split(r"\s*/\s*|\s*,\s*", plain(value)) if p.strip()]
     if len(parts) < 2:
         return []
-    slots = PERSONS if len(parts) == len(PERSONS) else [""] * len(parts)
+    slots = slots if len(parts) == len(slots) else [""] * len(parts)
     out = []
     for part, slot in zip(parts, slots):
         note = re.findall(r"\(([^)]*)\)", part)
@@ -134,9 +135,11 @@ def sentences(body: str) -> list[str]:
     return [s for s in SPAN_SENTENCE_RE.split(body) if s.strip()]
 
 
-def candidates_of(chunk: Chunk, n: int, lang: str = "", spans: bool = False) -> list[Candidate]:
+def candidates_of(chunk: Chunk, n: int, lang: str = "", spans: bool = False, slots: Sequence[str] = ()
+                  ) -> list[Candidate]:
     """Every candidate of one chunk ranked n-th, in reading order, each (kind, text, key, line) once; with
-    `spans`, also the short spans of its prose (spans.py: names, dates, numbers, quotes, noun phrases)."""
+    `spans`, also the short spans of its prose (spans.py: names, dates, numbers, quotes, noun phrases);
+    `slots`: the names of a list cell's parts in order (cell_parts)."""
     first = chunk.context.split("\n")[0] if chunk.context and not chunk.context.startswith("|") else chunk.title
     path = first.split(PATH_SEP) if first else []
     header = next((cells(ln) for ln in chunk.context.split("\n") if ln.lstrip().startswith("|")), [])
@@ -170,7 +173,7 @@ def candidates_of(chunk: Chunk, n: int, lang: str = "", spans: bool = False) -> 
             for j, value in enumerate(row):
                 column = header[j] if named else ""
                 add("cell", plain(value), text, plain(row[0]), column)
-                for part, slot in cell_parts(value):
+                for part, slot in cell_parts(value, slots):
                     add("cell", part, text, plain(row[0]), f"{column} ({slot})" if slot else column)
             continue
         header = []

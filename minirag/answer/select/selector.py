@@ -9,8 +9,9 @@ prose of the top `depth` chunks, features.py describes each candidate, scorer.py
 probability (and "none of them" one). Candidates giving the same answer pool their probability — the
 same form in two tables is one answer, cited from the candidate the scorer likes best. The selector
 abstains when "none" is likelier than the best answer or the best answer's probability is under the
-threshold (calibrated on the dev questions at training time). The grammar features (features.py, over
-analysis.py's reading of the question) are the grammar domain's: a selector without them never imports them.
+threshold (calibrated on the dev questions at training time). Other feature sets are a domain's (minirag/domain.py,
+extension point "select.features": the grammar's reads the question through the corpus's vocabulary): a
+selector without them never imports them.
 
 What it leaves out: retrieval (the chunks come ranked) and writing the answer (readers.py).
 """
@@ -19,19 +20,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
+from ...domain import hook
 from ...text.chunks import Chunk
 from .candidates import Candidate, candidates_of, shown_line
 from .generic import GENERIC, NULL_GENERIC, GenericBlock, GenericFeaturizer, SpanBlock, span_key
 from .keys import answer_key
 from .scorer import AnswerScorer
-
-if TYPE_CHECKING:  # the grammar's types, named in annotations only
-    from .analysis import QuestionAnalysis
-    from .vocabulary import Vocabulary
 
 LINES = 6  # generic: the candidates of a question's six best-covering sentences compete
 
@@ -49,11 +47,15 @@ def best_lines(X: np.ndarray, lines: int) -> np.ndarray:
 def feature_names(features: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(candidate feature names, none-option feature names) of a set of feature sets, in column order."""
     names, null = (GENERIC, NULL_GENERIC) if "generic" in features else ((), ())
-    if "grammar" in features:
-        from .features import FEATURES
-        from .none_option import NULL_FEATURES
-        names, null = names + FEATURES, null + NULL_FEATURES
+    for name in domain_sets(features):
+        fs = hook("select.features", name)
+        names, null = names + fs.names, null + fs.null_names
     return names, null
+
+
+def domain_sets(features: tuple[str, ...]) -> list[str]:
+    """The feature sets a domain provides (every one but the core's `generic`), after the generic columns."""
+    return [f for f in features if f != "generic"]
 
 
 @dataclass(frozen=True)
@@ -66,11 +68,11 @@ class Answer:
 
 @dataclass
 class Read:
-    """A question read against its ranked chunks: the grammar's analysis of it (None without the grammar
-    features), each chunk's candidates with its rank, their features (m, F) and the "none of them" features (G,)."""
+    """A question read against its ranked chunks: a domain feature set's analysis of it (None without one),
+    each chunk's candidates with its rank, their features (m, F) and the "none of them" features (G,)."""
     query: str
-    analysis: QuestionAnalysis | None
-    blocks: list[tuple]  # (a chunk's block: features.py ChunkBlock with the grammar features, else SpanBlock, rank)
+    analysis: Any
+    blocks: list[tuple]  # (a chunk's block: the domain feature set's, else SpanBlock, rank)
     X: np.ndarray
     z: np.ndarray
     names: tuple[str, ...]  # the columns of X
@@ -107,7 +109,7 @@ class Selection:
     answers: list[Answer]         # pooled by answer, best first
 
     @property
-    def analysis(self) -> QuestionAnalysis | None:
+    def analysis(self) -> Any:
         return self.read.analysis
 
     def answer_records(self, keep: int) -> list[dict]:
@@ -130,8 +132,7 @@ class Selection:
                 "answers": answers, "keys": sorted(set(keys) - {""})}
 
 
-def pool(texts: list[str], p: np.ndarray, keys: list[str], analysis: QuestionAnalysis | None = None
-         ) -> list[Answer]:
+def pool(texts: list[str], p: np.ndarray, keys: list[str], analysis: Any = None) -> list[Answer]:
     """Answers by `keys` (the candidates' folded texts), probabilities summed, best first (ties: first
     seen), each shown as the text of its likeliest candidate. Given the question's analysis, a candidate
     that names one of the options the question offers ("an" of "a hour or an hour?") gives that option."""
@@ -156,17 +157,19 @@ def pool(texts: list[str], p: np.ndarray, keys: list[str], analysis: QuestionAna
 
 
 class AnswerSelector:
-    """`features`: "generic" (spans, answer types, rows and columns: any corpus), "grammar" (the KB's
-    concepts, read through `vocab`, the corpus's Vocabulary: None without them), or both (grammar on
-    top); `generic` holds the corpus's IDF the generic features weigh by."""
+    """`features`: "generic" (spans, answer types, rows and columns: any corpus), a domain's feature set
+    (the grammar's: the KB's concepts, read through `vocab`, the corpus's vocabulary: None without it), or
+    both (the domain's on top); `generic` holds the corpus's IDF the generic features weigh by."""
 
-    def __init__(self, vocab: Vocabulary | None, scorer: AnswerScorer | None, depth: int = 20,
+    def __init__(self, vocab: Any, scorer: AnswerScorer | None, depth: int = 20,
                  features: tuple[str, ...] = ("grammar",), generic: GenericFeaturizer | None = None):
         self.vocab, self.scorer, self.depth, self.features = vocab, scorer, depth, tuple(features)
-        self.featurizer = None  # the grammar features' (features.py), imported only for them
-        if "grammar" in self.features:
-            from .features import Featurizer
-            self.featurizer = Featurizer(vocab.terms, vocab.language)
+        self.featurizer = None  # the domain's feature set, imported only for it
+        extra = domain_sets(self.features)
+        if len(extra) > 1:
+            raise ValueError(f"one domain feature set at a time, not {extra}")
+        if extra:
+            self.featurizer = hook("select.features", extra[0])(vocab)
         self.generic = generic if "generic" in self.features else None
         self.lines = LINES
         if "generic" in self.features and generic is None:
@@ -175,7 +178,8 @@ class AnswerSelector:
 
     def block(self, chunk: Chunk, lang: str):
         """A chunk's candidates prepared for each feature set (generic: spans too, keys keep numbers)."""
-        cands = candidates_of(chunk, 1, lang, spans=self.generic is not None)
+        cands = candidates_of(chunk, 1, lang, spans=self.generic is not None,
+                              slots=self.featurizer.cell_slots if self.featurizer is not None else ())
         if self.featurizer is None:
             return SpanBlock(cands)
         b = self.featurizer.block(cands)
@@ -202,8 +206,7 @@ class AnswerSelector:
     def read(self, query: str, chunks: list[Chunk], langs: dict[str, str]) -> Read:
         a = None
         if self.featurizer is not None:
-            from .analysis import analyze
-            a = analyze(query, self.vocab)
+            a = self.featurizer.analyze(query)
         blocks = self.blocks(chunks, langs)
         parts, nulls = [], []
         rows = None
@@ -213,17 +216,15 @@ class AnswerSelector:
             parts.append(Xg[rows])
             nulls.append(zg)
         if self.featurizer is not None:
-            from .none_option import null_features
-            from .ruled_out import ruled_out_of
             X = self.featurizer.matrix(a, blocks)
-            out = ruled_out_of(a, blocks, self.vocab)  # never what the question quotes (ruled_out.py)
+            out = self.featurizer.ruled_out(a, blocks)  # e.g. never what the question quotes
             if out.any():  # the rows kept so far (all, or the generic lines'), less those ruled out
                 keep = ~out if rows is None else ~out[rows]
                 rows = np.flatnonzero(keep) if rows is None else rows[keep]
                 parts = [part[keep] for part in parts]
             kept = X if rows is None else X[rows]
             parts.append(kept)
-            nulls.append(null_features(a, kept))
+            nulls.append(self.featurizer.null_features(a, kept))
         return Read(query, a, blocks, np.concatenate(parts, axis=1), np.concatenate(nulls).astype(np.float32),
                     feature_names(self.features)[0], rows)
 
@@ -238,28 +239,15 @@ class AnswerSelector:
 def load_selector(model, chunks: list[Chunk], langs: dict[str, str], lexicon, terms, depth: int,
                   files: dict | None = None) -> AnswerSelector:
     """The selector of trained weights (checked against their receipt) with the sidecar's feature sets, over
-    the corpus's chunks (and their documents' languages); grammar features read its vocabulary too."""
+    the corpus's chunks (and their documents' languages); a domain's feature set reads its vocabulary too
+    (over `lexicon` and `terms`, the domain's reader files: None without one)."""
     from ...artifacts.integrity import verified
     features = tuple(selector_sidecar(model).get("feature_sets", ("grammar",)))
-    vocab = grammar_vocabulary(model, chunks, langs, lexicon, terms, files) if "grammar" in features else None
+    extra = domain_sets(features)
+    vocab = hook("select.features", extra[0]).stored_vocabulary(model, chunks, langs, lexicon, terms, files) \
+        if extra else None
     generic = GenericFeaturizer.from_texts([c.text for c in chunks]) if "generic" in features else None
     return AnswerSelector(vocab, AnswerScorer.load(verified(model, "answer selector weights")), depth, features, generic)
-
-
-def grammar_vocabulary(model, chunks: list[Chunk], langs: dict[str, str], lexicon, terms,
-                       files: dict | None) -> Vocabulary:
-    """The vocabulary the grammar features read questions through, over lexicon.json and the terms file (None,
-    None without the grammar domain: the concepts' own names). When train_reader built it from the docs and
-    chunks files `files` names (and this lexicon and terms file), the sidecar's is read (milliseconds), else
-    it is rebuilt from the chunks (a second on the KB)."""
-    from ...artifacts.integrity import load_json
-    from .terms import GrammarTerms
-    from .vocabulary import Vocabulary
-    lex = load_json(lexicon, "lexicon") if lexicon is not None else {}
-    grammar = GrammarTerms.load(terms, lex.get("lexicon", {}))
-    built = {"lexicon": lexicon, "terms": terms} if lexicon is not None else {}
-    record = stored_vocabulary(model, {**(files or {}), **built}) if files else None
-    return Vocabulary.from_record(record, grammar) if record else Vocabulary.from_chunks(chunks, lex, grammar, langs)
 
 
 def stored_vocabulary(model, files: dict) -> dict | None:

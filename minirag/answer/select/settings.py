@@ -17,7 +17,7 @@ class CandidateSettings:
     """What the answer selector reads of each answered run, and how many answers it records."""
     depth: int = setting(20, minimum=1)   # the top chunks of a run whose cells and clauses are candidates
     keep: int = setting(10, minimum=1)    # answers recorded per question in candidates/<retriever>.jsonl
-    terms: str = ""                       # the grammatical-terms file; "" = minirag/answer/data/grammar_terms.tsv
+    terms: str = ""                       # the grammatical-terms file; "" = minirag/domains/grammar/data/grammar_terms.tsv
 
 
 @dataclass(frozen=True)

@@ -195,7 +195,7 @@ class BM25Index:
                 and self._batched().usable)
 
     def search_concepts(self, concepts: list[dict[str, float]], k: int) -> tuple[np.ndarray, np.ndarray]:
-        """`search` for a structured query (text/expand.py): each concept {term: weight} adds, per
+        """`search` for a structured query (a domain's expander, text/expansion.py): each concept {term: weight} adds, per
         item, its best term's weighted score; a concept of one term at weight 1 is a plain term.
         A concept marked `adds_up` (expand.py's `Paradigm`: a verb's forms) adds every term's weighted
         score instead, each term once; the mark is read off the concept, so this module imports no expansion."""

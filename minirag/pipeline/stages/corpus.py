@@ -1,9 +1,9 @@
-"""The corpus stages: curate, questions, the training sample, the tokenizer, chunk, units, lexicon."""
+"""The corpus stages: curate, questions, the training sample, the tokenizer, chunk, units."""
 
 from __future__ import annotations
 
 from ...text.chunker import ChunkSettings
-from ..stage import Given, Out, Stage
+from ..stage import Out, Stage
 
 
 def one(flag: bool = True) -> list[dict]:
@@ -28,13 +28,6 @@ def chunk_settings(g, w) -> dict:
 
 def docs(g) -> dict:
     return {"docs": str(g.layout.docs)}
-
-
-def paradigm_lists() -> Given:
-    """The tense and person lists the lexicon stage reads its paradigms with: the grammar domain's, imported
-    only when a corpus plans a lexicon job."""
-    from ...text.slots import PARADIGM_LISTS, list_files
-    return Given.tracked(list_files(*PARADIGM_LISTS))
 
 
 CORPUS = [
@@ -72,7 +65,4 @@ CHUNKS = [
           writes={"out": Out("chunks")}),
     Stage("units", per=None, names=lambda g: one(g.uses_units()),
           reads=lambda g, w: {**docs(g), "chunks": str(g.layout.chunks)}, writes={"out": Out("units")}),
-    Stage("lexicon", per=None, names=lambda g: one(g.uses_lexicon()),
-          reads=lambda g, w: {**docs(g), "word_lists": paradigm_lists()},
-          writes={"out": Out("lexicon")}),
 ]

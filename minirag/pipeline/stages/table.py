@@ -25,7 +25,7 @@ DOC_CONFIGS = ("workflow/config.yaml", "workflow/config.ablations.yaml")
 
 
 def stage_function(spec: Stage):
-    return getattr(importlib.import_module(f"minirag.stages.{spec.module}"), spec.module)
+    return getattr(importlib.import_module(spec.runs), spec.function)
 
 
 def reads_of(spec: Stage) -> str:
@@ -125,7 +125,7 @@ def markdown(table: list[dict]) -> str:
 def plain(table: list[dict]) -> str:
     out = []
     for r in table:
-        out.append(f"{r['stage']}  per {r['per']}  (minirag.stages.{r['runs']}, receipt {r['receipt']})")
+        out.append(f"{r['stage']}  per {r['per']}  ({r['runs'] if '.' in r['runs'] else 'minirag.stages.' + r['runs']}, receipt {r['receipt']})")
         for key in ("reads", "writes", "settings"):
             out.append(f"    {key:9s}{r[key]}")
     return "\n".join(out) + "\n"

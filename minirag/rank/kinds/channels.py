@@ -76,7 +76,7 @@ class IVF(RetrieverKind):
 class BM25KindSettings:
     """A BM25 channel: its index and its query expansion."""
     index: str = "plain"                                 # which index (bm25: {name: ...})
-    expand: ExpansionSettings = ExpansionSettings()      # query expansion from the lexicon stage (text/expand.py)
+    expand: ExpansionSettings = ExpansionSettings()      # query expansion through a domain's lexicon (text/expansion.py)
 
 
 class BM25(RetrieverKind):

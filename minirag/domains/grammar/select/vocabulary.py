@@ -14,10 +14,12 @@ from __future__ import annotations
 import re
 from functools import cached_property, lru_cache
 
-from ...artifacts.vocab_record import FORMAT
-from ...text.analyze import load_stopwords
-from ..evidence import QUESTION_WORDS
-from .candidates import candidates_of
+from minirag.answer.evidence import QUESTION_WORDS
+from minirag.answer.select.candidates import candidates_of
+from minirag.artifacts.vocab_record import FORMAT
+from minirag.text.analyze import load_stopwords
+
+from .concepts import PERSONS
 from .terms import GrammarTerms, fold
 
 WORD_RE = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*|-[^\W\d_]+")  # words, and endings such as "-ar"
@@ -130,7 +132,7 @@ class Vocabulary:
             for w in found:
                 by_lang.setdefault(w, {}).setdefault(lang, 0)
                 by_lang[w][lang] += 1
-            for cand in candidates_of(c, 1):
+            for cand in candidates_of(c, 1, slots=PERSONS):
                 if cand.kind != "cell":
                     continue
                 for cell in (cand.key, cand.column.split(" (")[0]):

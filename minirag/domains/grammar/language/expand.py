@@ -42,8 +42,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .analyze import Analyzer
-from .expansion import ExpansionSettings
+from minirag.text.analyze import Analyzer
+from minirag.text.expansion import ExpansionSettings
+
 from .inflection import MIN_STEM, guess_lemmas
 from .slots import implied_tenses, query_persons, tenses_in
 
@@ -64,7 +65,7 @@ Paradigms = dict[str, dict[str, dict[str, list[str]]]]  # lemma -> tense -> pers
 def load_lexicon(path: str | Path, paradigms: bool = False):
     """(lexicon, forms) from a lexicon stage's file (lexicon.py `save_lexicon`), and its paradigms
     ({} in a file written before them) as a third item when `paradigms`; ValueError naming it if not."""
-    from ..artifacts.io import read_json
+    from minirag.artifacts.io import read_json
     data = read_json(path)
     if not isinstance(data, dict) or not all(isinstance(data.get(k), dict) for k in ("lexicon", "forms")):
         raise ValueError(f"{path}: not a lexicon ({{\"lexicon\": {{...}}, \"forms\": {{...}}}}); re-run lexicon")
@@ -132,7 +133,7 @@ class QueryExpander:
     @classmethod
     def from_file(cls, path: str | Path, analyzer: Analyzer, settings: ExpansionSettings) -> "QueryExpander":
         """From a lexicon stage's file, checked against its receipt."""
-        from ..artifacts.integrity import verified
+        from minirag.artifacts.integrity import verified
         lexicon, forms, paradigms = load_lexicon(verified(path, "lexicon"), paradigms=True)
         return cls(analyzer, lexicon, forms, settings, paradigms)
 

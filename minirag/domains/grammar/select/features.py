@@ -30,9 +30,10 @@ from typing import Callable, Iterable
 
 import numpy as np
 
+from minirag.answer.select.candidates import Candidate
+from minirag.answer.select.keys import WORD_RE, answer_key, fold
+
 from .analysis import QuestionAnalysis
-from .candidates import Candidate
-from .keys import WORD_RE, answer_key, fold
 from .terms import DIMENSIONS, GrammarTerms
 from .vocabulary import Vocabulary
 

@@ -24,7 +24,8 @@ import re
 
 import numpy as np
 
-from ..select.keys import WORD_RE, fold
+from minirag.answer.select.keys import WORD_RE, fold
+
 from ..select.vocabulary import Vocabulary, filler
 from .learner_questions import CONSONANTS, VOWELS, LearnerQuestion
 

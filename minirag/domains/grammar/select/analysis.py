@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ...text.slots import implied_tenses
+from ..language.slots import implied_tenses
 from .terms import fold, quoted_spans
 from .vocabulary import WORD_RE, Vocabulary, filler
 

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from minirag.answer.reading.facts import table_rows
+
 from ..select.terms import GrammarTerms, fold
-from .facts import table_rows
 
 PRONOUNS = {"person:1s": "I", "person:2s": "you", "person:3s": "he", "person:1p": "we", "person:2p": "you all",
             "person:3p": "they"}

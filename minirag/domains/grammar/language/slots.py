@@ -23,9 +23,12 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from pathlib import Path
 from typing import Container
 
-from .analyze import DATA_DIR, fold_accents
+from minirag.text.analyze import fold_accents
+
+DATA_DIR = Path(__file__).parent.parent / "data"  # the grammar domain's word lists
 
 LETTERS_RE = re.compile(r"[^\W\d_]+")
 QUOTED_RE = re.compile(r"['‘\"“«(]([^'’\"”»)]{1,80})['’\"”»)]")  # a quoted or bracketed stretch

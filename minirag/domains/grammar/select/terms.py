@@ -23,11 +23,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...artifacts.io import read_text
-from .concepts import CONCEPTS, DIMENSIONS
-from .keys import fold
+from minirag.answer.select.keys import fold
+from minirag.artifacts.io import read_text
 
-DEFAULT_TERMS = Path(__file__).parent.parent / "data" / "grammar_terms.tsv"  # answer/data/
+from .concepts import CONCEPTS, DIMENSIONS
+
+DEFAULT_TERMS = Path(__file__).parent.parent / "data" / "grammar_terms.tsv"
 # A terms file names grammatical concepts (the shipped one: 36 lines, 2 KB); its phrases become one regex
 # that every job reading it compiles (0.3 s at this bound, 6 s and 600 MB for 100,000 lines) and that
 # every question and chunk is matched against, so a file past this size is refused before it is read.
@@ -168,3 +169,8 @@ class GrammarTerms:
     def labels(self, text: str) -> set[str]:
         """The concepts a table cell names, weak phrases included: "he / she / it" heads a column of persons."""
         return {m.concept for m in self.find(text)}
+
+
+def load_terms(path: str | Path | None, lexicon: dict[str, list[str]] | None) -> GrammarTerms:
+    """A terms file (None: the one minirag ships) with the lexicon's translations: the domain's "questions.terms"."""
+    return GrammarTerms.load(path or DEFAULT_TERMS, lexicon or {})

@@ -49,3 +49,6 @@ CONCEPTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "polarity:negative": (("negative",), ("negativo", "negativa")),
     "polarity:question": (("question form",), ("interrogativo",)),
 }
+
+# a Spanish paradigm's persons in order: a cell of six forms ("quepa, quepas, quepa, ...") names them so
+PERSONS = ("yo", "tú", "él / ella / usted", "nosotros", "vosotros", "ellos / ellas / ustedes")

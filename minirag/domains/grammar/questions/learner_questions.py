@@ -32,10 +32,11 @@ from typing import Callable
 
 import numpy as np
 
+from minirag.answer.reading.facts import Fact, doc_sections, sentence_facts, strip_accents, table_rows
+from minirag.answer.reading.synthesized import LearnerQuestion
+
 from ..select.terms import GrammarTerms, fold
-from .facts import Fact, doc_sections, sentence_facts, strip_accents, table_rows
 from .learner_translations import translation_questions
-from .synthesized import LearnerQuestion
 
 LANG_NAME = {"en": {"en": "English", "es": "Spanish"}, "es": {"en": "inglés", "es": "español"}}
 OTHER_LANGS = {"en": ("French", "German", "Italian", "Portuguese"), "es": ("francés", "alemán", "italiano", "portugués")}
@@ -224,3 +225,9 @@ def synthesize(docs: list[dict], terms: GrammarTerms, n: int, seed: int = 0, lex
         qid = "lq-" + hashlib.sha256(f"{query}\x1f{answer}".encode("utf-8")).hexdigest()[:12]
         out.append(LearnerQuestion(qid, query, answer, family, lang, source))
     return out
+
+
+def asker(docs: list[dict], rng: np.random.Generator) -> Synthesizer:
+    """What phrases a reading task's fact as a learner's question (answer/reading/tasks.py): the grammar's
+    "questions.asker", over the concepts' own names."""
+    return Synthesizer(docs, GrammarTerms.base(), rng)

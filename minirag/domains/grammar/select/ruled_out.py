@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from minirag.answer.select.keys import WORD_RE
+
 from .analysis import QuestionAnalysis
 from .features import ChunkBlock, QuestionView, index_of, mask_of
-from .keys import WORD_RE
 from .vocabulary import Vocabulary
 
 

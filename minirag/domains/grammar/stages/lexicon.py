@@ -1,18 +1,19 @@
 """lexicon: docs.jsonl -> lexicon.json, the corpus's own English↔Spanish term map, form -> lemma map and
-lemma -> tense -> person -> forms map."""
+lemma -> tense -> person -> forms map: the grammar domain's stage."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ..artifacts.integrity import load_records
-from ..text.lexicon import extract_lexicon, save_lexicon
-from ..text.verb_forms import extract_verb_forms
-from .common import log, run_stage
+from minirag.artifacts.integrity import load_records
+from minirag.stages.common import log, run_stage
+
+from ..language.lexicon import extract_lexicon, save_lexicon
+from ..language.verb_forms import extract_verb_forms
 
 
 def lexicon(docs: Path, out: Path) -> list[Path]:
-    """Mine the documents' bilingual tables and lines and their conjugation tables (text/lexicon.py)."""
+    """Mine the documents' bilingual tables and lines and their conjugation tables (language/lexicon.py)."""
     documents = load_records(docs, "documents")
     terms, (forms, paradigms) = extract_lexicon(documents), extract_verb_forms(documents)
     save_lexicon(out, terms, forms, paradigms)

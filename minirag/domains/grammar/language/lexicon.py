@@ -21,9 +21,9 @@ import re
 import unicodedata
 from collections import Counter, defaultdict
 
-from ..artifacts.io import atomic_write_text
-from .analyze import fold_accents, load_stopwords
-from .structure import LIST_ITEM_RE, SEPARATOR_RE, DocumentStructure
+from minirag.artifacts.io import atomic_write_text
+from minirag.text.analyze import fold_accents, load_stopwords
+from minirag.text.structure import LIST_ITEM_RE, SEPARATOR_RE, DocumentStructure
 
 MAX_WORDS = 4  # a side longer than this is a phrase or a sentence, not a term
 PRIOR = 5      # pseudo-count a stopword list gives its words in the language guess

@@ -1,0 +1,82 @@
+"""The English/Spanish grammar domain: what `domain: grammar` on a corpus switches on.
+
+    language/   the lexicon stage's miners (bilingual terms, verb forms, paradigms), inflection and the
+                tense/person/construction word lists (data/), and query expansion through them
+    select/     the answer selector's grammar feature set: concepts, terms, the corpus's vocabulary, a
+                question's analysis, the features, what is ruled out, "none of them"
+    questions/  learner and off-topic question synthesis
+    stages/     the lexicon stage (docs.jsonl -> lexicon.json)
+
+This module only declares the domain: the core reads DOMAIN (minirag/domain.py) and imports a hook's module
+when a grammar corpus asks for it, so a corpus without the domain imports none of the modules above.
+
+What it leaves out: everything generic (the core), and the KB itself (kb/, workflow/config.yaml).
+"""
+
+from __future__ import annotations
+
+from minirag.domain import Domain
+
+EXPANSIONS = ("translations", "forms", "paradigm", "endings", "tenses", "persons")  # retrievers.<name>.expand
+
+
+def refused(cc) -> list[tuple[str, str]]:
+    """The grammar's settings a corpus without the domain asks for: (key path, what it is)."""
+    out = []
+    for name, spec in cc["retrievers"].items():
+        out += [(f"retrievers.{name}.expand.{key}", "query expansion through the grammar's lexicon")
+                for key in EXPANSIONS if spec.get("expand", {}).get(key)]
+        if "learner" in spec.get("fit_questions", {}).get("families", ()):
+            out.append((f"retrievers.{name}.fit_questions.families", "the learner question family"))
+    for name, spec in cc["embedders"].items():
+        if "learner" in spec.get("questions", {}).get("families", ()):
+            out.append((f"embedders.{name}.questions.families", "the learner question family"))
+    out += [(f"readers.{name}.features", "the grammar feature set")
+            for name, spec in cc["readers"].items() if "grammar" in spec.get("features", ())]
+    if cc["candidates"]["terms"]:
+        out.append(("candidates.terms", "a grammatical-terms file"))
+    return out
+
+
+def uses_lexicon(g) -> bool:
+    """Whether any job of the corpus reads lexicon.json: a query expansion, learner questions, a reader."""
+    return (any(g.kinds.retrievers[r].expansion().enabled() for r in g.cc["retrievers"])
+            or any(g.synth_pairs(e) for e in g.synthesising())
+            or any("lexicon" in g.fit_questions(r) for r in g.synthetic_fits())
+            or any("lexicon" in g.train_reader(r) for r in g.trained_readers()))
+
+
+def stages() -> tuple:
+    """The lexicon stage: docs.jsonl -> lexicon.json, for a grammar corpus whose jobs read the lexicon."""
+    from minirag.pipeline.stage import Given, Out, Stage
+
+    def reads(g, w) -> dict:
+        from .files import paradigm_lists
+        return {"docs": str(g.layout.docs), "word_lists": Given.tracked(paradigm_lists())}
+
+    def names(g) -> list[dict]:
+        return [{}] if g.domain is not None and g.domain.name == "grammar" and uses_lexicon(g) else []
+
+    return (Stage("lexicon", module="minirag.domains.grammar.stages.lexicon", per=None, names=names, reads=reads,
+                  writes={"out": Out("lexicon")}),)
+
+
+DOMAIN = Domain(
+    "grammar",
+    hooks={
+        "query.expander": "minirag.domains.grammar.language.expand:QueryExpander",
+        "query.word_lists": "minirag.domains.grammar.files:expansion_lists",
+        "select.features": "minirag.domains.grammar.select.feature_set:GrammarFeatureSet",
+        "questions.synthesize": "minirag.domains.grammar.questions.learner_questions:synthesize",
+        "questions.terms": "minirag.domains.grammar.select.terms:load_terms",
+        "questions.asker": "minirag.domains.grammar.questions.learner_questions:asker",
+        "reader.files": "minirag.domains.grammar.files:reader_files",
+    },
+    # the extractive reader's grammar feature set; an encoder's learner questions (the KB's settings before the key)
+    defaults={"readers": ("features", ["grammar"]), "embedders": ("questions", {"families": ["learner"]})},
+    refuse=refused,
+    stages=stages,
+    features=("grammar",),
+    question_families=("learner",),
+    tags=("conjugation",),
+)
