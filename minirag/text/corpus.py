@@ -1,11 +1,14 @@
 """Curate a corpus: read a folder of markdown documents, check them, write clean records.
 
-A markdown corpus is a folder of `.md`/`.mdx` files with YAML front matter (`title`,
-`lang`, optional `tags`; the key names are corpus settings); doc_id = path relative to the
-folder, NFC-normalised. Text is NFC-normalised and a BOM stripped.
+A markdown corpus is a folder of `.md`/`.mdx` files, each with YAML front matter (`title`,
+`lang`, optional `tags`; the key names are corpus settings) or without: a page that does not
+name its title takes its first heading's, else its file name; one that does not name its
+language is in the corpus's `default_lang`. doc_id = path relative to the folder,
+NFC-normalised. Text is NFC-normalised and a BOM stripped.
 
-Bad input stops the stage with an error naming the file and line: not UTF-8, no front
-matter, a title, language or tag of the wrong type, a language the corpus does not declare
+Bad input stops the stage with an error naming the file and line: not UTF-8, front matter
+not closed or not a mapping, a title, language or tag of the wrong type, no language (none in
+the front matter and no `default_lang`), a language the corpus does not declare
 (`source.langs`), control characters in the text, an empty body, two files whose names
 are one doc id once normalised, a file name with whitespace (a doc id is a field of TREC
 run and qrels lines, which whitespace would break).
@@ -74,13 +77,14 @@ def normalise(text: str) -> str:
 
 
 def split_front_matter(raw: str, where: str) -> tuple[dict, str, int]:
-    """Return (front matter, body, line number where the body starts)."""
+    """Return (front matter, body, line number where the body starts); a page that does not start with
+    a '---' line has none ({}, the whole page, 1)."""
+    lines = raw.split("\n")
+    if not lines or lines[0].strip() != "---":
+        return {}, raw, 1
     import yaml  # here: `search` and `answer` import this module for SourceSettings and never read YAML
 
     from ..artifacts.safe_yaml import load_yaml
-    lines = raw.split("\n")
-    if not lines or lines[0].strip() != "---":
-        raise CorpusError(f"{where}:1: no front matter (the file must start with a '---' line)")
     for i in range(1, len(lines)):
         if lines[i].strip() == "---":
             try:
@@ -152,6 +156,15 @@ def checked_doc_id(path: Path, root: Path) -> str:
     return doc_id
 
 
+HEADING_RE = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.M)
+
+
+def heading_title(body: str) -> str:
+    """The text of the page's first ATX heading ("" when it has none)."""
+    m = HEADING_RE.search(body)
+    return m.group(1).strip() if m else ""
+
+
 def read_markdown_doc(path: Path, root: Path, fields: dict, default_lang: str = "",
                       langs: tuple[str, ...] = ()) -> dict:
     doc_id = checked_doc_id(path, root)
@@ -167,12 +180,15 @@ def read_markdown_doc(path: Path, root: Path, fields: dict, default_lang: str = 
                           "remove it (only tab and line breaks are allowed)")
     meta, body, body_line = split_front_matter(raw, str(path))
     where = lambda key: f"{path}:{key_line(raw, key)}"  # noqa: E731
-    title = meta.get(fields["title"])
+    title = meta[fields["title"]] if fields["title"] in meta else heading_title(body) or path.stem
     if not isinstance(title, str) or not title.strip():
-        raise CorpusError(f"{where(fields['title'])}: front matter has no '{fields['title']}' string "
-                          "(the title is required)")
+        raise CorpusError(f"{where(fields['title'])}: {fields['title']} must be a non-empty string, got {shown(title)} "
+                          "(leave it out to take the first heading)")
     lang = meta.get(fields["lang"], default_lang or None)
     if not isinstance(lang, str) or not lang.strip():
+        if fields["lang"] not in meta:
+            raise CorpusError(f"{path}:1: no language: give the page a '{fields['lang']}' in its front matter, "
+                              "or the corpus a source.default_lang")
         raise CorpusError(f"{where(fields['lang'])}: front matter has no '{fields['lang']}' string "
                           "(the language is required)")
     if langs and lang.strip() not in langs:

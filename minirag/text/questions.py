@@ -1,7 +1,7 @@
 """The evaluation questions of a markdown corpus: read, every field checked, gold located.
 
 Two formats (`source.questions_format`):
-- `minirag` (kb/README.md): qid, query, lang, difficulty, tags, gold [{doc_id, evidence}],
+- `minirag` (kb/README.md): qid, query, lang, optional difficulty and tags, gold [{doc_id, evidence}],
   answer (a string, or a list of accepted answers, the first in the first evidence), answerable;
   lang is any language code or "cross" unless `source.question_langs` lists the allowed ones. The evidence must occur verbatim in its gold document and the answer in
   the first evidence; each gold entry gets the character span of its evidence, which is what
@@ -25,7 +25,7 @@ from typing import Any
 from ..artifacts.io import numbered_jsonl, shown
 from .corpus import LANG_CODE_RE, CorpusError, id_problem, normalise, text_problem
 
-QUESTION_FIELDS = ("qid", "query", "lang", "difficulty", "gold", "answer", "answerable")
+QUESTION_FIELDS = ("qid", "query", "lang", "gold", "answer", "answerable")  # difficulty and tags: optional
 DIFFICULTIES = ("verbatim", "paraphrase")
 SPLITS = ("dev", "test")  # optional field: dev questions are for choices, test for reported figures
 
@@ -87,7 +87,7 @@ def validate_question(q: Any, docs_by_id: dict[str, dict], w: Where, langs: tupl
     w.qid = w.checked_qid(q)
     query = w.text(q, "query")
     lang = w.lang(q["lang"], langs)
-    difficulty = w.choice(q["difficulty"], "difficulty", DIFFICULTIES)
+    difficulty = w.choice(q["difficulty"], "difficulty", DIFFICULTIES) if "difficulty" in q else ""
     tags = w.strings(q, "tags")
     if not isinstance(q["answerable"], bool):
         w.fail(f"expected true or false, got {shown(q['answerable'])}", "answerable")

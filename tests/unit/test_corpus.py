@@ -32,10 +32,11 @@ def test_curate_rejects_non_utf8_naming_file_and_line(tmp_path):
         curate_markdown(tmp_path, "**/*.md", FIELDS)
 
 
-def test_curate_rejects_missing_title(tmp_path):
-    write(tmp_path / "t.md", doc(title=None))
-    with pytest.raises(CorpusError, match=r"t\.md:1: front matter has no 'title'"):
-        curate_markdown(tmp_path, "**/*.md", FIELDS)
+def test_a_page_naming_no_title_takes_its_first_heading_else_its_file_name(tmp_path):
+    write(tmp_path / "t.md", doc(title=None, body="Intro line.\n\n## Error codes ##\n\n| Code | Meaning |"))
+    write(tmp_path / "u.md", doc(title=None, body="No heading here."))
+    (t, u) = curate_markdown(tmp_path, "**/*.md", FIELDS)
+    assert (t["title"], u["title"]) == ("Error codes", "u")
 
 
 def test_curate_rejects_empty_body(tmp_path):
@@ -44,10 +45,14 @@ def test_curate_rejects_empty_body(tmp_path):
         curate_markdown(tmp_path, "**/*.md", FIELDS)
 
 
-def test_curate_rejects_missing_front_matter(tmp_path):
-    write(tmp_path / "n.md", "# No front matter\n")
-    with pytest.raises(CorpusError, match=r"n\.md:1: no front matter"):
+def test_a_page_without_front_matter_is_read_in_the_corpus_language(tmp_path):
+    write(tmp_path / "n.md", "# No front matter\n\nSome text.\n")
+    with pytest.raises(CorpusError, match=r"n\.md:1: no language: .*source\.default_lang"):
         curate_markdown(tmp_path, "**/*.md", FIELDS)
+    (d,) = curate_markdown(tmp_path, "**/*.md", FIELDS, default_lang="en")
+    assert (d["title"], d["lang"], d["tags"], d["text"]) == ("No front matter", "en", [], "# No front matter\n\nSome text.")
+    write(tmp_path / "n.md", "--- not front matter\n# Title\n")  # a rule line that is not '---' is text
+    assert curate_markdown(tmp_path, "**/*.md", FIELDS, default_lang="en")[0]["title"] == "Title"
 
 
 def test_field_names_are_corpus_settings(tmp_path):
@@ -60,7 +65,7 @@ def test_field_names_are_corpus_settings(tmp_path):
     ("title: A\nlang: en\ntags: 5", r"a\.md:4: tags must be a list of strings, got 5"),
     ("title: A\nlang: en\ntags: [verbs, 3]", r"a\.md:4: tags must be a list of strings"),
     ("title: A\nlang: en\ntags: [Verbs]", r"a\.md:4: tags must be lowercase"),
-    ("title: 2024\nlang: en", r"a\.md:2: front matter has no 'title' string"),
+    ("title: 2024\nlang: en", r"a\.md:2: title must be a non-empty string, got 2024"),
     ("title: A\nlang: fr", r"a\.md:3: lang 'fr' is not a language of this corpus \(en, es; source.langs\)"),
     ("title: A\nlang: [en]", r"a\.md:3: front matter has no 'lang' string"),
 ])

@@ -31,7 +31,7 @@ DOCS = [{"doc_id": "a.md", "title": "A", "lang": "en", "text": "Irregular: go we
     (question(qid=7), r"q\.jsonl:2: qid: expected a non-empty string, got 7"),
     (question(answerable="yes"), r"q1: answerable: expected true or false"),
     (question(answer=None), r"q1: answer: expected a non-empty string, got None"),
-    ({"qid": "q1", "query": "x"}, r"q\.jsonl:2: missing field\(s\): lang, difficulty, gold, answer, answerable"),
+    ({"qid": "q1", "query": "x"}, r"q\.jsonl:2: missing field\(s\): lang, gold, answer, answerable"),
     (question(qid="q0"), r"q\.jsonl:2: q0: duplicate qid \(first on line 1\)"),
 ])
 def test_bad_questions_fail_naming_file_and_line(tmp_path, bad, message):
