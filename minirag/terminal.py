@@ -11,7 +11,8 @@ Snakemake's terminal handler is replaced by `QuietTerminal`:
         error: kb/eval/questions.jsonl:5: k-05: gold: evidence not found verbatim ...
 
 plus, on a terminal (not a pipe), one live line under them: the newest line of the running
-job's log, which for a training is its step, loss and time left. A dry run, `--lint`,
+job's log, which for a training is its step, loss and time left. A build that wrote a report ends by
+saying where it is (`the report: results/report.md`), after Snakemake's line naming its log. A dry run, `--lint`,
 `--list` and the like print as Snakemake prints them; so does everything with `--verbose`
 or `MINIRAG_VERBOSE=1` set (`make report VERBOSE=1`). Snakemake's full log stays in
 .snakemake/log/ either way.
@@ -88,6 +89,8 @@ class QuietTerminal(logging.Handler):
         self.workflow, self.fallback, self.stream = workflow, fallback, fallback.stream
         self.jobs: dict[int, tuple[str, list[str], float]] = {}  # running: jobid -> (label, logs, start)
         self.finished: list[tuple[str, float]] = []
+        self.reports: list[str] = []  # the markdown reports the build's report jobs write
+        self.failed = False
         self.live = ""
         self.lock = threading.RLock()
         self.tty = self.stream.isatty() if hasattr(self.stream, "isatty") else False
@@ -114,6 +117,8 @@ class QuietTerminal(logging.Handler):
         with self.lock:
             if event == "job_info":
                 self.jobs[record.jobid] = (job_label(record), list(record.log or []), time.monotonic())
+                if getattr(record, "rule_name", "") == "report":
+                    self.reports += [str(f) for f in getattr(record, "output", None) or [] if str(f).endswith(".md")]
                 self.start_ticker()
             elif event == "job_finished":
                 label, _, start = self.jobs.pop(record.job_id, (str(record.job_id), [], time.monotonic()))
@@ -124,6 +129,7 @@ class QuietTerminal(logging.Handler):
                     self.say(f"{record.done:>4}/{record.total} {label:<44} {took:>5.0f} s")
                 self.finished = []
             elif event == "job_error":
+                self.failed = True
                 label, _, _ = self.jobs.pop(record.jobid, (record.rule_name, [], 0.0))
                 logs = list(record.log or [])
                 self.live = ""
@@ -137,6 +143,10 @@ class QuietTerminal(logging.Handler):
                 return
             elif "Directory cannot be locked" in message:
                 self.say(LOCKED)
+            elif message.startswith("Complete log") and self.reports and not self.failed:
+                self.say(message)
+                for path in dict.fromkeys(self.reports):
+                    self.say(f"the report: {path}")
             elif record.levelno >= logging.INFO and message:
                 self.say(message)
 

@@ -102,8 +102,20 @@ def load_corpus(path: str | Path, corpus: str) -> dict:
         raise ConfigError(f"{path}: {exc}" if not str(exc).startswith(str(path)) else str(exc)) from None
 
 
+def missing_source(cc: dict, name: str) -> str | None:
+    """The first file or folder a corpus's source names that is not there (its key path and value), else None:
+    a build would fail in its first job, after Snakemake cleared that job's previous outputs."""
+    src = cc["source"]
+    for key in ("path", "questions"):
+        value = src.get(key)
+        if value and not Path(value).exists():
+            return f"corpora.{name}.source.{key}: {value} not found"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Check each config file given (exists, is a file, bounded YAML, schema, every corpus); one line each."""
+    """Check each config file given (exists, is a file, bounded YAML, schema, every corpus and the files its
+    source names); one line each."""
     import argparse
     import sys
 
@@ -116,7 +128,8 @@ def main(argv: list[str] | None = None) -> int:
             config = load_config(path)
             names = corpus_names(config)
             for name in names:
-                load_corpus(path, name)
+                if (problem := missing_source(load_corpus(path, name), name)):
+                    raise ConfigError(f"{path}: {problem}")
             report_name(config, [path])  # the workflow's check of the report's name, before Snakemake runs
         except (ConfigError, ValueError) as exc:
             print(f"error: {exc}", file=sys.stderr)

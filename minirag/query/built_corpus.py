@@ -144,11 +144,11 @@ class BuiltCorpus:
 
     @cached_property
     def placeholder(self) -> str:
-        """What the page's question box says: the corpus's name and its first dev question (else its first)."""
+        """What the page's question box says: the corpus's name and an example question (defaults.py)."""
         from ..artifacts.integrity import load_records
+        from .defaults import example_question
         path = self.layout.questions
-        qs = load_records(path, "questions") if path.exists() else []
-        example = next((q for q in qs if q.get("split") == "dev"), qs[0] if qs else None)
+        example = example_question(load_records(path, "questions") if path.exists() else [])
         return f"Ask {self.corpus} a question" + (f", e.g. {example['query']}" if example else "")
 
     def describe_readers(self) -> list[dict]:
@@ -280,7 +280,7 @@ class BuiltCorpus:
             evidence = [ln["text"] for ln in prompt.evidence if ln["n"] == n]
             cited.append(cite(n, c, self.docs[c.doc_id]["text"], self.front_lines(c.doc_id), evidence, ranks,
                               answer.text))
-        why = self.served[1] if retriever is None else "asked for"
+        why = self.served[1] if retriever in (None, self.default_retriever) else "asked for"
         return {"query": query, "retriever": name, "retriever_why": why, "reader": reader_name, "answer": answer.text,
                 "abstained": answer.abstained, "citations": cited,
                 "evidence": [{"n": ln["n"], "text": ln["text"]} for ln in prompt.evidence],

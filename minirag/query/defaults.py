@@ -8,6 +8,8 @@ and the command that builds a corpus that is not there yet.
   there is no dev split); without metrics or an answerable question, the first fusion, else the
   first retriever. It returns the name and one line saying why, which `answer` prints and the page shows.
 - `build_command(configfile)`: `make report` for the default config, else `make build CONFIG=<file>`.
+- `example_question(questions)`: the page's example, a dev question the corpus answers, stated plainly
+  where the questions say so (`difficulty: verbatim`, not a learner's misspelt paraphrase).
 
 What it leaves out: opening anything (built_corpus.py).
 """
@@ -69,3 +71,11 @@ def served_retriever(cc: dict, metrics: dict | None) -> tuple[str, str]:
     first = next((r for r in main if family(cc, r) == "fusion"), main[0])
     return first, "no evaluation to rank by: the config's first fusion" if family(cc, first) == "fusion" \
         else "no evaluation to rank by: the config's first retriever"
+
+
+def example_question(qs: list[dict]) -> dict | None:
+    """The question a page shows as an example: the first answerable dev question stated plainly
+    (`difficulty: verbatim`), else the first answerable dev one, else the first question."""
+    answered = [q for q in qs if q.get("split") == "dev" and q.get("answerable", True)]
+    return next((q for q in answered if q.get("difficulty") == "verbatim"), answered[0] if answered else
+                (qs[0] if qs else None))

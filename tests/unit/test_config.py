@@ -213,3 +213,19 @@ def test_a_report_name_that_cannot_be_a_file_name_is_refused_from_the_key_or_the
     from minirag.artifacts.layout import report_name
     with pytest.raises(ValueError, match="cannot name the report"):
         report_name(config, files)
+
+
+def test_the_config_check_refuses_a_source_that_is_not_there_naming_its_key(tmp_path):
+    import subprocess
+    import sys
+    (tmp_path / "docs").mkdir()
+    for source, key in (("{format: markdown, path: nowhere}", "path: nowhere"),
+                        ("{format: markdown, path: docs, questions: q.jsonl}", "questions: q.jsonl")):
+        (tmp_path / "mine.yaml").write_text(f"corpora:\n  c:\n    source: {source}\n", encoding="utf-8")
+        proc = subprocess.run([sys.executable, "-m", "minirag.config.load", "mine.yaml"], cwd=tmp_path,
+                              capture_output=True, text=True)
+        assert proc.returncode == 2 and proc.stderr == f"error: mine.yaml: corpora.c.source.{key} not found\n"
+    (tmp_path / "q.jsonl").write_text("", encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "minirag.config.load", "mine.yaml"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout == "mine.yaml: a valid config (c)\n"

@@ -22,3 +22,15 @@ def test_a_corpus_without_questions_serves_its_first_fusion_and_says_nothing_was
     assert served_retriever(cc, empty) == ("rrf", "no evaluation to rank by: the config's first fusion")
     dev_only_unanswerable = {**empty, "splits": {"dev": {"answerable": 0, "retrieval": figures(dense=0.0, bm25=0.0)}}}
     assert served_retriever(cc, dev_only_unanswerable)[0] == "rrf"
+
+
+def test_the_page_s_example_is_a_plain_answerable_dev_question():
+    from minirag.query.defaults import example_question
+    typo = {"query": "she watchs?", "split": "dev", "answerable": True, "difficulty": "paraphrase"}
+    plain = {"query": "What is the past participle of get?", "split": "dev", "answerable": True,
+             "difficulty": "verbatim"}
+    none = {"query": "Who won the World Cup?", "split": "dev", "answerable": False, "difficulty": "verbatim"}
+    test = {"query": "past of eat", "split": "test", "answerable": True, "difficulty": "verbatim"}
+    assert example_question([test, none, typo, plain]) is plain
+    assert example_question([test, none, typo]) is typo  # no plain one: the first the corpus answers
+    assert example_question([test]) is test and example_question([]) is None

@@ -27,8 +27,9 @@ def test_a_build_prints_one_line_per_finished_job(mini_built):
     total = int(re.search(r"^(\d+) jobs to run", out, re.MULTILINE).group(1))
     finished = [ln for ln in lines if re.match(r"\s*\d+/\d+ \S", ln)]
     assert len(finished) == total and f"{total}/{total} " in finished[-1], out[:2000]
-    assert len(lines) <= total + 2, out[:2000]  # the count first, the log's path last
+    assert len(lines) <= total + 3, out[:2000]  # the count first, then the log's path and the report's
     assert "input:" not in out and "reason:" not in out
+    assert lines[-1] == "the report: results/mini.md" and lines[-2].startswith("Complete log"), out[-500:]
 
 
 @pytest.fixture
