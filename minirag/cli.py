@@ -4,6 +4,7 @@
     answer QUERY   retrieve, build the prompt, let the reader answer, with citations
     assert         check a corpus's assertions file; exit 1 when one fails
     verify         check every artifact of a built corpus against its job's receipt; exit 1 on a problem
+    clean          remove what an earlier config built and this one does not (verify lists them as leftovers)
     history        the report builds recorded in results/history.jsonl
     diff [A] [B]   two builds (default: the last two) or two runs compared: settings, metrics, flipped questions
     serve          the built corpus over HTTP: /search, /answer, an OpenAI-compatible /v1, a page at /
@@ -108,24 +109,45 @@ def cmd_assert(a) -> int:
     return EXIT_FAILED if failed else 0
 
 
-def cmd_verify(a) -> int:
-    from .artifacts.integrity import incomplete, verify_corpus
+def corpus_graph(a):
+    """The built corpus's folder and the graph of its config's jobs (a usage error when it was never built)."""
     from .artifacts.layout import CorpusLayout
     from .config.load import load_corpus
     from .pipeline.graph import CorpusGraph
     layout = CorpusLayout.of(a.results, a.corpus)
-    root = layout.root
-    if not (root / "receipts").is_dir():
-        raise UsageError(str(root), "no receipts: the corpus has not been built (snakemake -c1 results/report.md)")
-    required = CorpusGraph(load_corpus(a.configfile, a.corpus), layout).artifacts()
-    problems = verify_corpus(root)
+    if not (layout.root / "receipts").is_dir():
+        raise UsageError(str(layout.root), "no receipts: the corpus has not been built (snakemake -c1 results/report.md)")
+    return layout.root, CorpusGraph(load_corpus(a.configfile, a.corpus), layout)
+
+
+def cmd_verify(a) -> int:
+    from .artifacts.integrity import incomplete, leftovers, verify_corpus
+    root, graph = corpus_graph(a)
+    required, receipts = graph.artifacts(), graph.receipts()
+    problems = verify_corpus(root, receipts)
     problems += incomplete(required, problems)
     for line in problems:
         print(line)
-    n = len(list((root / "receipts").glob("*.json")))
-    log(f"verify: {n} receipts, {len(required)} artifacts the config's jobs write, {len(problems)} problem(s)"
-        + ("" if problems else ": every one is there and is what its job wrote"))
+    left = leftovers(root, required)
+    if left:
+        log(f"verify: warning: {len(left)} file(s) no job of this config writes (an earlier config's; "
+            f"`minirag clean` removes them), e.g. {left[0]}")
+    log(f"verify: {len(receipts)} receipts, {len(required)} artifacts the config's jobs write, {len(problems)} "
+        "problem(s)" + ("" if problems else ": every one is there and is what its job wrote"))
     return EXIT_FAILED if problems else 0
+
+
+def cmd_clean(a) -> int:
+    from .artifacts.integrity import leftovers
+    root, graph = corpus_graph(a)
+    left = leftovers(root, graph.artifacts())
+    for path in left:
+        print(path)
+        if not a.dry_run:
+            path.unlink()
+    log(f"clean: {len(left)} file(s) no job of this config writes" + (" (nothing removed: --dry-run)" if a.dry_run
+                                                                       else " removed"))
+    return 0
 
 
 def cmd_serve(a) -> int:
@@ -192,6 +214,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("verify", help="check every artifact of a built corpus against its receipt")
     common(sp)
     sp.set_defaults(fn=cmd_verify)
+    sp = sub.add_parser("clean", help="remove the receipts and artifacts of jobs this config no longer has")
+    sp.add_argument("--dry-run", action="store_true", help="list them, remove nothing")
+    common(sp)
+    sp.set_defaults(fn=cmd_clean)
     sp = sub.add_parser("serve", help="serve the built corpus over HTTP (the serve extra)")
     sp.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback only)")
     sp.add_argument("--port", type=port_number, default=8000)

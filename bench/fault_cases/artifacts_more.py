@@ -1,6 +1,7 @@
 """Artifact cases the artifacts group adds (kept apart for size): artifacts deleted *with* their receipts
 (what a failed job leaves), which only a check against the config's jobs notices; forged candidates
-files (a content check like every other kind's); a receipt holding a key twice."""
+files (a content check like every other kind's); a receipt holding a key twice; an earlier config's
+leftovers, which verify names as leftovers, never as damage to the current build, and clean removes."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import json
 import shutil
 from pathlib import Path
 
-from fault_harness import Case, Edit, R, minirag, refused, stage
+from fault_harness import CONFIG, Case, Edit, R, minirag, refused, snakemake, stage
 
 CANDIDATES = f"{R}/candidates/bm25-rerank.jsonl"
 
@@ -95,6 +96,34 @@ def candidates_cases(forged) -> list[tuple]:
     ]
 
 
+def leftovers_of_another_config(project: Path) -> tuple[bool, str]:
+    """Config B (the fixture's plus a retriever `bm25b`) builds its run, which then changes (a later chunking
+    would leave it naming chunks that are gone); back on config A, verify exits 0 with one warning line
+    naming them, and `minirag clean` removes B's run and receipt, nothing of A's."""
+    other = project / "scratch/b.yaml"
+    other.write_text(CONFIG.replace("      bm25: {type: bm25, index: plain}\n",
+                                    "      bm25: {type: bm25, index: plain}\n      bm25b: {type: bm25, index: plain}\n"))
+    run, receipt = project / R / "runs/bm25b.trec", project / R / "receipts/retrieve.bm25b.json"
+    try:
+        built = snakemake(project, f"{R}/runs/bm25b.trec", config="scratch/b.yaml")
+        if built.returncode != 0 or not run.exists():
+            return False, f"config B did not build its run: {built.stderr.strip()[-160:]}"
+        run.write_text(run.read_text().replace("bm25b", "bm25b ", 1))  # no longer what its receipt says
+        verify = minirag(project, "verify")
+        warned = [ln for ln in verify.stderr.splitlines() if "warning" in ln and "minirag clean" in ln]
+        before = {p for p in (project / R).rglob("*") if p.is_file()}
+        clean = minirag(project, "clean")
+        gone = before - {p for p in (project / R).rglob("*") if p.is_file()}
+        again = minirag(project, "verify")
+        held = (verify.returncode == 0 and not verify.stdout.strip() and len(warned) == 1 and clean.returncode == 0
+                and gone == {run, receipt} and again.returncode == 0 and "warning" not in again.stderr)
+        return held, (warned[0] if warned else verify.stdout.strip() or verify.stderr.strip())[:160]
+    finally:
+        run.unlink(missing_ok=True)
+        receipt.unlink(missing_ok=True)
+        other.unlink(missing_ok=True)
+
+
 def cases(forged) -> list[Case]:
     g = "artifacts"
     rows = [
@@ -110,5 +139,6 @@ def cases(forged) -> list[Case]:
         ("deleted with its receipt: eval/metrics.json", deleted_with_receipt(
             "eval/metrics.json", receipt="evaluate.json")),
         ("a receipt listing an output twice", duplicate_key_receipt),
+        ("an earlier config's run and receipt: leftovers, cleaned", leftovers_of_another_config),
     ] + candidates_cases(forged)
     return [Case(name, g, check) for name, check in rows]

@@ -31,7 +31,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from .content import check_file
 from .io import iter_jsonl, link_out_of, read_json, read_jsonl, sha256_file, write_json
@@ -109,14 +109,36 @@ def verified(path: str | Path, what: str = "") -> Path:
     return path
 
 
-def verify_corpus(root: str | Path) -> list[str]:
+def leftovers(root: str | Path, current: Iterable[str | Path]) -> list[Path]:
+    """The receipts under root/receipts that no job of the current config writes (`current`: its receipts),
+    with the outputs each lists that no current job writes too: what an earlier config built and this
+    one does not (a retriever or reader since removed)."""
+    root, keep = Path(root), {os.path.realpath(p) for p in current}
+    out: list[Path] = []
+    for receipt in sorted((root / "receipts").glob("*.json")):
+        if os.path.realpath(receipt) in keep:
+            continue
+        out.append(receipt)
+        try:
+            outputs = read_json(receipt, unique_keys=True).get("outputs", {})
+        except ValueError:
+            continue
+        out += [root / o for o in outputs if (root / o).exists() and os.path.realpath(root / o) not in keep]
+    return out
+
+
+def verify_corpus(root: str | Path, current: Iterable[str | Path] | None = None) -> list[str]:
     """Every problem of a corpus's results: outputs that differ from their receipts, and inputs
-    a receipt recorded that are no longer what their own producer wrote. [] when all hold."""
+    a receipt recorded that are no longer what their own producer wrote. [] when all hold. With
+    `current` (the config's receipts), only those receipts are checked: the others are leftovers."""
     root = Path(root)
     problems = []
     written: dict[str, str] = {}
     loaded: dict[Path, dict] = {}
+    keep = None if current is None else {os.path.realpath(p) for p in current}
     for receipt in sorted((root / "receipts").glob("*.json")):
+        if keep is not None and os.path.realpath(receipt) not in keep:
+            continue
         try:
             loaded[receipt] = read_json(receipt, unique_keys=True)
         except ValueError as exc:  # not JSON, or a key twice

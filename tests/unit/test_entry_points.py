@@ -47,7 +47,7 @@ def test_module_help(module, monkeypatch, capsys):
     assert text.startswith("usage:"), text[:200]
 
 
-@pytest.mark.parametrize("command", ["search", "answer", "assert", "verify", "serve", "history", "diff"])
+@pytest.mark.parametrize("command", ["search", "answer", "assert", "verify", "clean", "serve", "history", "diff"])
 def test_subcommand_help(command, monkeypatch, capsys):
     from minirag.cli import main
     text = help_of(lambda: main([command, "--help"]), ["minirag"], monkeypatch, capsys)

@@ -60,3 +60,15 @@ def test_verify_finds_a_job_that_read_an_input_since_rewritten(built):
     write_receipt(built.receipt("retrieve", "bm25"), "retrieve", "bm25", {"depth": 10}, [], [built.run("bm25")])
     assert verify_corpus(built.root) == [
         f"{built.receipt('prompt', 'bm25')}: read {built.run('bm25')} before it was last rewritten (stale: rerun its job)"]
+
+
+def test_an_earlier_config_s_files_are_leftovers_not_problems(built):
+    from minirag.artifacts.integrity import leftovers
+    write_run(built.run("old"), {"q1": [("a", 1.0)]}, "old")
+    write_receipt(built.receipt("retrieve", "old"), "retrieve", "old", {}, [], [built.run("old")])
+    built.run("old").write_text("q1 Q0 zz 1 1.0 old\n")  # damaged, and no job of the config writes it
+    current = [built.run("bm25"), built.receipt("retrieve", "bm25"), built.prompts("bm25"),
+               built.receipt("prompt", "bm25")]
+    assert verify_corpus(built.root, current) == []
+    assert verify_corpus(built.root) != []  # without the config, every receipt is checked
+    assert leftovers(built.root, current) == [built.receipt("retrieve", "old"), built.run("old")]
