@@ -65,8 +65,9 @@ unlock: $(VENV)/.installed
 plan: $(VENV)/.installed
 	MINIRAG_PLAN=1 $(SNAKEMAKE) -n --configfile="$$MINIRAG_CONFIG"
 
+# one pytest worker per core: the workflow tests wait on Snakemake subprocesses, one core each
 test: $(VENV)/.installed
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(CORES)
 
 bench: $(VENV)/.installed
 	$(BIN)/python bench/bm25_peers.py

@@ -345,11 +345,12 @@ def test_bad_config_fails_before_any_job_naming_the_key(tmp_path, extra, message
 
 def test_bad_document_fails_the_build_naming_the_file(tmp_path):
     project = copy_project(tmp_path)
-    (project / "fixture" / "docs" / "en" / "broken.md").write_text("---\nlang: en\n---\n# No title\n", encoding="utf-8")
+    (project / "fixture" / "docs" / "en" / "broken.md").write_text("---\ntitle: [a, b]\nlang: en\n---\n# A list\n",
+                                                                 encoding="utf-8")
     proc = snakemake(project, "results/mini.md", check=False)
     assert proc.returncode != 0
     log = (project / "results" / "mini" / "logs" / "curate.log").read_text()
-    assert "broken.md:1: front matter has no 'title'" in log
+    assert "broken.md:2: title must be a non-empty string" in log
     assert not (project / "results" / "mini" / "docs.jsonl").exists()
 
 
