@@ -47,6 +47,24 @@ def cut_last_record(project: Path) -> tuple[bool, str]:
             f"history exit {listed.returncode}, build exit {build.returncode}: {(build.stderr or '')[-120:]}"
 
 
+def over_long_last_record(project: Path) -> tuple[bool, str]:
+    """A complete last line of 100 MB (over the 4 MB a record may hold): `history` warns naming its line and
+    size and lists the rest, read in bounded pieces; a report build appends after it, cutting it off."""
+    with Edit(project / HISTORY) as path:
+        good = path.read_bytes()
+        with path.open("ab") as fh:
+            fh.write(b'{"key": "' + b"x" * (100 << 20) + b'"}\n')
+        listed = history_cmd(project, "history")
+        n = good.count(b"\n") + 1
+        warned = listed.returncode == 0 and f"{HISTORY}:{n}: damaged last history record (104857612 bytes" in listed.stderr
+        build = snakemake(project, "--forcerun", "report", "results/mini.md", timeout=600)
+        after = history_cmd(project, "history")
+        cut = path.stat().st_size < (1 << 20)
+        held = warned and build.returncode == 0 and after.returncode == 0 and "warning" not in after.stderr and cut
+        return held, (listed.stderr.strip().splitlines() or ["no warning"])[0][:160] if held else \
+            f"history exit {listed.returncode}: {listed.stderr.strip()[:100]}; build exit {build.returncode}"
+
+
 def disk_full_append(project: Path) -> tuple[bool, str]:
     """The disk fills while a record is appended (a file-size limit at the history's size): one error
     line naming the file, and the history exactly as it was."""
@@ -120,6 +138,7 @@ def cases() -> list[Case]:
     g = "history"
     return [Case(name, g, check) for name, check in [
         ("the last record cut short: skipped, a build appends", cut_last_record),
+        ("a complete 100 MB last record: skipped naming line and size, a build appends", over_long_last_record),
         ("disk full while appending: the history as it was", disk_full_append),
         ("history a FIFO", replaced(os.mkfifo, "not a regular file")),
         ("history a symlink to /dev/zero", replaced(lambda p: os.symlink("/dev/zero", p), "not a regular file")),

@@ -5,9 +5,10 @@ line cut short, edited or bit-flipped is found: reading stops at it with one lin
 file and the line, as every damaged artifact is refused, and appending refuses too (a log
 that cannot be read is not appended to; move it aside to start a new one). The one exception
 is the last line: a damaged last record is what an append cut short (a full disk, a kill)
-leaves, so it is skipped with a warning, and the next append cuts it off. The file is read as
-artifacts are: a regular file only (a FIFO or a device is refused, never read), at most
-MAX_BYTES, a line at most MAX_LINE; nothing else ever rewrites or truncates it.
+leaves, so it is skipped with a warning, and the next append cuts it off; so is a last line over
+MAX_LINE, read in bounded pieces and named with its size. The file is read as artifacts are: a
+regular file only (a FIFO or a device is refused, never read), at most MAX_BYTES, a record at most
+MAX_LINE; nothing else ever rewrites or truncates it.
 
 A record carries `key`, the hash of what it records apart from when and from which commit;
 `append` skips a record whose key equals the last record's of the same report, so a build that
@@ -103,6 +104,11 @@ def read_lines(fd: int, path: Path) -> tuple[list[dict], int]:
         for n, line in enumerate(iter(lambda: fh.readline(MAX_LINE + 1), b""), start=1):
             if torn is not None:
                 raise torn
+            if len(line) > MAX_LINE and not line.endswith(b"\n"):  # over-long: the rest of it, read and counted
+                size = len(line) + rest_of_line(fh)
+                torn, start = damaged(f"{path}:{n}", f"{size} bytes, over the {MAX_LINE >> 20} MB a record may hold"), offset
+                offset += size
+                continue
             if line.strip():
                 try:
                     records.append(parse(line, f"{path}:{n}"))
@@ -114,6 +120,16 @@ def read_lines(fd: int, path: Path) -> tuple[list[dict], int]:
               "leaves: skipped (the next report build cuts it off)", file=sys.stderr)
         return records, start
     return records, offset
+
+
+def rest_of_line(fh) -> int:
+    """Read to the end of the current line (its newline included) in bounded pieces; how many bytes."""
+    size = 0
+    while (piece := fh.readline(MAX_LINE)):
+        size += len(piece)
+        if piece.endswith(b"\n"):
+            break
+    return size
 
 
 def read(results: str | Path) -> list[dict]:

@@ -318,6 +318,21 @@ def test_a_history_record_cut_short_is_skipped_with_a_warning_and_cut_off_by_the
         log.read(tmp_path)
 
 
+def test_an_over_long_last_history_record_is_skipped_naming_its_line_and_size(tmp_path, capsys, monkeypatch):
+    from minirag.history import log
+    monkeypatch.setattr(log, "MAX_LINE", 1000)  # the same path as a 100 MB line under the 4 MB bound, in a test
+    good, long = sealed_line(1), b'{"key": "' + b"x" * 5000 + b'"}\n'
+    (tmp_path / "history.jsonl").write_bytes(good + long)
+    assert [r["key"] for r in log.read(tmp_path)] == ["k1"]
+    err = capsys.readouterr().err
+    assert "history.jsonl:2: damaged last history record (5012 bytes, over the" in err and "skipped" in err
+    assert log.append(tmp_path, {"key": "k3", "time": "t", "report": "r", "corpora": {}})
+    assert (tmp_path / "history.jsonl").read_bytes() == good + sealed_line(3)  # cut off by the next append
+    (tmp_path / "history.jsonl").write_bytes(long + good)  # not the last: refused, naming it
+    with pytest.raises(ValueError, match=r"history\.jsonl:1: damaged history record \(5012 bytes"):
+        log.read(tmp_path)
+
+
 def test_an_append_the_disk_cannot_hold_leaves_the_history_as_it_was(tmp_path):
     (tmp_path / "history.jsonl").write_bytes(sealed_line(1))
     code = ("import resource, signal, sys\n"
