@@ -118,7 +118,8 @@ class QuietTerminal(logging.Handler):
             if event == "job_info":
                 self.jobs[record.jobid] = (job_label(record), list(record.log or []), time.monotonic())
                 if getattr(record, "rule_name", "") == "report":
-                    self.reports += [str(f) for f in getattr(record, "output", None) or [] if str(f).endswith(".md")]
+                    paths = [str(f).split(" (")[0] for f in getattr(record, "output", None) or []]  # "x.md (update)"
+                    self.reports += [f for f in paths if f.endswith(".md")]
                 self.start_ticker()
             elif event == "job_finished":
                 label, _, start = self.jobs.pop(record.job_id, (str(record.job_id), [], time.monotonic()))

@@ -123,13 +123,18 @@ def flipped_first(data: bytes) -> bytes:
 
 
 def fifo_during_report(project: Path) -> tuple[bool, str]:
-    """A FIFO history while a report is built: the job fails naming the file (its log), never hangs."""
+    """A FIFO history while a report is built: the job fails naming the file (its log), never hangs, and
+    the last good report and its manifest stay in place, byte for byte."""
+    kept = {name: (project / "results" / name).read_bytes() for name in ("mini.md", "mini.manifest.json")}
     try:
         with Edit(project / HISTORY) as path:
             path.unlink()
             os.mkfifo(path)
             proc = snakemake(project, "--forcerun", "report", "results/mini.md", timeout=300)
-            return refused(proc, "history.jsonl", log=project / "results/logs/mini.log")
+            held, said = refused(proc, "history.jsonl", log=project / "results/logs/mini.log")
+            gone = [n for n, data in kept.items() if not (project / "results" / n).is_file()
+                    or (project / "results" / n).read_bytes() != data]
+            return held and not gone, said if not gone else f"the failed report job lost {', '.join(gone)}"
     finally:
         snakemake(project, "results/mini.md", timeout=1800)
 
@@ -147,7 +152,7 @@ def cases() -> list[Case]:
         ("a record nested 100,000 deep (before the last)", edited(nested_first, "history.jsonl:1", "nested")),
         ("a damaged record before the last", edited(flipped_first, "history.jsonl:1", "damaged")),
         ("invalid UTF-8 in a record before the last", edited(lambda d: b"\xff\xfe\n" + d, "history.jsonl:1")),
-        ("history a FIFO during a report build", fifo_during_report),
+        ("history a FIFO during a report build: the last report kept", fifo_during_report),
         ("diff --build ../../etc", edited(lambda d: d, "--build", "minirag history",
                                           command=("diff", "bm25", "rrf", "--build", "../../etc"))),
         ("diff --build nope", edited(lambda d: d, "--build", "minirag history",

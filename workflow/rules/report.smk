@@ -24,13 +24,17 @@ rule report:
         benchmarks=[f for c in CORPORA for f in graph_of(c).benchmarks()],
         missing=[note for c in CORPORA for note in DELETED[c][0]],
         code=code("report"),
+    # update(): a report job that fails leaves the last good report and manifest in place (Snakemake keeps
+    # a copy of each, a few KB, and puts it back), instead of deleting both
     output:
-        report=report(
-            report_paths(RESULTS, REPORT)[0],
-            caption="../report/report.rst",
-            category="report",
+        report=update(
+            report(
+                report_paths(RESULTS, REPORT)[0],
+                caption="../report/report.rst",
+                category="report",
+            )
         ),
-        manifest=report_paths(RESULTS, REPORT)[1],
+        manifest=update(report_paths(RESULTS, REPORT)[1]),
     log:
         f"{RESULTS}/logs/{REPORT}.log",
     benchmark:
