@@ -66,17 +66,18 @@ def build_rebuilds_cache(project: Path) -> tuple[bool, str]:
     return ok, "rewritten as a cache" if ok else (proc.stderr.strip().splitlines() or ["?"])[-1][:160]
 
 
-def kept_special(rel: str, make, limit_mb: float = 1.0):
-    """A file the embed job keeps (an update() output) replaced by `make(path)`: the build is refused
-    naming it, within bounded time, writing under `limit_mb` into .snakemake/backups (measured)."""
+def kept_special(rel: str, make, limit_mb: float = 1.0, base: str = R, rule: str = "embed"):
+    """A file a job keeps (an update() output: the embed job's cache, the report) replaced by `make(path)`:
+    the build is refused naming it, within bounded time, writing under `limit_mb` into .snakemake/backups
+    (measured)."""
     def check(project: Path) -> tuple[bool, str]:
         backups = project / ".snakemake/backups"
         before = folder_bytes(backups)
         try:
-            with Edit(project / R / rel) as path:
+            with Edit(project / base / rel) as path:
                 path.unlink()
                 make(path)
-                proc, _, _ = measured([SNAKEMAKE, "-c1", "--forcerun", "embed", "results/mini.md", "--configfile",
+                proc, _, _ = measured([SNAKEMAKE, "-c1", "--forcerun", rule, "results/mini.md", "--configfile",
                                        "mini.yaml"], project, timeout=120)
                 copied = (folder_bytes(backups) - before) / (1 << 20)
                 shutil.rmtree(backups, ignore_errors=True)
@@ -170,6 +171,9 @@ def cases() -> list[Case]:
                                                                 lambda p: os.symlink("/dev/zero", p)), False),
         ("embedding cache a folder", kept_special("cache/hashing.npz", os.mkdir), False),
         ("embedding cache receipt a FIFO", kept_special("receipts/embed_cache.hashing.json", os.mkfifo), False),
+        ("embedding cache a sparse 1 GB file", kept_special("cache/hashing.npz", sparse_gigabyte), False),
+        ("the report a FIFO (kept when its job fails)", kept_special("mini.md", os.mkfifo, base="results",
+                                                                     rule="report"), False),
         ("HOME unwritable: make build", no_home_make, False),
         ("runs/ linked out of the project: --forcerun retrieve", runs_link_build, False),
         ("runs/ linked out of the project: a stage's write", runs_link_stage, True),

@@ -2,17 +2,19 @@
 not regular files.
 
 The embed job reads and rewrites its embedding cache (`cache/<embedder>.npz`) and the cache's receipt,
-so its rule marks them `update()`: before the job runs, Snakemake copies each to
-`.snakemake/backups/` to restore it if the job fails. That copy happens in Snakemake's own process,
-before any stage code: a FIFO there blocks it (or ends in Snakemake's traceback), a symlink to
-/dev/zero fills the disk. `special_kept(root)` names such files of a corpus's results folder; the
-workflow refuses them while it reads the config, before planning a job.
+and the report job its report and manifest, so their rules mark them `update()`: before the job runs,
+Snakemake copies each to `.snakemake/backups/` to restore it if the job fails. That copy happens in
+Snakemake's own process, before any stage code: a FIFO there blocks it (or ends in Snakemake's
+traceback), a symlink to /dev/zero fills the disk, and so does a cache grown huge (a sparse 1 GB file
+passes for a regular one). `special_kept(root)` names such files of a results folder: not regular, or a
+cache over what its corpus could need (CACHE_PER_DOC_BYTE times its documents' size, at least
+CACHE_FLOOR); the workflow refuses them while it reads the config, before planning a job.
 
 Snakemake's job scheduler, also in its own process, writes its problem file to TMPDIR: a full one
 ends the build in its traceback, so `scheduler_scratch_problem` names it first.
 
-What it leaves out: regular files (a cache is as big as the vectors it keeps) and the files jobs
-replace whole (Snakemake deletes those before the job; it never reads them).
+What it leaves out: the files jobs replace whole (Snakemake deletes those before the job; it never reads
+them).
 """
 
 from __future__ import annotations
@@ -22,12 +24,23 @@ import stat
 from pathlib import Path
 
 KEPT = ("cache/*", "receipts/embed_cache.*")  # what the rules mark update(), below results/<corpus>/
+# A cache holds a vector of each chunk of this build and of as many older ones: ~2 x (4 d + 70) bytes a chunk,
+# far under 64 bytes per byte of the documents the chunks are cut from (SciFact: 15 MB of cache, 7 MB of text)
+CACHE_PER_DOC_BYTE, CACHE_FLOOR = 64, 64 << 20
 
 
-def special_kept(root: str | Path) -> list[str]:
-    """A line for each kept file of results folder `root` that is not a regular file (after symlinks)."""
+def cache_bound(root: Path) -> int:
+    """The most bytes a cache of the corpus in `root` may hold, from the size of its documents."""
+    docs = root / "docs.jsonl"
+    size = os.stat(docs).st_size if docs.is_file() else 0
+    return max(CACHE_FLOOR, CACHE_PER_DOC_BYTE * size)
+
+
+def special_kept(root: str | Path, patterns: tuple[str, ...] = KEPT) -> list[str]:
+    """A line for each kept file of results folder `root` that is not a regular file (after symlinks), or
+    is a cache bigger than its corpus could need."""
     out = []
-    for pattern in KEPT:
+    for pattern in patterns:
         for path in sorted(Path(root).glob(pattern)):
             try:
                 mode = os.stat(path).st_mode
@@ -38,6 +51,10 @@ def special_kept(root: str | Path) -> list[str]:
                     else "a folder" if stat.S_ISDIR(mode) else "not a regular file"
                 out.append(f"{path}: {what}, where a job keeps a file it rewrites (Snakemake would copy it "
                            f"before the job); remove it: rm -rf '{path}'")
+            elif path.parent.name == "cache" and os.stat(path).st_size > (bound := cache_bound(Path(root))):
+                out.append(f"{path}: {os.stat(path).st_size} bytes, over the {bound} an embedding cache of this "
+                           f"corpus can hold ({CACHE_PER_DOC_BYTE} x its documents; Snakemake would copy it "
+                           f"before the job); remove it: rm -f '{path}'")
     return out
 
 

@@ -44,7 +44,11 @@ if workflow.is_main_process:
     SCRATCH = scheduler_scratch_problem()
     if SCRATCH:
         sys.exit(f"error: {SCRATCH}")
-SPECIAL = [line for c in CORPORA for line in special_kept(Path(RESULTS) / c)]
+SPECIAL = [
+    line for c in CORPORA for line in special_kept(Path(RESULTS) / c)
+] + special_kept(
+    Path(RESULTS), tuple(p.name for p in report_paths(Path(RESULTS), REPORT))
+)
 if SPECIAL:
     # one line each, as every refusal
     sys.exit("\n".join(f"error: {line}" for line in SPECIAL))
