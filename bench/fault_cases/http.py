@@ -9,6 +9,8 @@ import atexit
 import http.client
 import json
 import socket
+import subprocess
+import sys
 import threading
 import time
 import unicodedata
@@ -137,6 +139,7 @@ def slow_client_does_not_block(project: Path) -> tuple[bool, str]:
 
 
 def concurrent(project: Path) -> tuple[bool, str]:
+    server(project)  # started here, not in a client thread: it is asked to die with the thread that starts it
     body = json.dumps({"query": Q, "retriever": "rrf", "k": 10}).encode()
     answers: list = []
 
@@ -149,6 +152,59 @@ def concurrent(project: Path) -> tuple[bool, str]:
         t.join()
     ok = len(answers) == 24 and all(a == answers[0] and a[0] == 200 for a in answers)
     return ok, f"{sum(a[0] == 200 for a in answers)} of 24 concurrent requests answered alike"
+
+
+NEWCOMERS = """
+import http.client, json, sys, time
+port, n = int(sys.argv[1]), int(sys.argv[2])
+out = []
+for _ in range(n):
+    t0 = time.monotonic()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    conn.request("POST", "/answer", json.dumps({"query": "past tense of eat"}), {"Content-Type": "application/json"})
+    status = conn.getresponse().status
+    conn.close()
+    out.append([status, time.monotonic() - t0])
+print(json.dumps(out))
+"""
+
+
+def fair_to_newcomers(loopers: int = 100, newcomers: int = 30, bound_s: float = 1.0):
+    """`loopers` clients answer in a loop on kept-alive connections while another process sends `newcomers`
+    single /answer requests, one after another: every newcomer is answered (200) and the slowest within
+    `bound_s` (the p99 of a few dozen), all in bounded time (the loops stop when the newcomers are done)."""
+    def check(project: Path) -> tuple[bool, str]:
+        s = server(project)
+        body, stop, served = json.dumps({"query": Q}).encode(), threading.Event(), []
+
+        def loop():
+            conn = http.client.HTTPConnection("127.0.0.1", s.port, timeout=120)
+            n = 0
+            while not stop.is_set():
+                conn.request("POST", "/answer", body, {"Content-Type": "application/json"})
+                conn.getresponse().read()
+                n += 1
+            conn.close()
+            served.append(n)
+        threads = [threading.Thread(target=loop, daemon=True) for _ in range(loopers)]
+        for t in threads:
+            t.start()
+        time.sleep(2.0)  # every loop busy
+        try:
+            proc = subprocess.run([sys.executable, "-c", NEWCOMERS, str(s.port), str(newcomers)], capture_output=True,
+                                  text=True, timeout=300)
+        finally:
+            stop.set()
+            for t in threads:
+                t.join(timeout=120)
+        if proc.returncode != 0:
+            return False, proc.stderr.strip()[-160:]
+        results = json.loads(proc.stdout)
+        slowest = max(t for _, t in results)
+        ok = all(st == 200 for st, _ in results) and slowest <= bound_s
+        return ok, (f"{newcomers} newcomers beside {loopers} loops ({sum(served)} answers): slowest {slowest:.2f} s, "
+                    f"median {sorted(t for _, t in results)[len(results) // 2]:.2f} s (bound {bound_s} s)")
+    return check
 
 
 def rebuild_under_server(project: Path) -> tuple[bool, str]:
@@ -286,6 +342,8 @@ def cases() -> list[Case]:
         ("24 clients at once", concurrent),
     ] + http_files.cases(server, request)]
     c.append(Case("a rebuild under the running server", g, rebuild_under_server, fast=False))
+    c.append(Case("100 clients looping /answer: a newcomer is answered within 1 s", g, fair_to_newcomers(),
+                  fast=False))
     return c
 
 

@@ -16,8 +16,10 @@ retriever, reader or chunk with the known names. The /v1 routes answer errors in
 OpenAI shape, `{"error": {"message", "type", "param", "code"}}`, which its clients parse.
 
 Handlers return JSONResponse themselves: FastAPI's response-model pass over a hundred rows
-costs more than the search. Handlers run on the event loop, one at a time: the work is CPU-bound numpy under the GIL,
-so threads would only interleave it; an `openai` reader's remote call runs in a thread.
+costs more than the search. The work runs on the event loop, one request at a time: it is CPU-bound numpy
+under the GIL, so threads would only interleave it; answers wait their turn in a queue fair to
+connections (fair.py: a newcomer is not kept waiting behind clients that loop), and an `openai`
+reader's remote call runs in a thread.
 
 What it leaves out: TLS, authentication and rate limits (put a proxy in front).
 """
@@ -37,6 +39,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..query.built_corpus import MAX_QUERY_CHARS, QueryTooLong, UnknownName, UsageError
+from .fair import FairQueue
 from .models import AnswerRequest, RequestFailed, SearchRequest
 from .openai_api import add_routes
 from .state import LiveCorpus
@@ -76,14 +79,16 @@ def create_app(live: LiveCorpus, max_query_chars: int = MAX_QUERY_CHARS) -> Fast
     app = FastAPI(title="minirag", version="1", description="Search and answer over a built minirag corpus, "
                   "with citations; OpenAI-compatible at /v1.")
     app.state.live = live
+    turns = FairQueue()
 
-    async def answer(req: AnswerRequest) -> dict:
-        """Answer `req` from the current snapshot (a remote reader's call in a thread)."""
+    async def answer(req: AnswerRequest, connection: Any = None) -> dict:
+        """Answer `req` from the current snapshot, in the turn fair to its `connection` (a remote reader's
+        call in a thread)."""
         snapshot = live.current
         args = (req.query, req.retriever, req.reader, req.k, max_query_chars)
         if snapshot.built.is_remote(req.reader):
             return await run_in_threadpool(run, snapshot.built.answer, *args)
-        return run(snapshot.built.answer, *args)
+        return await turns.run(connection, run, snapshot.built.answer, *args)
 
     app.state.answer = answer  # the /v1 routes answer through the same path
 
@@ -95,8 +100,8 @@ def create_app(live: LiveCorpus, max_query_chars: int = MAX_QUERY_CHARS) -> Fast
         return JSONResponse(run(snapshot.built.search, req.query, req.retriever, req.k, max_query_chars))
 
     @app.post("/answer", summary="Retrieve, build the prompt and let a reader answer, with citations")
-    async def answer_route(req: AnswerRequest) -> JSONResponse:
-        return JSONResponse(await answer(req))
+    async def answer_route(req: AnswerRequest, request: Request) -> JSONResponse:
+        return JSONResponse(await answer(req, request.client))
 
     @app.get("/retrievers", summary="The retrievers and readers built, with descriptions")
     async def retrievers() -> dict[str, Any]:

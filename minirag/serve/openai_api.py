@@ -24,7 +24,7 @@ import time
 import uuid
 from typing import Annotated, Any
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from fastapi.responses import StreamingResponse
 from pydantic import AfterValidator, ConfigDict, Field
 
@@ -94,14 +94,14 @@ def add_routes(app: FastAPI) -> None:
                                            for n in names]}
 
     @app.post("/v1/chat/completions", summary="Answer the last user message, with citations")
-    async def chat(req: ChatRequest):
+    async def chat(req: ChatRequest, request: Request):
         users = [m for m in req.messages if m.role == "user"]
         if not users:
             raise RequestFailed(422, "messages", "no message with role 'user': its content is the question",
                                 "invalid_value")
         retriever, reader = pipeline_of(req.model, live.current.built)
         out = await app.state.answer(AnswerRequest(query=text_of(users[-1].content), retriever=retriever,
-                                                   reader=reader))
+                                                   reader=reader), request.client)
         reply_id, created = f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time())
         usage = {"prompt_tokens": len(out["prompt"].split()), "completion_tokens": len(out["answer"].split())}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
