@@ -28,6 +28,10 @@ VERBOSE ?=
 # pip's errors only: its warnings are about the machine's own pip setup, not the build
 QUIET     = $(if $(VERBOSE),,-qq)
 SNAKEMAKE = $(if $(VERBOSE),MINIRAG_VERBOSE=1 )$(BIN)/snakemake
+# A build killed outright (kill -9, a power loss) leaves its running jobs' outputs marked incomplete; the
+# report and the embedding cache are kept in place across their jobs (update()), so they are still there,
+# and Snakemake would stop on them: the next build reruns those jobs instead (the lock keeps two apart).
+BUILD = $(SNAKEMAKE) --rerun-incomplete
 
 # Snakemake keeps a cache in $XDG_CACHE_HOME (else ~/.cache) and dies in its own traceback when it
 # cannot make it (HOME unwritable, or not a folder): then keep that cache inside the project.
@@ -47,7 +51,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 report: $(VENV)/.installed
-	$(SNAKEMAKE) -c$(CORES) results/report.md
+	$(BUILD) -c$(CORES) results/report.md
 
 # Snakemake's HTML report of the same build: the report's figures, each with its caption
 report-html: report
@@ -57,7 +61,7 @@ check-config: | $(BIN)/python
 	$(BIN)/python -m minirag.config.load -- "$$MINIRAG_CONFIG"
 
 build: check-config $(VENV)/.installed
-	$(SNAKEMAKE) -c$(CORES) --configfile="$$MINIRAG_CONFIG"
+	$(BUILD) -c$(CORES) --configfile="$$MINIRAG_CONFIG"
 
 unlock: $(VENV)/.installed
 	$(SNAKEMAKE) --unlock --configfile="$$MINIRAG_CONFIG"

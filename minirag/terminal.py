@@ -36,8 +36,8 @@ DROPPED = ("Assuming unrestricted shared filesystem", "Config file ", "Building 
            "Waiting at most", "Conda environments")
 # Snakemake's lock message is twelve lines ending in "--unlock"; what to run is one
 LOCKED = ("error: the results are locked: a build is running in this folder, or one was killed (kill -9, a power "
-          "loss) and left its lock; if none is running, run: make unlock (or snakemake --unlock with the same "
-          "--configfile)")
+          "loss) and left its lock; if none is running, run: make unlock, then build again (or snakemake --unlock, "
+          "then snakemake --rerun-incomplete, with the same --configfile)")
 QUIETED = {"workflow_started", "resources_info", "job_started", "shellcmd", "group_info", "rulegraph"}
 
 
