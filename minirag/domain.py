@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Callable, Mapping
 
@@ -52,7 +52,7 @@ class Domain:
     refuse:    (checked corpus config) -> [(key path, what)]: the settings of a corpus without the domain
                that only the domain serves
     stages:    () -> the stage specs it adds to the graph (pipeline/stage.py `Stage`), called when the graph
-               is planned (never on the answer path); each plans no job on a corpus without the domain
+               is planned (never on the answer path); `stage_specs` plans their jobs on its own corpora only
     features:  the selector feature sets it provides, by name; tags: the question tags it slices by
     hooks:     extension point -> "module:attribute"
     """
@@ -70,20 +70,22 @@ class Domain:
         if unknown:
             raise ValueError(f"domain {self.name}: no extension point {unknown[0]!r} (points: {', '.join(POINTS)})")
 
+    def module_of(self, point: str) -> str | None:
+        """The module filling `point` (None when the domain leaves the point to the core)."""
+        return self.hooks[point].partition(":")[0] if point in self.hooks else None
+
     def hook(self, point: str) -> Any:
         """The object filling `point`, imported now; None when the domain leaves the point to the core."""
-        target = self.hooks.get(point)
-        if target is None:
+        if point not in self.hooks:
             return None
-        module, _, attribute = target.partition(":")
+        module, _, attribute = self.hooks[point].partition(":")
         return getattr(importlib.import_module(module), attribute)
 
     def stage_specs(self) -> tuple:
-        return self.stages() if self.stages is not None else ()
-
-    def modules(self) -> tuple[str, ...]:
-        """The modules its hooks name (what a corpus without the domain never imports)."""
-        return tuple(sorted({target.partition(":")[0] for target in self.hooks.values()}))
+        """Its stages, each planning jobs (its own `names`) only on a corpus of this domain."""
+        def ours(spec):
+            return lambda g: spec.names(g) if g.domain is self else []
+        return tuple(replace(spec, names=ours(spec)) for spec in (self.stages() if self.stages is not None else ()))
 
 
 @lru_cache(maxsize=None)
@@ -119,7 +121,3 @@ def hook(point: str, name: str | None = None) -> Any:
             return d.hook(point)
     raise ValueError(f"no domain fills {point!r}" + (f" for {name!r}" if name else ""))
 
-
-def feature_domain(name: str) -> Domain | None:
-    """The domain providing the selector feature set `name` (None for the core's own, `generic`)."""
-    return next((d for d in domains() if name in d.features), None)

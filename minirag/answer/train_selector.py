@@ -27,7 +27,6 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..domain import hook
 from ..evaluation.answers import contains
 from ..evaluation.squad import f1 as squad_f1
 from ..index.bm25.index import BM25Index, BM25Params
@@ -38,7 +37,7 @@ from .reading.synthesized import LearnerQuestion
 from .select.generic import GenericFeaturizer, span_key
 from .select.keys import answer_key
 from .select.scorer import AnswerScorer, Group
-from .select.selector import AnswerSelector, domain_sets, feature_names, pool
+from .select.selector import AnswerSelector, domain_feature_set, feature_names, pool
 from .select.settings import SelectorSettings
 
 THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(19))
@@ -98,8 +97,8 @@ def training_analyzer(features: tuple[str, ...], langs: set[str]) -> AnalyzerCon
     """How a training question's chunks are found: as a domain's feature set says (the grammar's: English and
     Spanish question filler dropped, Spanish stems, accents folded); else as the corpus's own languages
     are read (text/analyze.py `language_analyzer`: no Spanish stemmer for a corpus without Spanish)."""
-    if (extra := domain_sets(features)):
-        return hook("select.features", extra[0]).training_analyzer
+    if (fs := domain_feature_set(features)) is not None:
+        return fs.training_analyzer
     return language_analyzer(tuple(sorted(langs)))
 
 
@@ -115,8 +114,8 @@ def synthesized(docs: list[dict], terms: Any, lexicon: dict, s: SelectorSettings
     questions and, given the corpus's vocabulary, off-topic ones about its examples' content), and questions
     from the corpus's sentences and tables, answerable and not (generic ones)."""
     out = []
-    for name in domain_sets(s.features):
-        out += hook("select.features", name).questions(docs, terms, lexicon, s.questions, s.seed, vocab)
+    if (fs := domain_feature_set(s.features)) is not None:
+        out += fs.questions(docs, terms, lexicon, s.questions, s.seed, vocab)
     return out + (synthesize_generic(docs, s.questions, s.seed) if "generic" in s.features else [])
 
 
@@ -170,8 +169,8 @@ def train_selector(docs: list[dict], chunks: list[Chunk], lexicon: dict, terms: 
     """(scorer, the learner questions, what the sidecar records) for the corpus (module docstring)."""
     t0 = time.perf_counter()
     langs = {d["doc_id"]: d.get("lang", "") for d in docs}
-    extra = domain_sets(s.features)
-    vocab = hook("select.features", extra[0]).vocabulary(chunks, lexicon, terms, langs) if extra else None
+    fs = domain_feature_set(s.features)
+    vocab = fs.vocabulary(chunks, lexicon, terms, langs) if fs is not None else None
     generic = "generic" in s.features
     selector = AnswerSelector(vocab, None, s.depth, s.features,
                               GenericFeaturizer.from_texts([c.text for c in chunks]) if generic else None)

@@ -43,16 +43,17 @@ def special_kept(root: str | Path, patterns: tuple[str, ...] = KEPT) -> list[str
     for pattern in patterns:
         for path in sorted(Path(root).glob(pattern)):
             try:
-                mode = os.stat(path).st_mode
+                st = os.stat(path)
             except OSError:  # a dangling symlink: nothing to copy
                 continue
+            mode = st.st_mode
             if not stat.S_ISREG(mode):
                 what = "a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) \
                     else "a folder" if stat.S_ISDIR(mode) else "not a regular file"
                 out.append(f"{path}: {what}, where a job keeps a file it rewrites (Snakemake would copy it "
                            f"before the job); remove it: rm -rf '{path}'")
-            elif path.parent.name == "cache" and os.stat(path).st_size > (bound := cache_bound(Path(root))):
-                out.append(f"{path}: {os.stat(path).st_size} bytes, over the {bound} an embedding cache of this "
+            elif path.parent.name == "cache" and st.st_size > (bound := cache_bound(Path(root))):
+                out.append(f"{path}: {st.st_size} bytes, over the {bound} an embedding cache of this "
                            f"corpus can hold ({CACHE_PER_DOC_BYTE} x its documents; Snakemake would copy it "
                            f"before the job); remove it: rm -f '{path}'")
     return out

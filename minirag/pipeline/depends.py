@@ -174,7 +174,7 @@ def hook_modules(point: str, top: str) -> set[str]:
     if top != "minirag":
         return set()
     from ..domain import domains
-    return {d.hooks[point].partition(":")[0][len(top) + 1:] for d in domains() if point in d.hooks}
+    return {d.module_of(point)[len(top) + 1:] for d in domains() if point in d.hooks}
 
 
 def with_packages(module: str) -> list[str]:

@@ -71,7 +71,8 @@ class AnswerInputs:
     def corpus_files_named(self, names: list[str]) -> dict:
         """The corpus files a kind asks for by name: tokenizer, chunks, lexicon, terms, questions. The lexicon
         and the terms file are a domain's (the grammar's): a corpus without one reads neither."""
-        domain = {"lexicon": self.layout.lexicon, "terms": self.terms_file()} if domain_files(self.cc) else {}
+        files = domain_files(self.cc)
+        domain = {"lexicon": self.layout.lexicon, "terms": files["terms"]} if files else {}
         available = {"tokenizer": self.layout.tokenizer, "chunks": self.layout.chunks, "questions": self.layout.questions,
                      **domain}
         return {k: str(available[k]) for k in names if k in available}

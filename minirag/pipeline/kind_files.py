@@ -71,11 +71,12 @@ class KindFiles:
         files = expand.data_files() if expand is not None else ()
         return {"lexicon": str(self.layout.lexicon), **({file_key("words", "expand"): Given.tracked(files)} if files else {})}
 
-    def selector_lists(self) -> dict:
+    def selector_lists(self, files: dict | None = None) -> dict:
         """The word lists the answer selector reads a question with: its domain's (the grammar's, a
-        construction's); a generic corpus's selector reads none."""
+        construction's; `files`: the domain's files, when the caller has them); a generic corpus's selector
+        reads none."""
         from ..config.corpus import domain_files
-        lists = domain_files(self.cc).get("lists")
+        lists = (domain_files(self.cc) if files is None else files).get("lists")
         return {file_key("words", "selector"): Given.tracked(lists)} if lists else {}
 
     def selector_domain(self) -> dict:
@@ -83,7 +84,7 @@ class KindFiles:
         file; nothing for a corpus without one."""
         from ..config.corpus import domain_files
         files = domain_files(self.cc)
-        return {**self.lexicon(), **self.selector_lists(), "terms": files["terms"]} if files else {}
+        return {**self.lexicon(), **self.selector_lists(files), "terms": files["terms"]} if files else {}
 
     def answering(self, reader: str) -> dict:
         """What a reader's answer selector reads to answer live (a feedback run): its weights, tracked with their

@@ -24,10 +24,9 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from ..answer.reading.retrieval_questions import GENERIC_FAMILIES, heldout_of, synthesize_questions
+from ..answer.reading.retrieval_questions import family_terms, heldout_of, synthesize_questions
 from ..artifacts.integrity import load_records
 from ..artifacts.io import read_json, write_jsonl
-from ..domain import hook
 from ..rank.kinds.fusions import FitQuestionsSettings
 from ..settings import settings_from_dict
 from ..text.chunks import load_chunks
@@ -52,9 +51,7 @@ def fit_questions(settings: dict, docs: Path, chunks: Path, out: Path, corpus: P
     wanted = {d["doc_id"] for d in documents}
     records = [c.to_record() for c in load_chunks(chunks) if c.doc_id in wanted]
     lex = read_json(lexicon).get("lexicon", {}) if lexicon else None
-    grammar = None
-    if (named := [f for f in s.families if f not in GENERIC_FAMILIES]):  # a domain's family: its terms
-        grammar = hook("questions.terms", named[0])(terms, lex)
+    grammar = family_terms(s.families, terms, lex)
     # the share is the encoders' to say (held_out); synthesize_questions' own split is not used
     questions = synthesize_questions(documents, records, s.families, s.n, s.seed, 0.0, grammar, lex)
     trained_on: set[str] = set()

@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from ..answer.reading.retrieval_questions import GENERIC_FAMILIES, add_hard_negatives, synthesize_questions
+from ..answer.reading.retrieval_questions import add_hard_negatives, family_terms, synthesize_questions
 from ..artifacts.integrity import load_records
 from ..artifacts.io import read_json, write_jsonl
-from ..domain import hook
 from ..index.bm25.index import BM25Index, BM25Params
 from ..index.embedders import QuestionSettings
 from ..settings import settings_from_dict
@@ -32,9 +31,7 @@ def synth_pairs(settings: dict, docs: Path, chunks: Path, out: Path, lexicon: Pa
     items = [c for c in load_chunks(chunks) if c.doc_id in wanted]
     records = [c.to_record() for c in items]
     lex = read_json(lexicon).get("lexicon", {}) if lexicon else None
-    grammar = None
-    if (named := [f for f in s.families if f not in GENERIC_FAMILIES]):  # a domain's family: its terms
-        grammar = hook("questions.terms", named[0])(terms, lex)
+    grammar = family_terms(s.families, terms, lex)
     questions = synthesize_questions(documents, records, s.families, s.n, s.seed, s.heldout, grammar, lex)
     if s.hard_negatives and questions:
         bm25 = BM25Index.build([index_text(c) for c in items], Analyzer(AnalyzerConfig()), BM25Params())

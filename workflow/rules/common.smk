@@ -72,18 +72,12 @@ wildcard_constraints:
     reader=r"[A-Za-z0-9][A-Za-z0-9_-]*",
 
 
-def code(stage):
-    """The source files the stage's module (minirag.stages.<stage>, or a domain's by its full name) executes,
+def code(module):
+    """The source files the module `python -m` runs executes (minirag.stages.<stage>, or a domain's stage),
     the domains' hooks it asks for included: editing one reruns the stage."""
     files = module_closure(
         Path(workflow.basedir) / "minirag",
-        [
-            (
-                stage.removeprefix("minirag.")
-                if stage.startswith("minirag.")
-                else f"stages.{stage}"
-            )
-        ],
+        [module.removeprefix("minirag.")],
         cache=Path(".snakemake") / "minirag-imports.json",
     )
     return [as_input(f) for f in files]

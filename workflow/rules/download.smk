@@ -4,7 +4,7 @@
 
 rule download_beir:
     input:
-        code=code("download_beir"),
+        code=code("minirag.stages.download_beir"),
     output:
         corpus="data/beir/{dataset}/corpus.jsonl",
         queries="data/beir/{dataset}/queries.jsonl",

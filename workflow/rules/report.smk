@@ -23,7 +23,7 @@ rule report:
         artifacts=[f for c in CORPORA for f in graph_of(c).artifacts()],
         benchmarks=[f for c in CORPORA for f in graph_of(c).benchmarks()],
         missing=[note for c in CORPORA for note in DELETED[c][0]],
-        code=code("report"),
+        code=code("minirag.stages.report"),
     # update(): a report job that fails leaves the last good report and manifest in place (Snakemake keeps
     # a copy of each, a few KB, and puts it back), instead of deleting both
     output:

@@ -19,7 +19,7 @@ except ValueError as exc:
 
 rule synth_corpus:
     input:
-        code=code("synth_corpus"),
+        code=code("minirag.stages.synth_corpus"),
     output:
         corpus="data/synth/{n}/corpus.jsonl",
         queries="data/synth/{n}/queries.jsonl",
@@ -45,7 +45,7 @@ rule synth_corpus:
 rule replicate_corpus:
     input:
         unpack(lambda wc: replica_inputs(SYNTH_SOURCES, wc.dataset)),
-        code=code("synth_corpus"),
+        code=code("minirag.stages.synth_corpus"),
     output:
         corpus="data/synth/{dataset}/{n}/corpus.jsonl",
         queries="data/synth/{dataset}/{n}/queries.jsonl",

@@ -62,9 +62,17 @@ def line_span(text: str, answer: str, key: str = "") -> tuple[int, int] | None:
 
 
 def families_known() -> tuple[str, ...]:
-    """The core's question families and every domain's."""
+    """Every domain's question families, then the core's (the order a fusion's questions are made in)."""
     from ...domain import domains
-    return GENERIC_FAMILIES + tuple(f for d in domains() for f in d.question_families)
+    return tuple(f for d in domains() for f in d.question_families) + GENERIC_FAMILIES
+
+
+def family_terms(families: Sequence[str], terms, lexicon: dict | None):
+    """The concepts a domain's question family among `families` is phrased with, read from the `terms` file
+    (None: the domain's own) and the lexicon; None when every family is the core's."""
+    from ...domain import hook
+    named = [f for f in families if f not in GENERIC_FAMILIES]
+    return hook("questions.terms", named[0])(terms, lexicon) if named else None
 
 
 def learner_questions(docs: list[dict], terms, n: int, seed: int, lexicon: dict | None,

@@ -47,15 +47,18 @@ def best_lines(X: np.ndarray, lines: int) -> np.ndarray:
 def feature_names(features: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(candidate feature names, none-option feature names) of a set of feature sets, in column order."""
     names, null = (GENERIC, NULL_GENERIC) if "generic" in features else ((), ())
-    for name in domain_sets(features):
-        fs = hook("select.features", name)
+    if (fs := domain_feature_set(features)) is not None:
         names, null = names + fs.names, null + fs.null_names
     return names, null
 
 
-def domain_sets(features: tuple[str, ...]) -> list[str]:
-    """The feature sets a domain provides (every one but the core's `generic`), after the generic columns."""
-    return [f for f in features if f != "generic"]
+def domain_feature_set(features: tuple[str, ...]):
+    """The class of the one feature set a domain provides among `features` (every one but the core's
+    `generic`; its columns follow the generic ones), or None."""
+    extra = [f for f in features if f != "generic"]
+    if len(extra) > 1:
+        raise ValueError(f"one domain feature set at a time, not {extra}")
+    return hook("select.features", extra[0]) if extra else None
 
 
 @dataclass(frozen=True)
@@ -164,12 +167,8 @@ class AnswerSelector:
     def __init__(self, vocab: Any, scorer: AnswerScorer | None, depth: int = 20,
                  features: tuple[str, ...] = ("grammar",), generic: GenericFeaturizer | None = None):
         self.vocab, self.scorer, self.depth, self.features = vocab, scorer, depth, tuple(features)
-        self.featurizer = None  # the domain's feature set, imported only for it
-        extra = domain_sets(self.features)
-        if len(extra) > 1:
-            raise ValueError(f"one domain feature set at a time, not {extra}")
-        if extra:
-            self.featurizer = hook("select.features", extra[0])(vocab)
+        fs = domain_feature_set(self.features)  # imported only for a selector that has one
+        self.featurizer = fs(vocab) if fs is not None else None
         self.generic = generic if "generic" in self.features else None
         self.lines = LINES
         if "generic" in self.features and generic is None:
@@ -243,9 +242,8 @@ def load_selector(model, chunks: list[Chunk], langs: dict[str, str], lexicon, te
     (over `lexicon` and `terms`, the domain's reader files: None without one)."""
     from ...artifacts.integrity import verified
     features = tuple(selector_sidecar(model).get("feature_sets", ("grammar",)))
-    extra = domain_sets(features)
-    vocab = hook("select.features", extra[0]).stored_vocabulary(model, chunks, langs, lexicon, terms, files) \
-        if extra else None
+    fs = domain_feature_set(features)
+    vocab = fs.stored_vocabulary(model, chunks, langs, lexicon, terms, files) if fs is not None else None
     generic = GenericFeaturizer.from_texts([c.text for c in chunks]) if "generic" in features else None
     return AnswerSelector(vocab, AnswerScorer.load(verified(model, "answer selector weights")), depth, features, generic)
 

@@ -15,9 +15,12 @@ What it leaves out: everything generic (the core), and the KB itself (kb/, workf
 
 from __future__ import annotations
 
-from minirag.domain import Domain
+from dataclasses import fields
 
-EXPANSIONS = ("translations", "forms", "paradigm", "endings", "tenses", "persons")  # retrievers.<name>.expand
+from minirag.domain import Domain
+from minirag.text.expansion import ExpansionSettings
+
+EXPANSIONS = tuple(f.name for f in fields(ExpansionSettings))  # retrievers.<name>.expand: each the grammar's
 
 
 def refused(cc) -> list[tuple[str, str]]:
@@ -54,11 +57,8 @@ def stages() -> tuple:
         from .files import paradigm_lists
         return {"docs": str(g.layout.docs), "word_lists": Given.tracked(paradigm_lists())}
 
-    def names(g) -> list[dict]:
-        return [{}] if g.domain is not None and g.domain.name == "grammar" and uses_lexicon(g) else []
-
-    return (Stage("lexicon", module="minirag.domains.grammar.stages.lexicon", per=None, names=names, reads=reads,
-                  writes={"out": Out("lexicon")}),)
+    return (Stage("lexicon", module="minirag.domains.grammar.stages.lexicon", per=None,
+                  names=lambda g: [{}] if uses_lexicon(g) else [], reads=reads, writes={"out": Out("lexicon")}),)
 
 
 DOMAIN = Domain(

@@ -90,7 +90,7 @@ def settings_of(spec: Stage, graphs) -> str:
 def rows(graphs) -> list[dict]:
     from . import STAGES
     return [{"stage": s.rule, "per": s.job_name({k: k for k in ("name", "shard", "reader", "swept", "param", "figure")})
-             or "corpus", "runs": s.module, "receipt": s.job, "reads": reads_of(s), "writes": writes_of(s),
+             or "corpus", "runs": s.module, "module": s.runs, "receipt": s.job, "reads": reads_of(s), "writes": writes_of(s),
              "settings": settings_of(s, graphs)} for s in STAGES]
 
 
@@ -125,7 +125,7 @@ def markdown(table: list[dict]) -> str:
 def plain(table: list[dict]) -> str:
     out = []
     for r in table:
-        out.append(f"{r['stage']}  per {r['per']}  ({r['runs'] if '.' in r['runs'] else 'minirag.stages.' + r['runs']}, receipt {r['receipt']})")
+        out.append(f"{r['stage']}  per {r['per']}  ({r['module']}, receipt {r['receipt']})")
         for key in ("reads", "writes", "settings"):
             out.append(f"    {key:9s}{r[key]}")
     return "\n".join(out) + "\n"
