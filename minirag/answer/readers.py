@@ -162,8 +162,10 @@ class ExtractiveReader(Reader):
         from .training import train_extractive
         train_extractive(settings, name, files, out, log)
 
-    def __init__(self, threshold: float = 0.5, abstain: str = IDK, rule: str = "best", calibrated_on: str = ""):
+    def __init__(self, threshold: float = 0.5, abstain: str = IDK, rule: str = "best", calibrated_on: str = "",
+                 never: bool = False):
         self.threshold, self.abstain, self.rule, self.calibrated_on = threshold, abstain, rule, calibrated_on
+        self.never = never  # `abstention: never`: the best answer whatever its probability
 
     @classmethod
     def from_settings(cls, settings: SelectorSettings, model) -> "ExtractiveReader":
@@ -171,16 +173,17 @@ class ExtractiveReader(Reader):
         from .select.selector import selector_sidecar
         side = selector_sidecar(model) if model else {}
         rule, on = side.get("rule", "best"), side.get("calibrated_on", "dev")
-        if settings.threshold is not None:
-            return cls(settings.threshold, settings.abstain, rule, "config")
+        never = settings.abstention == "never"
+        if never or settings.threshold is not None:
+            return cls(settings.threshold or 0.0, settings.abstain, rule, "never" if never else "config", never)
         return cls(side["threshold"], settings.abstain, rule, on)
 
     def generate(self, prompt: Prompt, max_new_tokens: int | None = None) -> Answer:
         t0 = time.perf_counter()
         if prompt.answers is not None:
             best = prompt.answers[0] if prompt.answers else None
-            answers = best is not None and (prompt.p_none <= self.threshold if self.rule == "none"
-                                            else best["p"] >= self.threshold and best["p"] > prompt.p_none)
+            answers = best is not None and (self.never or (prompt.p_none <= self.threshold if self.rule == "none"
+                                                           else best["p"] >= self.threshold and best["p"] > prompt.p_none))
             if not answers:
                 return Answer(self.abstain, [], True, best["p"] if best else 0.0, (time.perf_counter() - t0) * 1000.0)
             return Answer(f"{best['text']} [#{best['n']}]", [prompt.citations[best["n"] - 1]], False, best["p"],

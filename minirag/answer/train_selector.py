@@ -173,7 +173,7 @@ def train_selector(docs: list[dict], chunks: list[Chunk], lexicon: dict, terms: 
     vocab = fs.vocabulary(chunks, lexicon, terms, langs) if fs is not None else None
     generic = "generic" in s.features
     selector = AnswerSelector(vocab, None, s.depth, s.features,
-                              GenericFeaturizer.from_texts([c.text for c in chunks]) if generic else None)
+                              GenericFeaturizer.from_texts([c.text for c in chunks]) if generic else None, chunks)
     names, null_names = feature_names(s.features)
     bm25 = bm25_over(chunks, training_analyzer(s.features, set(langs.values()) - {""}))
     learner = synthesized(docs, terms, lexicon, s, vocab)

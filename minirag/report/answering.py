@@ -39,7 +39,8 @@ scorer was fitted without: answered right {right:.3f}, unanswerable abstained {a
 {sets}. Heaviest weights (per standard deviation): {weights}.
 {warning}"""
 CALIBRATED = {"dev": "calibrated on the corpus's dev questions",
-              "synthetic": "calibrated on held-out synthesized questions: no real question was used"}
+              "synthetic": "calibrated on held-out synthesized questions: no real question was used",
+              "never": "off (`abstention: never`): the best span is always given"}
 SQUAD = """
 ### SQuAD's answer metrics (test split)
 

@@ -28,7 +28,7 @@ def manual():
     chunks = [c for d in docs for c in chunk_document(d, "none")]
     s = SelectorSettings(features=("generic",), questions=300, steps=200)
     scorer, learned, report = train_selector(docs, chunks, {}, None, [], s)  # no grammar: no lexicon, no terms
-    selector = AnswerSelector(None, scorer, 10, ("generic",), GenericFeaturizer.from_texts([c.text for c in chunks]))
+    selector = AnswerSelector(None, scorer, 10, ("generic",), GenericFeaturizer.from_texts([c.text for c in chunks]), chunks)
     return docs, chunks, selector, report
 
 
@@ -97,3 +97,53 @@ def test_the_grammar_features_go_on_top_of_the_generic_ones():
     assert r.X.shape[1] == len(GENERIC) + len(FEATURES) and r.z.shape == (len(NULL_GENERIC) + len(NULL_FEATURES),)
     assert "e5" not in r.keys  # the row key the question names is never a candidate answer
     assert "temperature sensor fault" in r.keys
+
+
+def test_quantities_keep_their_units_ranges_and_words():
+    numbers = lambda s: {t for k, t in spans_of(s) if k == "number"}  # noqa: E731
+    assert "250 °C" in numbers("Preheat the oven to 250 °C for 45 minutes.")
+    assert {"two years", "every two weeks"} <= numbers("It lasts two years; brush it every two weeks.")
+    assert "12 to 16 hours" in numbers("Leave it in the fridge for 12 to 16 hours.")
+    assert "14 × 22 × 38 cm" in numbers("It measures 14 × 22 × 38 cm.")
+
+
+def test_a_question_asks_for_an_attribute_in_its_own_words():
+    from minirag.answer.select.attributes import asked, named, with_unit
+    assert asked("How heavy is it?") == {"weight"} and asked("How much does the lid cost?") == {"price"}
+    assert asked("What should I do on E4?") == {"action"} and asked("What does E9 mean?") == {"meaning"}
+    assert named("Weight (net)") == {"weight"} and named("What to do") == {"action"}
+    assert with_unit("1.2 kg") == {"weight"} and with_unit("once a week") == {"frequency"}
+    assert not with_unit("juice of 1 lemon") and not with_unit("Turn it once")  # a letter after a number is no unit
+
+
+def test_questions_are_synthesized_the_way_users_ask():
+    docs = curate_markdown(MANUAL, "*.md", FieldNames().__dict__, "en")
+    qs = synthesize_generic(docs, 600, seed=0)
+    asked = {(q.query, q.answer) for q in qs if q.family.startswith("ask-")}
+    assert ("How heavy is it?", "1.2 kg") in asked or ("How much does it weigh?", "1.2 kg") in asked
+    assert any(q == "What does E3 mean?" and a == "Overheating protection" for q, a in asked)
+    keys = {f"E{i}" for i in range(1, 7)}
+    absent = [q for q in qs if q.family == "absent"]
+    assert absent and all(q.answer is None for q in absent)
+    named = [q.query for q in absent if "E" in q.query]  # a code the table does not have, never one it has
+    assert named and not any(f" {k} " in f" {q.rstrip('?')} " for q in named for k in keys)
+
+
+def test_a_value_stated_as_the_asked_attribute_is_the_only_competitor():
+    import numpy as np
+    from minirag.answer.select.generic import GENERIC
+    from minirag.answer.select.selector import best_lines
+    X = np.zeros((3, len(GENERIC)), dtype=np.float32)
+    X[:, GENERIC.index("g_cov")] = [0.9, 0.8, 0.1]  # two well-covering sentences, one Weight row
+    X[2, GENERIC.index("g_attr_both")] = 1.0
+    assert best_lines(X, 6).tolist() == [2]
+    X[2, GENERIC.index("g_attr_both")] = 0.0
+    assert best_lines(X, 6).tolist() == [0, 1, 2]
+
+
+@pytest.mark.parametrize("query,expected", [
+    ("How heavy is the kettle?", "1.2 kg"),
+    ("How long is the cable?", "75 cm"),
+])
+def test_a_question_in_users_words_reads_the_row_that_names_its_attribute(query, expected):
+    assert answer(query) == expected

@@ -69,3 +69,16 @@ def test_reader_abstains_when_the_context_lacks_the_question():
 def test_reader_abstains_without_context():
     ans = ExtractiveReader().generate(build_prompt("past of go?", []))
     assert ans.abstained and ans.text == IDK
+
+
+def test_a_reader_that_never_abstains_gives_the_selectors_best_answer_however_unlikely():
+    from minirag.answer.prompt import Selected
+    from minirag.answer.select.settings import SelectorSettings
+    chunk = make_chunk("The kettle holds 1.7 litres.", offset=0)
+    best = [Selected("1.7 litres", 0.01, "The kettle holds 1.7 litres.", "number", chunk, 1, "", "")]
+    prompt = build_prompt("How much does it hold?", [chunk], answers=best, p_none=0.99)
+    calibrated = ExtractiveReader(threshold=0.5, rule="none")
+    never = ExtractiveReader.from_settings(SelectorSettings(abstention="never"), None)
+    assert calibrated.generate(prompt).abstained
+    ans = never.generate(prompt)
+    assert not ans.abstained and ans.text.startswith("1.7 litres") and never.calibrated_on == "never"

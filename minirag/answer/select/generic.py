@@ -16,7 +16,9 @@ Features of each candidate (GENERIC names them): whether its kind fits the expec
 of the question (IDF-weighted stems) its sentence covers, and whether that is the best sentence; how
 much of the question sits within a few words of the span and how far the nearest question word is; how
 much of the span the question already says (an answer is what the question does not say); its length;
-its chunk's rank; for a table cell, whether its row key and its column header are named by the question.
+its chunk's rank; for a table cell, whether its row key and its column header are named by the question;
+whether its header or line names the attribute the question asks for in other words and its value carries
+that attribute's unit ("how heavy": a *Weight* row, "3.1 kg"; attributes.py).
 The "none of them" option gets NULL_GENERIC: how well the best sentence covers the question, what share
 of the question's weight no retrieved chunk holds, the question's type, a negation.
 
@@ -31,6 +33,7 @@ import re
 import numpy as np
 
 from .candidates import Candidate
+from .attributes import asked, named, with_unit
 from .keys import fold
 from .spans import FUNCTION, TOKEN_RE
 
@@ -41,15 +44,17 @@ FITS = {"person": {"name"}, "date": {"date"}, "place": {"name"}, "number": {"num
 GENERIC = (("g_type_fit", "g_type_clash") + tuple(f"g_kind_{k}" for k in KINDS)
            + ("g_cov", "g_cov_best", "g_cov_gap", "g_near", "g_dist", "g_in_q", "g_all_in_q", "g_log_words",
               "g_one_word", "g_long", "g_left_q", "g_right_q", "g_inv_rank", "g_top1", "g_caption_q",
-              "g_row_q", "g_column_q", "g_row_and_column", "g_fit_best_line"))
+              "g_row_q", "g_column_q", "g_row_and_column", "g_fit_best_line", "g_attr_header", "g_attr_line",
+              "g_attr_unit", "g_attr_both"))
 NULL_GENERIC = (("gn_bias", "gn_best_cov", "gn_best_near", "gn_missing", "gn_missing_best", "gn_negation",
                  "gn_no_candidates", "gn_fit_in_best", "gn_rarest_missing", "gn_numbers_missing", "gn_names_missing",
-                 "gn_words", "gn_log_candidates") + tuple(f"gn_type_{t}" for t in TYPES))
+                 "gn_words", "gn_log_candidates", "gn_attr_asked", "gn_attr_found") + tuple(f"gn_type_{t}" for t in TYPES))
 G = {n: i for i, n in enumerate(GENERIC)}
 WINDOW = 6
 TYPE_RULES = (  # (pattern over the folded question, type), first match wins
     (r"\b(how many|how much|cuant[oa]s?|how long|how old|how far|how big|how large|what percentage|"
-     r"what number|how tall|what temperature|how often|how fast|how high)\b", "number"),
+     r"what number|how tall|what temperature|how often|how fast|how high|how heavy|how loud|how soon|how hot|"
+     r"how wide|how deep|how expensive)\b", "number"),
     (r"\b(when|cuando|what year|which year|what century|what decade|what date|en que ano|que ano|"
      r"what time|what period)\b", "date"),
     (r"\b(who|whom|whose|quien|quienes)\b", "person"),
@@ -92,6 +97,7 @@ class GenericQuestion:
         toks = words_of(query)
         self.numbers = {stem(w) for w in toks if any(ch.isdigit() for ch in w)}
         self.names = {stem(w) for i, w in enumerate(toks) if i and w[0].isupper() and fold(w) not in FUNCTION}
+        self.attrs = asked(query)
 
 
 class Line:
@@ -138,6 +144,11 @@ class GenericBlock:
         where = {c: i for i, c in enumerate(distinct)}
         self.captions = [set(content_stems(c)) for c in distinct]
         self.caption_of = np.array([where[c.caption] for c in candidates], dtype=np.int64)
+        # the attributes each candidate's header (row key, column, caption) and line name, and its value's unit
+        self.attr_header = [named(f"{c.key} | {c.column} | {c.caption}") if c.kind == "cell" else frozenset()
+                            for c in candidates]
+        self.attr_line = [named(c.line) for c in candidates]
+        self.attr_unit = [with_unit(c.text) for c in candidates]
 
 
 def find_run(seq: list[str], run: list[str]) -> int:
@@ -192,6 +203,11 @@ def block_matrix(q: GenericQuestion, b: GenericBlock, rank: int) -> tuple[np.nda
         X[i, G["g_column_q"]] = len(b.column_stems[i] & q.stems.keys()) / max(1, len(b.column_stems[i]))
     X[:, G["g_all_in_q"]] = X[:, G["g_in_q"]] >= 1.0
     X[:, G["g_row_and_column"]] = X[:, G["g_row_q"]] * X[:, G["g_column_q"]] * (X[:, G["g_in_q"]] < 1.0)
+    if q.attrs:
+        X[:, G["g_attr_header"]] = [bool(a & q.attrs) for a in b.attr_header]
+        X[:, G["g_attr_line"]] = [bool(a & q.attrs) for a in b.attr_line]
+        X[:, G["g_attr_unit"]] = [bool(a & q.attrs) for a in b.attr_unit]
+        X[:, G["g_attr_both"]] = X[:, G["g_attr_unit"]] * np.maximum(X[:, G["g_attr_header"]], X[:, G["g_attr_line"]])
     return X, cov
 
 
@@ -237,7 +253,8 @@ class GenericFeaturizer:
         return np.array([1.0, best, near, missing, 1.0 - best, q.negated, not len(X), fit_in_best,
                          max(absent, default=0.0) / top, len(q.numbers - line) / max(1, len(q.numbers)),
                          len(q.names - line) / max(1, len(q.names)), math.log1p(len(q.stems)),
-                         math.log1p(int((X[:, G["g_cov_gap"]] > -0.35).sum()) if len(X) else 0)]
+                         math.log1p(int((X[:, G["g_cov_gap"]] > -0.35).sum()) if len(X) else 0),
+                         bool(q.attrs), float(X[:, G["g_attr_both"]].max()) if len(X) else 0.0]
                         + [q.type == t for t in TYPES], dtype=np.float32)
 
     @staticmethod

@@ -4,14 +4,13 @@
     picked = selector.select(query, chunks, langs)      # chunks in rank order
     picked.answers[0] -> Answer("vine", p=0.91, best=<the cell it comes from>)
 
-The steps, each a module: analysis.py reads the question, candidates.py lists every cell and piece of
-prose of the top `depth` chunks, features.py describes each candidate, scorer.py gives each a
-probability (and "none of them" one). Candidates giving the same answer pool their probability — the
-same form in two tables is one answer, cited from the candidate the scorer likes best. The selector
-abstains when "none" is likelier than the best answer or the best answer's probability is under the
-threshold (calibrated on the dev questions at training time). Other feature sets are a domain's (minirag/domain.py,
-extension point "select.features": the grammar's reads the question through the corpus's vocabulary): a
-selector without them never imports them.
+The steps, each a module: candidates.py lists every cell and piece of prose of the top `depth` chunks
+(and, for a question asking an attribute in its own words, of the chunks beyond the run that state it:
+stating.py), generic.py and a domain's feature set describe each candidate, scorer.py gives each a
+probability and "none of them" one. Candidates giving the same answer pool their probability, cited
+from the candidate the scorer likes best. The reader abstains as the threshold calibrated at training
+time says (readers.py). A domain's feature set (minirag/domain.py, point "select.features") is
+imported only by a selector that has it.
 
 What it leaves out: retrieval (the chunks come ranked) and writing the answer (readers.py).
 """
@@ -30,18 +29,25 @@ from .candidates import Candidate, candidates_of, shown_line
 from .generic import GENERIC, NULL_GENERIC, GenericBlock, GenericFeaturizer, SpanBlock, span_key
 from .keys import answer_key
 from .scorer import AnswerScorer
+from .stating import StatingIndex
 
 LINES = 6  # generic: the candidates of a question's six best-covering sentences compete
+BEYOND = 3  # generic: chunks beyond the run read for a question asking an attribute the run may not state
 
 
 def best_lines(X: np.ndarray, lines: int) -> np.ndarray:
-    """The rows of candidates whose sentence is among the `lines` best-covering ones (ties kept)."""
-    cov = X[:, GENERIC.index("g_cov")] + 1e-4 * X[:, GENERIC.index("g_inv_rank")]  # ties: the better chunk's
-    distinct = np.unique(cov)[::-1]
+    """The rows of candidates whose sentence is among the `lines` best-covering ones (ties kept). When the
+    question asks for an attribute in its own words ("how heavy") and some candidates state a value of it
+    where it is named (a *Weight* row's "3.1 kg"), only those compete."""
+    col = GENERIC.index
+    own = X[:, col("g_all_in_q")] > 0  # never what the question already says (its row key, its names)
+    typed = (X[:, col("g_attr_both")] > 0) & ~own
+    pool = typed if typed.any() else ~own
+    cov = X[:, col("g_cov")] + 1e-4 * X[:, col("g_inv_rank")]  # ties: the better chunk's
+    distinct = np.unique(cov[pool])[::-1]
     floor = distinct[min(lines, len(distinct)) - 1] if len(distinct) else 0.0
-    own = X[:, GENERIC.index("g_all_in_q")] > 0  # never what the question already says (its row key, its names)
-    keep = np.flatnonzero((cov >= max(floor, 1e-3)) & ~own)
-    return keep if len(keep) else np.flatnonzero(~own)
+    keep = np.flatnonzero((cov >= max(floor, 1e-3)) & pool)
+    return keep if len(keep) else np.flatnonzero(pool)
 
 
 def feature_names(features: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -165,8 +171,11 @@ class AnswerSelector:
     both (the domain's on top); `generic` holds the corpus's IDF the generic features weigh by."""
 
     def __init__(self, vocab: Any, scorer: AnswerScorer | None, depth: int = 20,
-                 features: tuple[str, ...] = ("grammar",), generic: GenericFeaturizer | None = None):
+                 features: tuple[str, ...] = ("grammar",), generic: GenericFeaturizer | None = None,
+                 corpus: list[Chunk] | None = None):
         self.vocab, self.scorer, self.depth, self.features = vocab, scorer, depth, tuple(features)
+        # generic: the corpus's chunks that state an attribute, read beyond the run (stating.py)
+        self.stating = StatingIndex(corpus) if corpus is not None and "generic" in self.features else None
         fs = domain_feature_set(self.features)  # imported only for a selector that has one
         self.featurizer = fs(vocab) if fs is not None else None
         self.generic = generic if "generic" in self.features else None
@@ -187,10 +196,11 @@ class AnswerSelector:
             b.texts = [span_key(c.text) for c in cands]
         return b
 
-    def blocks(self, chunks: list[Chunk], langs: dict[str, str]) -> list[tuple]:
-        """(the candidates of a chunk, its rank) for the top `depth` chunks (each chunk read once per selector)."""
+    def blocks(self, chunks: list[Chunk], langs: dict[str, str], beyond: list[Chunk] = ()) -> list[tuple]:
+        """(the candidates of a chunk, its rank) for the top `depth` chunks, then those `beyond` them (each
+        chunk read once per selector)."""
         out = []
-        for n, chunk in enumerate(chunks[: self.depth], start=1):
+        for n, chunk in enumerate(list(chunks[: self.depth]) + list(beyond), start=1):
             key = (chunk.id, chunk.text)
             if key not in self._blocks:
                 self._blocks[key] = self.block(chunk, langs.get(chunk.doc_id, ""))
@@ -206,11 +216,15 @@ class AnswerSelector:
         a = None
         if self.featurizer is not None:
             a = self.featurizer.analyze(query)
-        blocks = self.blocks(chunks, langs)
+        q = self.generic.question(query) if self.generic is not None else None
+        beyond = []
+        if q is not None and q.attrs and self.stating is not None:
+            beyond = self.stating.beyond(q.attrs, set(q.stems), {c.id for c in chunks[: self.depth]}, BEYOND)
+        blocks = self.blocks(chunks, langs, beyond)
         parts, nulls = [], []
         rows = None
-        if self.generic is not None:
-            Xg, zg = self.generic.matrix(self.generic.question(query), [(b.generic, n) for b, n in blocks])
+        if q is not None:
+            Xg, zg = self.generic.matrix(q, [(b.generic, n) for b, n in blocks])
             rows = best_lines(Xg, self.lines)
             parts.append(Xg[rows])
             nulls.append(zg)
@@ -245,7 +259,8 @@ def load_selector(model, chunks: list[Chunk], langs: dict[str, str], lexicon, te
     fs = domain_feature_set(features)
     vocab = fs.stored_vocabulary(model, chunks, langs, lexicon, terms, files) if fs is not None else None
     generic = GenericFeaturizer.from_texts([c.text for c in chunks]) if "generic" in features else None
-    return AnswerSelector(vocab, AnswerScorer.load(verified(model, "answer selector weights")), depth, features, generic)
+    return AnswerSelector(vocab, AnswerScorer.load(verified(model, "answer selector weights")), depth, features, generic,
+                          chunks)
 
 
 def stored_vocabulary(model, files: dict) -> dict | None:

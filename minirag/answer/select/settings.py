@@ -23,9 +23,12 @@ class CandidateSettings:
 @dataclass(frozen=True)
 class SelectorSettings:
     """The extractive reader: its answer selector's training and when it abstains."""
-    ANSWER_TIME: ClassVar[tuple[str, ...]] = ("threshold", "abstain")  # changing them re-answers, never retrains
+    ANSWER_TIME: ClassVar[tuple[str, ...]] = ("threshold", "abstain", "abstention")  # re-answers, never retrains
     threshold: float | None = setting(None, minimum=0, maximum=1)  # abstain under this probability; null: calibrated on dev
     abstain: str = setting("I don't know.", min_length=1)  # what the reader says when it abstains
+    # calibrated: abstain as the threshold says; never: always give the best span (to measure spans apart
+    # from abstention)
+    abstention: Literal["calibrated", "never"] = "calibrated"
     # generic: short spans of prose, answer types from the question word, table row and column (any corpus);
     # grammar: the grammar KB's concepts, lemmas and options (needs `domain: grammar`, whose default it is);
     # both: generic with grammar on top

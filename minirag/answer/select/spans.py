@@ -36,6 +36,11 @@ JOINERS = frozenset("of de the and y del la for".split())
 MONTHS = frozenset("""january february march april may june july august september october november december
 enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre""".split())
 SCALE = frozenset("hundred thousand million billion trillion mil millón millones".split())
+WORD_NUMBERS = frozenset("""one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty forty
+fifty sixty hundred uno una dos tres cuatro cinco seis siete ocho nueve diez doce quince veinte treinta""".split())
+SYMBOL_UNITS = frozenset("% € £ $ ¥ ° ×".split())
+RANGE = frozenset("– - — to a y and or".split())
+EVERY = frozenset("every each cada".split())
 YEAR_RE = re.compile(r"^(1[0-9]{3}|20[0-9]{2})s?$")
 NUM_RE = re.compile(r"^[£$€¥]?\d[\d,.]*%?$")
 ORDINAL_RE = re.compile(r"^\d+(st|nd|rd|th)$", re.I)
@@ -90,13 +95,17 @@ def number_runs(toks: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
     while i < n:
         t = toks[i][0]
         low = t.lower()
-        if not (numeric(t) or (low in MONTHS and i + 1 < n and numeric(toks[i + 1][0]))):
+        counted = low in WORD_NUMBERS and i + 1 < n and is_word(toks[i + 1][0]) and toks[i + 1][0].lower() not in FUNCTION
+        if not (numeric(t) or counted or (low in MONTHS and i + 1 < n and numeric(toks[i + 1][0]))):
             i += 1
             continue
         j = i + 1
         while j < n and (numeric(toks[j][0]) or toks[j][0].lower() in SCALE or toks[j][0].lower() in MONTHS
-                         or (toks[j][0] == "," and j + 1 < n and YEAR_RE.match(toks[j + 1][0]))):
+                         or (toks[j][0] == "," and j + 1 < n and YEAR_RE.match(toks[j + 1][0]))
+                         or (toks[j][0].lower() in RANGE and j + 1 < n and numeric(toks[j + 1][0]) and numeric(t))):
             j += 1
+        while j < n and toks[j][0] in SYMBOL_UNITS and numeric(t):  # 250 °C, 35 %, 14 × 22 × 38
+            j += 2 if toks[j][0] in "°×" and j + 1 < n else 1
         words = [w for w, *_ in toks[i:j]]
         dated = any(w.lower() in MONTHS for w in words) or (len(words) == 1 and YEAR_RE.match(words[0]))
         if j < n and toks[j][0].lower() in ("century", "centuries", "siglo", "siglos"):
@@ -106,9 +115,12 @@ def number_runs(toks: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
             if i > 0 and toks[i - 1][0].lower() in MONTHS:
                 out.append(("date", i - 1, j))
         else:
-            out.append(("number", i, j))
+            if not counted:
+                out.append(("number", i, j))
             if j < n and is_word(toks[j][0]) and toks[j][0].lower() not in FUNCTION:
                 out.append(("number", i, j + 1))  # with what it counts
+                if i > 0 and toks[i - 1][0].lower() in EVERY:
+                    out.append(("number", i - 1, j + 1))  # how often: every two weeks
         i = j
     return out
 
