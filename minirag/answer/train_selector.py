@@ -82,11 +82,14 @@ def dev_fold(qid: str) -> int:
     return int(hashlib.sha256(qid.encode("utf-8")).hexdigest()[:8], 16) % 2
 
 
-def examples(learner: list[LearnerQuestion], questions: list[dict], dev_weight: float) -> list[Example]:
-    """The synthesized questions and the dev ones; without dev questions, a third of the synthesized
-    ones are held out in two halves instead, for the threshold."""
+def examples(learner: list[LearnerQuestion], questions: list[dict], dev_weight: float,
+             hold_synthetic: bool = False) -> list[Example]:
+    """The synthesized questions and the dev ones. A third of the synthesized ones are held out in two
+    halves for the threshold too when there are no dev questions, or always with `hold_synthetic` (the
+    generic reader's: 25-30 dev questions are too few to set a threshold alone)."""
     dev = [q for q in questions if q.get("split") == "dev"]
-    out = [Example(q.query, q.answer, 1.0, -1 if dev or i % 3 else dev_fold(q.qid), q.answer is not None)
+    held = hold_synthetic or not dev
+    out = [Example(q.query, q.answer, 1.0, dev_fold(q.qid) if held and not i % 3 else -1, q.answer is not None)
            for i, q in enumerate(learner)]
     out += [Example(q["query"], q.get("answer"), dev_weight, dev_fold(q["qid"]), bool(q.get("answerable", True)),
                     tuple(q.get("answers") or ()), True) for q in dev]
@@ -178,7 +181,7 @@ def train_selector(docs: list[dict], chunks: list[Chunk], lexicon: dict, terms: 
     bm25 = bm25_over(chunks, training_analyzer(s.features, set(langs.values()) - {""}))
     learner = synthesized(docs, terms, lexicon, s, vocab)
     items, groups = [], []
-    every = examples(learner, questions, s.dev_weight)
+    every = examples(learner, questions, s.dev_weight, hold_synthetic=generic)
     for i, ex in enumerate(every, start=1):
         idx, _ = bm25.search(ex.query, s.depth)
         r = selector.read(ex.query, [chunks[j] for j in idx], langs)
@@ -196,7 +199,7 @@ def train_selector(docs: list[dict], chunks: list[Chunk], lexicon: dict, terms: 
     rule = "none" if generic else "best"
     threshold, dev = calibrate(outcomes, rule)
     real = sum(ex.real for ex, *_ in items)
-    dev["calibrated_on"] = "dev" if real else "synthetic"
+    dev["calibrated_on"] = ("dev+synthetic" if generic else "dev") if real else "synthetic"
     if not real:
         dev["warning"] = ("no real question: the threshold was calibrated on held-out synthesized questions; "
                           "add dev questions (split: dev) to calibrate it on questions people ask")

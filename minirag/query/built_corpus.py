@@ -290,7 +290,8 @@ class BuiltCorpus:
 
 def abstention_of(reader) -> dict:
     """What an answer selector's abstention threshold was calibrated on ("dev": the corpus's dev questions;
-    "synthetic": held-out synthesized ones, with a warning; "config": set by hand); {} for other readers."""
+    "dev+synthetic": those and held-out synthesized ones; "synthetic": held-out synthesized ones alone, with
+    a warning; "config": set by hand; "never": abstention off); {} for other readers."""
     on = getattr(reader, "calibrated_on", "")
     if not on:
         return {}

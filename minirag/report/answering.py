@@ -39,6 +39,7 @@ scorer was fitted without: answered right {right:.3f}, unanswerable abstained {a
 {sets}. Heaviest weights (per standard deviation): {weights}.
 {warning}"""
 CALIBRATED = {"dev": "calibrated on the corpus's dev questions",
+              "dev+synthetic": "calibrated on the corpus's dev questions and held-out synthesized ones",
               "synthetic": "calibrated on held-out synthesized questions: no real question was used",
               "never": "off (`abstention: never`): the best span is always given"}
 SQUAD = """

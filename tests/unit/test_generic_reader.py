@@ -131,6 +131,7 @@ def test_questions_are_synthesized_the_way_users_ask():
 
 def test_a_value_stated_as_the_asked_attribute_is_the_only_competitor():
     import numpy as np
+
     from minirag.answer.select.generic import GENERIC
     from minirag.answer.select.selector import best_lines
     X = np.zeros((3, len(GENERIC)), dtype=np.float32)
@@ -147,3 +148,17 @@ def test_a_value_stated_as_the_asked_attribute_is_the_only_competitor():
 ])
 def test_a_question_in_users_words_reads_the_row_that_names_its_attribute(query, expected):
     assert answer(query) == expected
+
+
+def test_with_dev_questions_the_threshold_is_calibrated_on_them_and_held_out_synthesized_ones():
+    from minirag.answer.train_selector import examples
+    docs, chunks, _, _ = manual()
+    learner = synthesize_generic(docs, 60, seed=0)
+    dev = [{"qid": f"d{i}", "query": q, "answer": a, "answerable": a is not None, "split": "dev"}
+           for i, (q, a) in enumerate([("What does E2 mean?", "Lid open"), ("Does it play music?", None)])]
+    held = [ex for ex in examples(learner, dev, 20.0, hold_synthetic=True) if ex.fold >= 0]
+    assert sum(ex.real for ex in held) == 2 and sum(not ex.real for ex in held) == 20  # a third of 60
+    assert all(ex.fold == -1 for ex in examples(learner, dev, 20.0) if not ex.real)  # the grammar reader's way
+    s = SelectorSettings(features=("generic",), questions=120, steps=50)
+    report = train_selector(docs, chunks, {}, None, dev, s)[2]
+    assert report["calibrated_on"] == "dev+synthetic" and "warning" not in report["dev_heldout"]

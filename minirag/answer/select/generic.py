@@ -32,8 +32,8 @@ import re
 
 import numpy as np
 
-from .candidates import Candidate
 from .attributes import asked, named, with_unit
+from .candidates import Candidate
 from .keys import fold
 from .spans import FUNCTION, TOKEN_RE
 
@@ -45,12 +45,13 @@ GENERIC = (("g_type_fit", "g_type_clash") + tuple(f"g_kind_{k}" for k in KINDS)
            + ("g_cov", "g_cov_best", "g_cov_gap", "g_near", "g_dist", "g_in_q", "g_all_in_q", "g_log_words",
               "g_one_word", "g_long", "g_left_q", "g_right_q", "g_inv_rank", "g_top1", "g_caption_q",
               "g_row_q", "g_column_q", "g_row_and_column", "g_fit_best_line", "g_attr_header", "g_attr_line",
-              "g_attr_unit", "g_attr_both"))
+              "g_attr_unit", "g_attr_both", "g_unit"))
 NULL_GENERIC = (("gn_bias", "gn_best_cov", "gn_best_near", "gn_missing", "gn_missing_best", "gn_negation",
                  "gn_no_candidates", "gn_fit_in_best", "gn_rarest_missing", "gn_numbers_missing", "gn_names_missing",
                  "gn_words", "gn_log_candidates", "gn_attr_asked", "gn_attr_found") + tuple(f"gn_type_{t}" for t in TYPES))
 G = {n: i for i, n in enumerate(GENERIC)}
 WINDOW = 6
+UNIT_WORDS = 6  # a candidate longer than this states more than a value
 TYPE_RULES = (  # (pattern over the folded question, type), first match wins
     (r"\b(how many|how much|cuant[oa]s?|how long|how old|how far|how big|how large|what percentage|"
      r"what number|how tall|what temperature|how often|how fast|how high|how heavy|how loud|how soon|how hot|"
@@ -148,7 +149,9 @@ class GenericBlock:
         self.attr_header = [named(f"{c.key} | {c.column} | {c.caption}") if c.kind == "cell" else frozenset()
                             for c in candidates]
         self.attr_line = [named(c.line) for c in candidates]
-        self.attr_unit = [with_unit(c.text) for c in candidates]
+        # a value's unit, of a short candidate only: an item that holds "175 °C" is not the temperature
+        self.attr_unit = [with_unit(c.text) if len(c.text.split()) <= UNIT_WORDS else frozenset() for c in candidates]
+        self.static[:, G["g_unit"]] = [bool(a) for a in self.attr_unit]
 
 
 def find_run(seq: list[str], run: list[str]) -> int:
