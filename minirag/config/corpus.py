@@ -42,7 +42,7 @@ from ..settings import (
 )
 from ..text.bpe import TokenizerSettings
 from ..text.chunker import ChunkSettings
-from ..text.corpus import SourceSettings
+from ..text.corpus import FOLDERS, GLOBS, SourceSettings
 from .domain import domain_defaults, refuse_domain_settings
 from .sweeps import expand_sweeps
 
@@ -124,6 +124,8 @@ def _corpus_config(user: Mapping[str, Any], where: str) -> dict:
                             "readers: {extractive: {type: extractive}}")
     plain = {k: v for k, v in user.items() if k not in COLLECTIONS}
     cc = settings_to_dict(settings_from_dict(CorpusSettings, plain, where))
+    if not cc["source"]["glob"]:  # the format's own: every file of a folder, the .md files of a markdown one
+        cc["source"]["glob"] = GLOBS.get(cc["source"]["format"], "")
     langs = corpus_langs(cc)
 
     def entries(key: str) -> dict[str, Any]:  # a named collection, with the defaults the domain gives its entries
@@ -238,7 +240,7 @@ def main_retrievers(cc: dict) -> list[str]:
 def has_answers(cc: dict) -> bool:
     """Whether the corpus's questions carry answers for a reader to be scored on."""
     src = cc["source"]
-    return src["format"] == "squad" or (src["format"] == "markdown" and src["questions_format"] == "minirag")
+    return src["format"] == "squad" or (src["format"] in FOLDERS and src["questions_format"] == "minirag")
 
 
 def answered(cc: dict) -> list[str]:

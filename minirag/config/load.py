@@ -102,10 +102,14 @@ def load_corpus(path: str | Path, corpus: str) -> dict:
         raise ConfigError(f"{path}: {exc}" if not str(exc).startswith(str(path)) else str(exc)) from None
 
 
-def missing_source(cc: dict, name: str) -> str | None:
+def missing_source(cc: dict, name: str, folders_only: bool = False) -> str | None:
     """The first file or folder a corpus's source names that is not there (its key path and value), else None:
-    a build would fail in its first job, after Snakemake cleared that job's previous outputs."""
+    a build would fail in its first job, after Snakemake cleared that job's previous outputs. `folders_only`:
+    the check the workflow makes itself, where a dataset's missing file may be a download rule's output."""
+    from ..text.corpus import FOLDERS
     src = cc["source"]
+    if folders_only and src["format"] not in FOLDERS:
+        return None
     for key in ("path", "questions"):
         value = src.get(key)
         if value and not Path(value).exists():

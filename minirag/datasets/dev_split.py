@@ -22,13 +22,15 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..text.corpus import FOLDERS
+
 
 def has_dev_questions(cc: Mapping[str, Any]) -> bool:
     """Whether the corpus `cc` (its checked config) has answerable dev questions to fit on."""
     source = cc["source"]
     if source["format"] == "squad":
         return bool(source.get("dev_docs"))
-    if source["format"] != "markdown" or not source.get("questions"):
+    if source["format"] not in FOLDERS or not source.get("questions"):
         return False
     path = Path(source["questions"])
     if not path.is_file():

@@ -26,6 +26,7 @@ from ..artifacts.registry import FIGURE_TABLES
 from ..config.corpus import base_retrievers, ivf_indexes, main_retrievers, sweep_groups, upstream
 from ..datasets.dev_split import has_dev_questions
 from ..domain import of_corpus
+from ..text.corpus import FOLDERS
 from .graph_answers import AnswerInputs
 from .graph_scale import ScaleInputs
 from .kind_files import KindFiles, paths
@@ -190,7 +191,7 @@ class CorpusGraph(KindFiles, ScaleInputs, AnswerInputs):
 
     def summary_figures(self) -> list[str]:
         """The figures the report opens with (report/summary_figures.py); none with no questions to score."""
-        scored = self.source["format"] != "markdown" or bool(self.source["questions"])
+        scored = self.source["format"] not in FOLDERS or bool(self.source["questions"])
         return list(FIGURE_TABLES) if scored else []
 
     def used_embedders(self) -> list[str]:

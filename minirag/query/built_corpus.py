@@ -13,16 +13,15 @@ JSON-ready dicts:
                "retrieved": [rows as in search], ["abstention": {"threshold", "calibrated_on", "warning"}],
                "latency_ms", "prompt"}
 
-`score` is None for a retriever whose run's scores are positions (a reranker, MMR, a cap). Unasked,
-the retriever is the config's `serve`, else the best on the dev split (`retriever_why` says which,
-defaults.py); every cited chunk is listed, with its line and its rank (citations.py).
+`score` is None for a retriever whose run's scores are positions (a reranker, MMR, a cap). Unasked, the
+retriever is the config's `serve`, else the dev split's best (`retriever_why`, defaults.py). Every
+cited chunk is listed with its line and its rank (citations.py).
 
-A request that cannot be served as asked raises `UsageError` naming the field (`query`,
-`retriever`, `reader`, `k`); an unknown retriever or reader is an `UnknownName`, listing the
-known ones. `load_all()` opens every retriever and reader at once: a server answers from one
-set of artifacts loaded together, never from one opened later beside a rebuilt one.
-
-What it leaves out: HTTP (serve/), argument parsing (cli.py) and building anything.
+A request that cannot be served as asked raises `UsageError` naming the field (`query`, `retriever`,
+`reader`, `k`); an unknown retriever or reader is an `UnknownName`, listing the known ones.
+`load_all()` opens every retriever and reader at once: a server answers from one set of artifacts
+loaded together, never from one opened later beside a rebuilt one. What it leaves out: HTTP (serve/),
+argument parsing (cli.py) and building anything.
 """
 
 from __future__ import annotations
@@ -32,7 +31,8 @@ from functools import cached_property
 from pathlib import Path
 
 from ..text.chunks import Chunk
-from .citations import Recorded, snippet
+from ..text.corpus import FOLDERS
+from .citations import Recorded, front_lines, snippet
 
 MAX_QUERY_CHARS = 2000  # the default cap of the CLI, the server and this API alike
 
@@ -192,11 +192,10 @@ class BuiltCorpus:
 
     def front_lines(self, doc_id: str) -> int:
         """The lines of a document's markdown file before its curated text (its front matter), read once."""
-        from .citations import front_lines
         if doc_id not in self._front:
-            src = self.cc["source"]
-            path = Path(src["path"]) / doc_id if src["format"] == "markdown" else None
-            self._front[doc_id] = front_lines(path, self.docs[doc_id]["text"])
+            src, doc = self.cc["source"], self.docs[doc_id]  # a converted file has no front matter
+            path = Path(src["path"]) / doc_id if src["format"] in FOLDERS and "source" not in doc else None
+            self._front[doc_id] = front_lines(path, doc["text"])
         return self._front[doc_id]
 
     @cached_property

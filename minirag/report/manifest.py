@@ -15,6 +15,7 @@ from importlib import metadata
 from pathlib import Path
 
 from ..artifacts.io import sha256_file
+from ..text.corpus import FOLDERS
 
 PACKAGES = ("numpy", "pandas", "snakemake", "pyyaml", "matplotlib", "pystemmer")
 
@@ -33,9 +34,9 @@ def manifest(corpora: dict, results: str | Path, config_path: str | None) -> dic
     files = {}
     for name, cc in corpora.items():
         src = Path(cc["source"]["path"])
-        pattern = cc["source"]["glob"] if cc["source"]["format"] == "markdown" else "**/*"
+        pattern = cc["source"]["glob"] if cc["source"]["format"] in FOLDERS else "**/*"
         sources = sorted(p for p in src.glob(pattern) if p.is_file())
-        if cc["source"]["format"] == "markdown" and cc["source"]["questions"]:
+        if cc["source"]["format"] in FOLDERS and cc["source"]["questions"]:
             sources.append(Path(cc["source"]["questions"]))
         if cc["assertions"]:
             sources.append(Path(cc["assertions"]))

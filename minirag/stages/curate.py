@@ -1,4 +1,5 @@
-"""curate: the corpus's documents -> docs.jsonl (markdown front matter, a BEIR corpus.jsonl or a SQuAD JSON file)."""
+"""curate: the corpus's documents -> docs.jsonl (a folder of Markdown, text, HTML, Word and PDF files, a BEIR
+corpus.jsonl or a SQuAD JSON file); a folder's converted files are cached in converted/ beside it."""
 
 from __future__ import annotations
 
@@ -18,6 +19,11 @@ def curate(settings: dict, source: Path, glob: str, out: Path, shard: int = -1, 
     elif settings["format"] == "squad":
         from ..datasets.squad import iter_squad_documents
         docs = iter_squad_documents(source, default_lang=settings["default_lang"] or "en", keep=keep)
+    elif settings["format"] == "folder":
+        from ..text.folder import curate_folder
+        docs = curate_folder(source, glob, settings["fields"], settings["default_lang"], tuple(settings["langs"]),
+                             keep=keep, outside_links=settings.get("outside_links", "refuse"), warn=log,
+                             cache=Path(out).parent / "converted")
     else:
         from ..text.corpus import curate_markdown
         docs = curate_markdown(source, glob, settings["fields"], settings["default_lang"], tuple(settings["langs"]),

@@ -47,9 +47,10 @@ class FieldNames:
 @dataclass(frozen=True)
 class SourceSettings:
     """Where a corpus's documents and questions are, and how to read them (stages curate, questions)."""
-    format: Literal["markdown", "beir", "squad"] = "markdown"
-    path: str = setting("kb/docs", min_length=1, pattern=PATH_PATTERN)  # markdown: the docs folder; beir: its folder; squad: the JSON file
-    glob: str = setting("**/*.md", min_length=1)   # markdown only: which files under path are documents
+    # folder: Markdown, text, HTML, Word and PDF files by extension (folder.py); markdown: Markdown only
+    format: Literal["folder", "markdown", "beir", "squad"] = "folder"
+    path: str = setting("kb/docs", min_length=1, pattern=PATH_PATTERN)  # folder, markdown: the docs folder; beir: its folder; squad: the JSON file
+    glob: str = ""                                  # folder, markdown: which files under path are documents ("" = GLOBS)
     questions: str = setting("", pattern=PATH_PATTERN)  # markdown: the questions file ("" = none yet: nothing to score)
     split: str = setting("test", min_length=1, pattern=PATH_PATTERN)  # beir only: qrels/<split>.tsv: judged queries
     strict_qrels: bool = False                      # beir only: qrels naming absent queries or documents are an error, not a warning
@@ -65,7 +66,12 @@ class SourceSettings:
 
     # the keys only one format reads (settings.py: READS); any other is read by both
     READS = ("format", {"markdown": ("glob", "questions", "questions_format", "outside_links"),
+                        "folder": ("glob", "questions", "questions_format", "outside_links"),
                         "beir": ("split", "strict_qrels", "train_split")})
+
+
+GLOBS = {"folder": "**/*", "markdown": "**/*.md"}  # a source's files when its glob is not given
+FOLDERS = tuple(GLOBS)  # the formats that read a folder of files (with a questions file of the project's format)
 
 
 class CorpusError(ValueError):

@@ -1,10 +1,11 @@
 """The evaluation questions of a markdown corpus: read, every field checked, gold located.
 
 Two formats (`source.questions_format`):
-- `minirag` (kb/README.md): qid, query, lang, optional difficulty and tags, gold [{doc_id, evidence}],
+- `minirag` (kb/README.md): qid, query, optional lang, difficulty and tags, gold [{doc_id, evidence}],
   answer (a string, or a list of accepted answers, the first in the first evidence), answerable;
-  lang is any language code or "cross" unless `source.question_langs` lists the allowed ones. The evidence must occur verbatim in its gold document and the answer in
-  the first evidence; each gold entry gets the character span of its evidence, which is what
+  lang is any language code or "cross" unless `source.question_langs` lists the allowed ones; without
+  it, the question's detected language, else its gold document's (question_lang). The evidence must
+  occur verbatim in its gold document and the answer in the first evidence; each gold entry gets the character span of its evidence, which is what
   makes relevance independent of chunking.
 - `gold_docs`: qid, query, gold_docs [doc ids], optional lang, difficulty, tags; scored per
   document, with no answers.
@@ -25,7 +26,7 @@ from typing import Any
 from ..artifacts.io import numbered_jsonl, shown
 from .corpus import LANG_CODE_RE, CorpusError, id_problem, normalise, text_problem
 
-QUESTION_FIELDS = ("qid", "query", "lang", "gold", "answer", "answerable")  # difficulty and tags: optional
+QUESTION_FIELDS = ("qid", "query", "gold", "answer", "answerable")  # lang, difficulty and tags: optional
 DIFFICULTIES = ("verbatim", "paraphrase")
 SPLITS = ("dev", "test")  # optional field: dev questions are for choices, test for reported figures
 
@@ -78,6 +79,24 @@ class Where:
         return value
 
 
+def question_lang(query: str, gold: list[dict], docs_by_id: dict[str, dict], langs: tuple[str, ...]) -> str:
+    """A question without `lang`: its detected language when the corpus allows it (text/language.py), else
+    its first gold document's, else the corpus's first allowed language, else its commonest document language."""
+    from .language import detect
+    found = detect(query)
+    if found and (not langs or found in langs):
+        return found
+    first = docs_by_id[gold[0]["doc_id"]].get("lang") if gold else None
+    if first and (not langs or first in langs):
+        return first
+    if langs:
+        return langs[0]
+    counts: dict[str, int] = {}
+    for lang in filter(None, (d.get("lang") for d in docs_by_id.values())):
+        counts[lang] = counts.get(lang, 0) + 1
+    return max(sorted(counts), key=lambda k: counts[k]) if counts else "en"
+
+
 def validate_question(q: Any, docs_by_id: dict[str, dict], w: Where, langs: tuple[str, ...] = ()) -> dict:
     if not isinstance(q, dict):
         w.fail("each line must be a JSON object")
@@ -86,7 +105,7 @@ def validate_question(q: Any, docs_by_id: dict[str, dict], w: Where, langs: tupl
         w.fail(f"missing field(s): {', '.join(missing)}")
     w.qid = w.checked_qid(q)
     query = w.text(q, "query")
-    lang = w.lang(q["lang"], langs)
+    lang = w.lang(q["lang"], langs) if "lang" in q else None
     difficulty = w.choice(q["difficulty"], "difficulty", DIFFICULTIES) if "difficulty" in q else ""
     tags = w.strings(q, "tags")
     if not isinstance(q["answerable"], bool):
@@ -119,6 +138,7 @@ def validate_question(q: Any, docs_by_id: dict[str, dict], w: Where, langs: tupl
         if answer not in clean_gold[0]["evidence"]:
             w.fail(f"{shown(answer)} is not in its evidence", "answer")
         accepted = {"answers": answers} if answers else {}  # every accepted answer; `answer` is the first
+    lang = lang or question_lang(query, clean_gold, docs_by_id, langs)
     return {"qid": w.qid, "query": normalise(query), "lang": lang, "difficulty": difficulty, "tags": list(tags),
             "answerable": q["answerable"], "answer": answer, **accepted, "gold": clean_gold, **split_of(q, w)}
 
@@ -139,7 +159,6 @@ def gold_docs_question(q: Any, docs_by_id: dict[str, dict], w: Where, langs: tup
         q = {**q, "qid": str(q["qid"])}
     w.qid = w.checked_qid(q)
     query = w.text(q, "query")
-    lang = w.lang(q.get("lang", langs[0] if langs else "en"), langs)
     gold_docs = w.strings(q, "gold_docs")
     for doc_id in gold_docs:
         if doc_id not in docs_by_id:
@@ -148,6 +167,7 @@ def gold_docs_question(q: Any, docs_by_id: dict[str, dict], w: Where, langs: tup
     if not isinstance(difficulty, str):
         w.fail(f"expected a string, got {shown(difficulty)}", "difficulty")
     gold = [{"doc_id": d, "evidence": None, "char_start": None, "char_end": None} for d in gold_docs]
+    lang = w.lang(q["lang"], langs) if "lang" in q else question_lang(query, gold, docs_by_id, langs)
     return {"qid": w.qid, "query": normalise(query), "lang": lang, "difficulty": difficulty,
             "tags": list(w.strings(q, "tags")), "answerable": bool(gold), "answer": None, "gold": gold,
             **split_of(q, w)}

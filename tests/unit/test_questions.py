@@ -31,7 +31,7 @@ DOCS = [{"doc_id": "a.md", "title": "A", "lang": "en", "text": "Irregular: go we
     (question(qid=7), r"q\.jsonl:2: qid: expected a non-empty string, got 7"),
     (question(answerable="yes"), r"q1: answerable: expected true or false"),
     (question(answer=None), r"q1: answer: expected a non-empty string, got None"),
-    ({"qid": "q1", "query": "x"}, r"q\.jsonl:2: missing field\(s\): lang, gold, answer, answerable"),
+    ({"qid": "q1", "query": "x"}, r"q\.jsonl:2: missing field\(s\): gold, answer, answerable"),
     (question(qid="q0"), r"q\.jsonl:2: q0: duplicate qid \(first on line 1\)"),
 ])
 def test_bad_questions_fail_naming_file_and_line(tmp_path, bad, message):
@@ -55,3 +55,17 @@ def test_questions_that_are_not_utf8_name_the_file_and_line(tmp_path):
     path.write_bytes(json.dumps(question()).encode() + b"\n" + b'{"qid": "\xff"}\n')
     with pytest.raises(ValueError, match=r"q\.jsonl:2: not valid UTF-8"):
         load_questions(path, DOCS)
+
+
+def test_a_question_without_lang_takes_its_detected_language_else_its_gold_documents(tmp_path):
+    docs = DOCS + [{"doc_id": "b.md", "title": "B", "lang": "es", "text": "El pasado de ir: fue.", "sha256": ""}]
+    said = question(qid="q1", query="¿Cuál es el pasado de la forma que se usa con el verbo ir en la frase?")
+    short = question(qid="q2", query="pasado de ir", gold=[{"doc_id": "b.md", "evidence": "fue"}], answer="fue")
+    none = question(qid="q3", query="xyz", gold=[], answer=None, answerable=False)
+    for q in (said, short, none):
+        del q["lang"]
+    path = tmp_path / "q.jsonl"
+    path.write_text("".join(json.dumps(q) + "\n" for q in (said, short, none)), encoding="utf-8")
+    langs = {q["qid"]: q["lang"] for q in load_questions(path, docs)}
+    assert langs == {"q1": "es", "q2": "es", "q3": "en"}  # q3: the corpus's commonest (a tie: the first by name)
+    assert load_questions(path, docs, langs=("en",))[2]["lang"] == "en"

@@ -13,7 +13,7 @@ from minirag.config.corpus import (
     corpus_names,
     params_json,
 )
-from minirag.config.load import check_config_files
+from minirag.config.load import check_config_files, missing_source
 from minirag.datasets.beir import BEIR_DATASETS
 from minirag.pipeline.depends import as_input, module_closure
 from minirag.pipeline.graph import CorpusGraph
@@ -35,6 +35,10 @@ RESULTS = "results"
 try:
     check_config_files([*workflow.configfiles, *(workflow.overwrite_configfiles or [])])
     CORPORA = {name: corpus_config(config, name) for name in corpus_names(config)}
+    # a folder that is not there would fail curate after Snakemake cleared the last good build's documents
+    for name, cc in CORPORA.items():
+        if problem := missing_source(cc, name, folders_only=True):
+            raise ConfigError(problem)
     REPORT = report_name(config, workflow.overwrite_configfiles or workflow.configfiles)
 except (ConfigError, ValueError) as exc:
     sys.exit(f"config error: {exc}")  # one line on the terminal, no traceback

@@ -52,6 +52,7 @@ NULL_GENERIC = (("gn_bias", "gn_best_cov", "gn_best_near", "gn_missing", "gn_mis
 G = {n: i for i, n in enumerate(GENERIC)}
 WINDOW = 6
 UNIT_WORDS = 6  # a candidate longer than this states more than a value
+NUMBER_RE = re.compile(r"^\W*\d[\d.,\s–-]*\W*$")  # a cell that is a number (a range) and nothing else
 TYPE_RULES = (  # (pattern over the folded question, type), first match wins
     (r"\b(how many|how much|cuant[oa]s?|how long|how old|how far|how big|how large|what percentage|"
      r"what number|how tall|what temperature|how often|how fast|how high|how heavy|how loud|how soon|how hot|"
@@ -151,6 +152,9 @@ class GenericBlock:
         self.attr_line = [named(c.line) for c in candidates]
         # a value's unit, of a short candidate only: an item that holds "175 °C" is not the temperature
         self.attr_unit = [with_unit(c.text) if len(c.text.split()) <= UNIT_WORDS else frozenset() for c in candidates]
+        # a number under a header naming the attribute states it too: "489.00" in a *Price (EUR)* column
+        self.attr_unit = [u | named(c.column) if c.kind == "cell" and NUMBER_RE.search(c.text) else u
+                          for u, c in zip(self.attr_unit, candidates)]
         self.static[:, G["g_unit"]] = [bool(a) for a in self.attr_unit]
 
 
