@@ -1,7 +1,7 @@
 # Two commands a new user needs (see README.md):
 #   make report   set up .venv, install minirag, build results/report.md on the embedded KB
 #   make test     set up .venv with the test extras and run the whole test suite
-#   make report-html   results/report.html: Snakemake's HTML report of the build, its figures inline
+#   make report-html   results/report.html: each corpus's summary figures and lines, Snakemake's report linked
 # A build prints a line per finished job (minirag/terminal.py); VERBOSE=1 prints everything
 # Snakemake and pip say (make report VERBOSE=1).
 # and, for a config of your own:
@@ -53,9 +53,11 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 report: $(VENV)/.installed
 	$(BUILD) -c$(CORES) results/report.md
 
-# Snakemake's HTML report of the same build: the report's figures, each with its caption
+# results/report.html opens on each corpus's summary figures and lines (minirag/report/landing.py);
+# Snakemake's HTML report of the build (workflow diagram, files, runtimes) is one click away
 report-html: report
-	$(SNAKEMAKE) --report results/report.html results/report.md
+	$(SNAKEMAKE) --report results/report-workflow.html results/report.md
+	$(BIN)/python -m minirag.report.landing results/report.md results/report.html --workflow report-workflow.html
 
 check-config: | $(BIN)/python
 	$(BIN)/python -m minirag.config.load -- "$$MINIRAG_CONFIG"

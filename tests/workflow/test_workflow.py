@@ -409,10 +409,16 @@ def test_biencoder_is_trained_embedded_and_reported_against_its_control(tmp_path
     assert "### Targets: " in report and "### Assertions" in report
 
 
-def test_snakemake_html_report_holds_the_figures(built):
-    snakemake(built, "--report", "results/report.html")
+def test_the_html_report_opens_on_the_summary_and_links_snakemakes_report_with_every_figure(built):
+    """As make report-html builds them: Snakemake's report holds every figure; the page beside it opens on
+    the corpus's summary lines and its three summary figures, embedded, and links to it."""
+    snakemake(built, "--report", "results/report-workflow.html")
+    workflow = (built / "results" / "report-workflow.html").read_text(encoding="utf-8")
+    assert "sweep-rrf-mmr-lambda.png" in workflow and "data:image/png" in workflow and "mini.md" in workflow
+    run([sys.executable, "-m", "minirag.report.landing", "results/mini.md", "results/report.html"], built)
     html = (built / "results" / "report.html").read_text(encoding="utf-8")
-    assert "sweep-rrf-mmr-lambda.png" in html and "data:image/png" in html and "mini.md" in html
+    assert "<h2>Corpus <code>mini</code></h2>" in html and "<li>Best retriever by chunk hit@5: <code>" in html
+    assert html.count('src="data:image/png;base64,') == 3 and '<a href="report-workflow.html">' in html
 
 
 def files_under(folder) -> dict[str, int]:
