@@ -77,7 +77,8 @@ class CorpusSettings:
 # their kind's defaults. `reader` is a single kind-typed entry.
 COLLECTIONS: dict[str, dict[str, dict]] = {
     "embedders": {"hashing": {"type": "hashing"}},
-    "bm25": {"plain": {}},
+    # the question filler and stemmer of the languages the documents are in (dev suite: hit@5 up on 2 of 3 corpora)
+    "bm25": {"plain": {"analyzer": {"languages": "documents"}}},
     "retrievers": {"dense": {"type": "dense", "embedder": "hashing"}, "bm25": {"type": "bm25", "index": "plain"},
                    "rrf": {"type": "rrf", "of": ["dense", "bm25"]}},
     "readers": {"extractive": {"type": "extractive"}},

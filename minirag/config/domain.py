@@ -18,7 +18,7 @@ What it leaves out: which jobs the graph plans for each (the domain's stages and
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import fields, replace
 from typing import Any, Mapping
 
 from ..answer.readers import Reader
@@ -40,7 +40,9 @@ def settings_fields(registry, spec: Any) -> set[str]:
 def domain_defaults(collection: str, spec: Any, domain: str | None, langs: tuple[str, ...]) -> Any:
     """A named entry's config with the defaults its corpus's domain gives filled in where it names none."""
     if domain is None and collection == "retrievers" and "analyzer" in settings_fields(RetrieverKind, spec):
-        return spec if "analyzer" in spec else {**spec, "analyzer": settings_to_dict(language_analyzer(langs))}
+        # a corpus that names no language: the languages its documents are found in, once curated
+        chosen = language_analyzer(langs) if langs else replace(language_analyzer(()), languages="documents")
+        return spec if "analyzer" in spec else {**spec, "analyzer": settings_to_dict(chosen)}
     if domain is None or collection not in load(domain).defaults:
         return spec
     key, default = load(domain).defaults[collection]

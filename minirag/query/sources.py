@@ -75,9 +75,9 @@ class Sources:
         `stored`: the document frequencies a trained reranker's sidecar holds, and `codes` the chunk codes
         its weights file holds, read if they are these chunks')."""
         from ..rank.rerank import FeatureMaker
-        from ..text.analyze import Analyzer
+        from ..text.analyze import Analyzer, settled
         if (analyzer, expansion) not in self._features:
-            a = Analyzer(analyzer)
+            a = Analyzer(settled(analyzer, self.langs.values()) if analyzer.languages else analyzer)
             self._features[analyzer, expansion] = FeatureMaker(a, self.chunks, self.expander(a, expansion), stored,
                                                                codes)
         return self._features[analyzer, expansion]

@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
+from ..artifacts.integrity import iter_records
 from ..artifacts.io import write_json
 from ..artifacts.layout import BM25_FILES
 from ..index.bm25.index import BM25Index, BM25Settings
 from ..index.bm25.postings import Postings
 from ..index.rows import item_row, item_rows
 from ..settings import settings_from_dict
-from ..text.analyze import Analyzer
+from ..text.analyze import Analyzer, settled
 from ..text.chunks import index_text, iter_chunks
 from .common import log, run_stage
+
+
+def index_settings(settings: dict, docs: Path) -> BM25Settings:
+    """The index's settings, its analyzer settled to the documents' languages when it follows them."""
+    s = settings_from_dict(BM25Settings, settings, "bm25")
+    if s.analyzer.languages != "documents":
+        return s
+    langs = {d.get("lang", "") for d in iter_records(docs, "documents")}
+    return replace(s, analyzer=settled(s.analyzer, langs))
 
 
 def file_rows(path: Path, docs: Path, s: BM25Settings) -> list[list[str]]:
@@ -38,7 +49,7 @@ def bm25(settings: dict, docs: Path, chunks: Path, out_dir: Path, units: Path | 
     """Index every chunk (title and section prefixed, as the settings say); items.json holds, per
     row, the chunk id and the sha256 of the text indexed (context and text), so a stale index is
     refused like stale vectors."""
-    s = settings_from_dict(BM25Settings, settings, "bm25")
+    s = index_settings(settings, docs)
     postings, rows = count_postings(units if s.items == "units" else chunks, docs, s)
     index = BM25Index.from_postings(postings, Analyzer(s.analyzer), s.scoring())
     index.save(out_dir)

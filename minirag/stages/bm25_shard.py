@@ -18,6 +18,9 @@ from .common import log, run_stage
 def bm25_shard(settings: dict, docs: Path, chunks: Path, out_dir: Path) -> list[Path]:
     """Count the postings of one shard's chunks, analysed exactly as the bm25 stage does."""
     s = settings_from_dict(BM25Settings, settings, "bm25")
+    if s.analyzer.languages == "documents":  # a shard's documents may not hold every language of the corpus
+        raise ValueError("a sharded corpus names its languages (source.langs or source.default_lang): its BM25 "
+                         "analyzer cannot follow the languages each shard's documents happen to hold")
     postings, rows = count_postings(chunks, docs, s)
     written = save_postings(out_dir, postings, rows, {"with_context": s.with_context, "items": s.items})
     log(f"bm25_shard: {postings.n_items} chunks, {len(postings.vocab)} terms -> {out_dir}")

@@ -12,18 +12,16 @@ from pathlib import Path
 from ..artifacts.integrity import verified
 from ..artifacts.io import write_json
 from ..artifacts.layout import BM25_FILES
-from ..index.bm25.index import BM25Settings
 from ..index.bm25.shards import load_postings, merged_index
 from ..index.rows import place_rows
-from ..settings import settings_from_dict
 from ..text.analyze import Analyzer
-from .bm25 import file_rows
+from .bm25 import file_rows, index_settings
 from .common import log, run_stage
 
 
 def merge_bm25(settings: dict, docs: Path, chunks: Path, shards: list[Path], out_dir: Path) -> list[Path]:
     """Merge shard postings (`shards`: each shard's postings.npz, vocab.json, items.json) into one index."""
-    s = settings_from_dict(BM25Settings, settings, "bm25")
+    s = index_settings(settings, docs)
     rows = file_rows(chunks, docs, s)
     position = {row[0]: i for i, row in enumerate(rows)}
     parts, row_maps = [], []

@@ -124,6 +124,9 @@ class AnalyzerConfig:
     cjk_bigrams: bool = False          # Chinese/Japanese/Korean runs -> overlapping character bigrams
     fold_accents: bool = False         # "trabajó" -> "trabajo"; accents are kept by default
     arabic_normalize: bool = False     # أ إ آ -> ا, ى -> ي, ة -> ه, diacritics and tatweel removed (text/arabic.py)
+    # "documents": the filler and stemmer of the languages docs.jsonl found (a corpus that names none), settled
+    # by `settled` where the analyzer is built over the documents; an index keeps the settled one
+    languages: Literal["", "documents"] = ""
 
     @classmethod
     def from_dict(cls, d: dict) -> "AnalyzerConfig":
@@ -134,9 +137,12 @@ class AnalyzerConfig:
 
     def data_files(self) -> list[str]:
         """The word lists this analyzer reads (data/stopwords_<lang>.txt, data/filler_<lang>.txt):
-        inputs of every job that analyzes with it, so editing a list reruns them."""
+        inputs of every job that analyzes with it, so editing a list reruns them (every filler list
+        when the documents' languages choose)."""
+        filler = ([lang for lang in FILLER_LANGS if (DATA_DIR / f"filler_{lang}.txt").exists()]
+                  if self.languages == "documents" else self.query_stopwords)
         return [str(DATA_DIR / f"{kind}_{lang}.txt") for kind, langs in
-                (("stopwords", self.stopwords), ("filler", self.query_stopwords)) for lang in langs]
+                (("stopwords", self.stopwords), ("filler", filler)) for lang in langs]
 
     def describe(self) -> str:
         """The steps beyond the seed's lowercased \\w+, as ", stopwords en+es, stem spanish"."""
@@ -157,6 +163,8 @@ class AnalyzerConfig:
             parts.append("Arabic normalized")
         if self.cjk_bigrams:
             parts.append("CJK bigrams")
+        if self.languages:
+            parts.append("filler and stemmer of the documents' languages")
         if not self.lowercase:
             parts.append("case kept")
         return "".join(f", {p}" for p in parts)
@@ -165,6 +173,7 @@ class AnalyzerConfig:
 # The Snowball stemmer of a corpus's language, first found first: a bilingual English/Spanish corpus stems
 # Spanish (as the grammar domain does), an English one English.
 LANGUAGE_STEMMERS = {"es": "spanish", "en": "english"}
+FILLER_LANGS = ("en", "es", "ar")  # the question-filler lists data/ has
 
 
 def language_analyzer(langs: tuple[str, ...]) -> AnalyzerConfig:
@@ -172,9 +181,18 @@ def language_analyzer(langs: tuple[str, ...]) -> AnalyzerConfig:
     filler of each of its languages minirag has a list for, the stemmer of its language (a Spanish one only
     for a corpus with Spanish documents), accents folded. The grammar domain's (rank/rerank.py
     DEFAULT_ANALYZER) is this for en+es."""
-    filler = tuple(lang for lang in ("en", "es", "ar") if lang in langs and (DATA_DIR / f"filler_{lang}.txt").exists())
+    filler = tuple(lang for lang in FILLER_LANGS if lang in langs and (DATA_DIR / f"filler_{lang}.txt").exists())
     stemmer = next((LANGUAGE_STEMMERS[lang] for lang in LANGUAGE_STEMMERS if lang in langs), None)
     return AnalyzerConfig(fold_accents=True, query_stopwords=filler, stemmer=stemmer)
+
+
+def settled(config: AnalyzerConfig, langs) -> AnalyzerConfig:
+    """`config` with `languages: documents` made the filler and stemmer of `langs` (the documents'
+    languages, language_analyzer); any other config as it is."""
+    if config.languages != "documents":
+        return config
+    chosen = language_analyzer(tuple(sorted(set(langs) - {""})))
+    return replace(config, languages="", query_stopwords=chosen.query_stopwords, stemmer=chosen.stemmer)
 
 
 class Analyzer:

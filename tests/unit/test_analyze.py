@@ -86,3 +86,35 @@ def test_config_from_dict():
     assert AnalyzerConfig.from_dict(config.to_dict()) == config
     with pytest.raises(ValueError, match="stemming"):
         AnalyzerConfig.from_dict({"stemming": "porter"})
+
+
+def test_an_analyzer_following_the_documents_takes_the_filler_and_stemmer_of_their_languages():
+    from minirag.text.analyze import settled
+    follows = AnalyzerConfig(fold_accents=True, languages="documents", char_ngrams=3)
+    english = settled(follows, ["en", "en", ""])
+    assert (english.stemmer, english.query_stopwords, english.languages) == ("english", ("en",), "")
+    assert english.char_ngrams == 3 and english.fold_accents  # what it does not choose is kept
+    assert settled(follows, {"en", "es"}).stemmer == "spanish"
+    assert settled(follows, {"fr"}) == AnalyzerConfig(fold_accents=True, char_ngrams=3)  # no list, no stemmer
+    fixed = AnalyzerConfig(stemmer="porter")
+    assert settled(fixed, {"es"}) is fixed
+    # every filler list is an input of its jobs, since the documents may pick any of them
+    assert {p.rsplit("/", 1)[1] for p in follows.data_files()} == {"filler_en.txt", "filler_es.txt"}
+    assert "documents' languages" in follows.describe()
+
+
+def test_a_bm25_index_following_the_documents_is_saved_with_the_analyzer_they_chose(tmp_path):
+    import json
+
+    from minirag.artifacts.integrity import write_receipt
+    from minirag.artifacts.io import write_jsonl
+    from minirag.artifacts.layout import CorpusLayout
+    from minirag.stages.bm25 import index_settings
+    layout = CorpusLayout(tmp_path / "results" / "c")
+    docs = layout.docs
+    write_jsonl(docs, [{"doc_id": "a.md", "lang": "es", "text": "x"}, {"doc_id": "b.md", "lang": "es", "text": "y"}])
+    write_receipt(layout.receipt("curate", None), "curate", None, {}, [], [docs])
+    settings = {"analyzer": {"languages": "documents", "fold_accents": True}}
+    s = index_settings(settings, docs)
+    assert (s.analyzer.stemmer, s.analyzer.query_stopwords, s.analyzer.languages) == ("spanish", ("es",), "")
+    assert json.dumps(settings) == '{"analyzer": {"languages": "documents", "fold_accents": true}}'  # not edited

@@ -41,6 +41,8 @@ def test_with_the_domain_the_corpus_gets_the_grammar_defaults():
 def test_without_the_domain_the_reranker_analyzes_as_the_corpus_languages_do(langs, filler, stemmer):
     analyzer = resolved(source={**CORPUS["source"], "langs": langs})["retrievers"]["rerank"]["analyzer"]
     assert (analyzer["query_stopwords"], analyzer["stemmer"], analyzer["fold_accents"]) == (filler, stemmer, True)
+    # a corpus that names no language: the languages its documents are found in, settled once curated
+    assert analyzer["languages"] == ("" if langs else "documents")
 
 
 def test_a_corpus_language_given_as_its_default_lang_counts_and_a_named_analyzer_is_kept():
