@@ -421,6 +421,29 @@ def test_the_html_report_opens_on_the_summary_and_links_snakemakes_report_with_e
     assert html.count('src="data:image/png;base64,') == 3 and '<a href="report-workflow.html">' in html
 
 
+@pytest.mark.slow  # a real browser: pytest -m slow (Debian's chromium; bench/report_screenshot.py --install)
+def test_the_html_reports_first_screen_shows_the_figures_in_a_browser(built, tmp_path):
+    """Headless Chromium renders report.html at a laptop's first screen (1280 x 900): its DOM holds the
+    three embedded figures, and the screenshot is mostly not blank and holds the figures' colours."""
+    import shutil
+
+    if not (shutil.which("chromium") or shutil.which("chromium-browser")):
+        pytest.skip("chromium is not installed (apt-get install chromium)")
+    import matplotlib.image
+    import numpy as np
+    from support.project import REPO
+
+    run([sys.executable, "-m", "minirag.report.landing", "results/mini.md", "results/report.html"], built)
+    shot = tmp_path / "first-screen.png"
+    proc = run([sys.executable, str(REPO / "bench" / "report_screenshot.py"), "--report", "results/report.html",
+                "--out", str(shot), "--size", "1280,900", "--json"], built)
+    said = json.loads(proc.stdout)
+    assert said["ok"] and said["images_per_corpus"] == [3], said
+    pixels = matplotlib.image.imread(shot)[..., :3]  # (900, 1280, 3) in [0, 1]
+    coloured = (pixels.max(axis=-1) - pixels.min(axis=-1)) > 0.25  # bars and lines, not black or grey text
+    assert pixels.shape[:2] == (900, 1280) and coloured.mean() > 0.01, coloured.mean()
+
+
 def files_under(folder) -> dict[str, int]:
     return {str(p.relative_to(folder)): p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file()}
 
