@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 from ..text.chunks import Chunk
 from ..text.structure import PATH_SEP, SENTENCE_RE
+from ..text.words import WORD_RE, prefix_stem, prefix_stems
 
-WORD_RE = re.compile(r"\w+", re.UNICODE)
 RULE_RE = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
 MARKUP_RE = re.compile(r"[*_`]+")
 
@@ -43,21 +43,12 @@ english inglés ingles spanish español espanol
 """.split())  # a language's name says which language to answer in, rarely what the question is about
 
 
-def stem(word: str) -> str:
-    """The first six letters: a crude stem that lets "conjugate" find "conjugation"."""
-    return word[:6]
-
-
-def words_of(text: str) -> set[str]:
-    return {stem(w) for w in WORD_RE.findall(text.lower())}
-
-
 def content_words(text: str) -> list[str]:
     """The question's words that say what it is about, stemmed, in order, once each."""
     seen: list[str] = []
     for w in WORD_RE.findall(text.lower()):
-        if w not in QUESTION_WORDS and stem(w) not in seen:
-            seen.append(stem(w))
+        if w not in QUESTION_WORDS and prefix_stem(w) not in seen:
+            seen.append(prefix_stem(w))
     return seen
 
 
@@ -135,7 +126,7 @@ def idf_weights(query_words: list[str], bags: list[set[str]]) -> dict[str, float
 def line_scores(query: str, texts: list[str]) -> list[float]:
     """Σ over the question's content words in each line of their idf_weights among the lines."""
     q = content_words(query)
-    bags = [words_of(t) for t in texts]
+    bags = [prefix_stems(t) for t in texts]
     w = idf_weights(q, bags)
     return [sum(w[x] for x in q if x in b) for b in bags]
 

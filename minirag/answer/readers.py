@@ -44,7 +44,8 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Mapping
 
 from ..settings import Kind, setting
-from .evidence import content_words, idf_weights, line_scores, words_of
+from ..text.words import prefix_stems
+from .evidence import content_words, idf_weights, line_scores
 from .minigpt.reader import MiniGPTSettings
 from .prompt import IDK, Prompt
 from .select.settings import SelectorSettings
@@ -119,10 +120,10 @@ def cell_answer(query_words: list[str], cells: list[list[str]]) -> str | None:
     """The value under the column the question names, never the question's own key."""
     best, best_score = None, 0
     for column, value in cells:
-        value_words = words_of(value)
+        value_words = prefix_stems(value)
         if not value or value_words <= set(query_words):
             continue  # the question's key ("write") or an empty cell
-        score = len(words_of(column) & set(query_words))
+        score = len(prefix_stems(column) & set(query_words))
         if score > best_score:
             best, best_score = value, score
     return best
@@ -133,8 +134,8 @@ def clause_answer(query_words: list[str], text: str) -> str:
     clauses = [c.strip() for c in CLAUSE_RE.split(text) if c and c.strip()]
     if len(clauses) < 2:
         return text.strip()
-    w = idf_weights(query_words, [words_of(c) for c in clauses])
-    return max(clauses, key=lambda c: sum(w[q] for q in query_words if q in words_of(c)))
+    w = idf_weights(query_words, [prefix_stems(c) for c in clauses])
+    return max(clauses, key=lambda c: sum(w[q] for q in query_words if q in prefix_stems(c)))
 
 
 def line_answer(query_words: list[str], line: dict) -> str:
@@ -194,7 +195,7 @@ class ExtractiveReader(Reader):
         """The seed's extractive reading: the best line's named cell or best clause."""
         query_words = content_words(prompt.query)
         lines = prompt.evidence
-        found = set().union(*(words_of(ln["text"]) for ln in lines))
+        found = set().union(*(prefix_stems(ln["text"]) for ln in lines))
         support = (sum(w in found for w in query_words) / len(query_words)) if query_words else 0.0
         scores = line_scores(prompt.query, [ln["text"] for ln in lines])
         best = max(range(len(lines)), key=lambda i: (scores[i], -i), default=None)  # ties: the line shown first

@@ -48,7 +48,7 @@ from ..settings import SettingsError, setting, settings_to_dict
 from .zipf import cdf, zipf_probabilities
 
 BLOCK = 1000  # passages drawn from one generator: the unit of prefix-stability
-WORD_RE = re.compile(r"[a-z]+")  # words the default analyzer (lowercased \w+) keeps whole
+ASCII_WORD_RE = re.compile(r"[a-z]+")  # words the default analyzer (lowercased \w+) keeps whole
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ def english_vocabulary(size: int) -> list[str]:
         import wordfreq
     except ImportError:
         raise RuntimeError("the synthetic corpus needs the wordfreq package: pip install -e '.[synth]'") from None
-    words = [w for w in wordfreq.top_n_list("en", 10**7, wordlist="large") if WORD_RE.fullmatch(w)]
+    words = [w for w in wordfreq.top_n_list("en", 10**7, wordlist="large") if ASCII_WORD_RE.fullmatch(w)]
     if len(words) < size:
         raise ValueError(f"synth.vocab_size: {size} words asked, wordfreq has {len(words)} alphabetic English words")
     return words[:size]

@@ -26,6 +26,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from ..artifacts.io import dumps_json, sha256_text
+from ..text.words import WORD_RE
 
 SOURCES = ("title", "ict", "crops", "table_rows")
 ICT_PER_CHUNK = 8         # default number of sentences drawn (without replacement) per chunk
@@ -34,7 +35,6 @@ CROPS_PER_CHUNK = 4       # default number of crop pairs drawn per chunk
 CROP_FRACTION = (0.2, 0.5)  # crop length as a fraction of the chunk's words (Contriever: 0.1-0.5)
 MIN_WORDS = 3             # shorter sentences, cells and crops carry too little to learn from
 
-WORD_RE = re.compile(r"\w+")
 SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+")
 SEPARATOR_CELL_RE = re.compile(r"^:?-+:?$")
 

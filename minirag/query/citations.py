@@ -23,8 +23,8 @@ import re
 from pathlib import Path
 
 from ..text.chunks import Chunk
+from ..text.words import word_set
 
-WORD_RE = re.compile(r"\w+")
 MARKER_RE = re.compile(r"\[#\d+\]")
 
 
@@ -38,17 +38,13 @@ def front_lines(source: Path | None, text: str) -> int:
     return raw.count("\n", 0, at) if at > 0 else 0
 
 
-def words(text: str) -> set[str]:
-    return set(WORD_RE.findall(text.casefold()))
-
-
 def evidence_start(chunk: Chunk, evidence: list[str], answer: str = "") -> int:
     """The offset in the chunk of the line that best holds the citation: every word of the answer
     first, then the most words of its evidence lines (the earliest of equals); 0 when none holds any."""
-    wanted, said = words(" ".join(evidence)), words(MARKER_RE.sub(" ", answer))
+    wanted, said = word_set(" ".join(evidence)), word_set(MARKER_RE.sub(" ", answer))
     best, at, offset = (False, 0), 0, 0
     for line in chunk.text.split("\n"):
-        have = words(line)
+        have = word_set(line)
         score = (bool(said) and said <= have, len(wanted & have))
         if score > best:
             best, at = score, offset

@@ -193,7 +193,7 @@ class Sources:
 
     @cached_property
     def folded_texts(self) -> dict[str, str]:
-        from ..rank.feedback import fold
+        from ..text.words import fold
         return {c.id: fold(c.text) for c in self.chunks}
 
     def folded_text(self, chunk_id: str) -> str:

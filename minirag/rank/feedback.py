@@ -16,16 +16,11 @@ from __future__ import annotations
 import re
 from typing import Callable, Sequence
 
-from ..text.analyze import fold_accents
+from ..text.words import fold
 from .diversify import positional
 from .ranking import Ranking
 
 CITATION_RE = re.compile(r"(?<!\s)\s*\[#\d+\]")  # starts where its spaces start: inside, it rescanned the run
-
-
-def fold(text: str) -> str:
-    """Lowercased, accents dropped (text/analyze.py `fold_accents`): "Tuvé" -> "tuve"."""
-    return fold_accents(text.lower())
 
 
 def answer_form(answer: str, max_words: int) -> str | None:

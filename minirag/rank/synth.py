@@ -15,11 +15,11 @@ checking that a question is natural; the reranker only needs which chunk holds t
 from __future__ import annotations
 
 import re
-import unicodedata
 
 import numpy as np
 
 from ..text.structure import DocumentStructure
+from ..text.words import fold_accents
 
 TEMPLATES = (
     "what is the {header} of {key}?", "{header} of {key}", "{key} {header}", "how do you say {key} in {header}?",
@@ -42,7 +42,7 @@ def misspell(word: str, rng: np.random.Generator) -> str:
     """A learner's slip: accents dropped, a letter dropped or doubled, two letters swapped."""
     kind = rng.integers(4)
     if kind == 0:
-        return "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
+        return fold_accents(word)
     if len(word) < 4:
         return word
     i = int(rng.integers(1, len(word) - 1))

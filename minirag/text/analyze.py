@@ -25,10 +25,9 @@ from typing import Literal
 
 from ..settings import setting, settings_from_dict, settings_to_dict
 from .arabic import normalize_arabic, taa_to_haa
+from .words import WORD_RE, fold_accents, snowball
 
 DATA_DIR = Path(__file__).parent / "data"
-
-WORD_RE = re.compile(r"\w+")
 
 # Scripts written without spaces between words, bigrammed like Lucene's CJKBigramFilter:
 # Han (with extension A and compatibility ideographs), Hiragana, Katakana, Hangul syllables.
@@ -64,15 +63,6 @@ def word_pattern(tokenizer: str, cjk: bool) -> re.Pattern:
 def tokenize(text: str) -> list[str]:
     """The seed's tokenizer: lowercased unicode \\w+ runs, accents kept."""
     return WORD_RE.findall(text.lower())
-
-
-def fold_accents(text: str) -> str:
-    """Strip combining marks after canonical decomposition: "trabajó" -> "trabajo", "ñ" -> "n"."""
-    if text.isascii():
-        return text  # nothing to decompose or strip
-    decomposed = unicodedata.normalize("NFD", text)
-    marks = {ord(c): None for c in set(decomposed) if unicodedata.combining(c)}  # each distinct character once
-    return unicodedata.normalize("NFC", decomposed.translate(marks) if marks else decomposed)
 
 
 def cjk_bigrams(words: list[str]) -> list[str]:
@@ -208,13 +198,7 @@ class Analyzer:
         self._stemmer = None
         self._stem_cache: dict[str, str] = {}
         if config.stemmer is not None:
-            import Stemmer  # PyStemmer; imported here so analyzers without stemming do not need it
-
-            try:
-                self._stemmer = Stemmer.Stemmer(config.stemmer)
-            except KeyError:
-                raise ValueError(f"unknown stemmer {config.stemmer!r} "
-                                 f"(PyStemmer knows: {', '.join(Stemmer.algorithms())})") from None
+            self._stemmer = snowball(config.stemmer)
 
     def _word_list(self, langs, kind: str, fold: bool = True) -> frozenset[str]:
         words: set[str] = set()

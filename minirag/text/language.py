@@ -15,7 +15,7 @@ and mixed-language documents (the majority wins).
 
 from __future__ import annotations
 
-import re
+from .words import LETTERS_RE
 
 WORDS = {
     "en": "the of and to in is that it for was on are with as be this by at from or have not which an you your".split(),
@@ -26,12 +26,11 @@ WORDS = {
     "pt": "de a o que e do da em um para é com não uma os no se na por mais as dos como mas ao".split(),
 }
 MIN_WORDS, MIN_SHARE = 8, 0.12
-WORD_RE = re.compile(r"[^\W\d_]+")
 
 
 def detect(text: str) -> str | None:
     """The language code whose function words are the largest share of `text`'s words, or None."""
-    words = [w.lower() for w in WORD_RE.findall(text[:20_000])]
+    words = [w.lower() for w in LETTERS_RE.findall(text[:20_000])]
     if len(words) < MIN_WORDS:
         return None
     shares = {lang: sum(w in vocab for w in words) / len(words) for lang, vocab in VOCABS.items()}

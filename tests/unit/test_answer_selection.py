@@ -211,8 +211,8 @@ def test_block_features_equal_the_plain_per_candidate_computation(vocab, chunks,
         r = sel.read(question, list(order), langs)
         cands = [r.candidate(i) for i in range(len(r.X))]
         words = " ".join(answer_key(question).split())
-        from minirag.answer.select.keys import WORD_RE, fold
-        asked = " ".join(WORD_RE.findall(r.analysis.asked_text()))
+        from minirag.text.words import TERM_RE, fold
+        asked = " ".join(TERM_RE.findall(r.analysis.asked_text()))
         for i, c in enumerate(cands):
             want = reference_row(r.analysis, c, answer_key(c.text), set(r.analysis.words), asked)
             got = {k: float(r.X[i, INDEX[k]]) for k in want}

@@ -6,6 +6,7 @@ import re
 import shutil
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,9 @@ from minirag.pipeline.depends import imports_of
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "minirag"
-MAX_LINES = 300  # a module longer than this does more than one job
+# A module is split by concept, not by length: past WARN_LINES the suite warns (pytest's summary names
+# it) that it may hold two jobs; MAX_LINES is the wall a module never needs to reach.
+WARN_LINES, MAX_LINES = 400, 600
 MAX_FUNCTION_LINES = 60  # a def to its last line, nested functions included
 
 
@@ -114,10 +117,16 @@ def test_layers_import_only_downward():
     assert not upward
 
 
-def test_no_module_is_over_300_lines():
-    long = {str(p.relative_to(REPO)): n for p in PACKAGE.rglob("*.py")
-            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
-    assert not long
+def module_lengths() -> dict[str, int]:
+    return {str(p.relative_to(REPO)): len(p.read_text(encoding="utf-8").splitlines()) for p in PACKAGE.rglob("*.py")}
+
+
+def test_a_long_module_is_a_warning_and_a_very_long_one_a_failure():
+    lengths = module_lengths()
+    for name, n in sorted(lengths.items()):
+        if n > WARN_LINES:
+            warnings.warn(f"{name} has {n} lines: does it hold more than one concept?", stacklevel=1)
+    assert not {name: n for name, n in lengths.items() if n > MAX_LINES}
 
 
 def test_no_function_is_over_60_lines():

@@ -5,8 +5,9 @@ import pytest
 
 from minirag.answer.readers import Answer
 from minirag.config.corpus import ConfigError, corpus_config
-from minirag.rank.feedback import answer_form, feedback_order, fold
+from minirag.rank.feedback import answer_form, feedback_order
 from minirag.rank.kinds import kind_of
+from minirag.text.words import fold
 
 TEXTS = {"a": "ser: fui, fuiste", "b": "tener: Tuve, tuviste", "c": "estar: estuve", "d": "yo tuvé ayer",
          "e": "hablar: hablé", "f": "tener: tuve"}

@@ -430,7 +430,6 @@ def test_the_html_reports_first_screen_shows_the_figures_in_a_browser(built, tmp
     if not (shutil.which("chromium") or shutil.which("chromium-browser")):
         pytest.skip("chromium is not installed (apt-get install chromium)")
     import matplotlib.image
-    import numpy as np
     from support.project import REPO
 
     run([sys.executable, "-m", "minirag.report.landing", "results/mini.md", "results/report.html"], built)

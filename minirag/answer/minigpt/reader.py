@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING, Callable, ClassVar, Iterator
 import numpy as np
 
 from ...settings import setting
-from ..evidence import content_words, words_of
+from ...text.words import WORD_RE, prefix_stems
+from ..evidence import content_words
 from ..prompt import IDK, Prompt
 
 if TYPE_CHECKING:  # the model, its training, the tokenizer and the tasks module are imported where a reader
@@ -41,7 +42,6 @@ if TYPE_CHECKING:  # the model, its training, the tokenizer and the tasks module
     from .model import MiniGPT, MiniGPTConfig
 
 CITE_RE = re.compile(r"\[#(\d+)\]")
-WORD_RE = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -178,7 +178,7 @@ def parse(text: str) -> tuple[str, int | None]:
 def supported(question: str, line: str) -> float:
     """Share of the question's content words (evidence.content_words) that occur in the cited line."""
     wanted = content_words(question)
-    return sum(w in words_of(line) for w in wanted) / len(wanted) if wanted else 1.0
+    return sum(w in prefix_stems(line) for w in wanted) / len(wanted) if wanted else 1.0
 
 
 def read(model: MiniGPT, enc: TaskEncoder, question: str, lines: list[tuple[int, str]], max_new_tokens: int,

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..evidence import format_row, words_of
+from ...text.words import prefix_stems
+from ..evidence import format_row
 from ..select.candidates import cell_line, plain
 from .facts import Fact, contains, content_stems, doc_lines, holds, table_rows
 
@@ -43,7 +44,7 @@ class LinePool:
                     seen.add(text)
                     self.texts.append(text)
         for i, text in enumerate(self.texts):
-            for s in sorted(words_of(text)):
+            for s in sorted(prefix_stems(text)):
                 self.index.setdefault(s, []).append(i)
         self.signatures: dict[str, set[tuple[str, str]]] = {}
         self.groups: dict[str, list[str]] = {}

@@ -16,13 +16,13 @@ What it leaves out: questions and contexts (tasks.py turns facts into tasks).
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, replace
 from typing import Iterator
 
 from ...text.chunks import Chunk
 from ...text.structure import DocumentStructure
-from ..evidence import MARKUP_RE, QUESTION_WORDS, WORD_RE, Line, cells, chunk_lines, stem
+from ...text.words import WORD_RE, prefix_stem
+from ..evidence import MARKUP_RE, QUESTION_WORDS, Line, cells, chunk_lines
 from ..select.candidates import cell_line, plain
 
 MAX_ANSWER_WORDS = 4   # sentence facts: a span a small reader can copy
@@ -68,13 +68,9 @@ def n_words(text: str) -> int:
     return len(text.split())
 
 
-def strip_accents(text: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
-
-
 def content_stems(text: str) -> list[str]:
     """The words of a key or column that say what it is about (stems, as `evidence` scores lines)."""
-    return sorted({stem(w) for w in WORD_RE.findall(text.lower()) if w not in QUESTION_WORDS and len(w) > 1})
+    return sorted({prefix_stem(w) for w in WORD_RE.findall(text.lower()) if w not in QUESTION_WORDS and len(w) > 1})
 
 
 def doc_sections(doc: dict) -> list[tuple[str, list[Line]]]:

@@ -35,11 +35,10 @@ import numpy as np
 from ...artifacts.io import sha256_text
 from ...index.pairs import sentence_spans
 from ...rank.synth import candidates
-from ..select.keys import fold
+from ...text.words import LETTERS_RE, fold
 from .cloze import Material, cloze
 
 GENERIC_FAMILIES = ("generic",)  # the core's; a domain names its own (minirag/domain.py)
-WORD_RE = re.compile(r"[^\W\d_]+")
 DEFINITION_RE = re.compile(r"^(?:the |an? |el |la |los |las )?(?P<x>[^,;:.]{3,60}?) (?P<v>is|are|es|son) ", re.I)
 MIN_SENTENCE_WORDS = 6
 
@@ -96,13 +95,13 @@ def learner_questions(docs: list[dict], terms, n: int, seed: int, lexicon: dict 
 
 def sentence_questions(chunks: Sequence[dict]) -> list[dict]:
     """A cloze of every prose sentence (its rarest word blanked) and "what is X?" of "X is Y" sentences."""
-    df = Counter(w for c in chunks for w in set(WORD_RE.findall(fold(c["text"]))))
+    df = Counter(w for c in chunks for w in set(LETTERS_RE.findall(fold(c["text"]))))
     out, seen = [], set()
     for c in chunks:
         text = c["text"]
         for s, e in sentence_spans(text):
             sentence = text[s:e]
-            words = WORD_RE.findall(sentence)
+            words = LETTERS_RE.findall(sentence)
             if sentence.lstrip().startswith("|") or len(words) < MIN_SENTENCE_WORDS:
                 continue
             start = c["offset"] + s
@@ -136,8 +135,8 @@ def span_questions(docs: list[dict], seed: int) -> list[dict]:
             spots = [m.start() for m in re.finditer(re.escape(span), text)]
             if not spots:  # the span's markup was stripped: it does not stand in the text as it reads
                 continue
-            words = {w.lower() for w in WORD_RE.findall(query) if len(w) > 3}
-            at = max(spots, key=lambda i: (sum(w.lower() in words for w in WORD_RE.findall(text[max(0, i - 200):i + 200])), -i))
+            words = {w.lower() for w in LETTERS_RE.findall(query) if len(w) > 3}
+            at = max(spots, key=lambda i: (sum(w.lower() in words for w in LETTERS_RE.findall(text[max(0, i - 200):i + 200])), -i))
             out.append({"query": query, "family": f"generic:{kind}", "doc_id": doc_id,
                         "char_start": at, "char_end": at + len(span)})
     return out

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .keys import fold
+from ...text.words import fold
 
 NUMBER = (r"(?:\d+(?:[.,]\d+)?(?:\s*[–-]\s*\d+(?:[.,]\d+)?)?|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|"
           r"eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|ninety|hundred|half|un|una|dos|tres|cuatro|cinco|"

@@ -25,7 +25,8 @@ from typing import Sequence
 
 from ...text.chunks import Chunk
 from ...text.structure import LIST_ITEM_RE, PATH_SEP, SENTENCE_RE
-from ..evidence import MARKUP_RE, RULE_RE, WORD_RE, cells, format_row
+from ...text.words import WORD_RE
+from ..evidence import MARKUP_RE, RULE_RE, cells, format_row
 from .spans import spans_of
 
 # Started inside a run of spaces, the leading \s* rescanned the run at each of its spaces (quadratic in its

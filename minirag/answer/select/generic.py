@@ -32,9 +32,9 @@ import re
 
 import numpy as np
 
+from ...text.words import crude_stem, fold
 from .attributes import asked, named, with_unit
 from .candidates import Candidate
-from .keys import fold
 from .spans import FUNCTION, TOKEN_RE
 
 TYPES = ("person", "date", "place", "number", "reason", "manner", "thing")
@@ -67,26 +67,17 @@ TYPE_RULES = (  # (pattern over the folded question, type), first match wins
 NEGATION_RE = re.compile(r"\b(not|never|no|n't|nunca|tampoco)\b")
 
 
-SUFFIX_RE = re.compile(r"(?<=\w{3})(ings?|ed|es|s|ly|ciones|cion|mente)$")
-
-
-def stem(word: str) -> str:
-    """A crude stem: folded, a common English or Spanish ending off, at most six letters
-    ("meaning" and "mean", "founded" and "founding" meet)."""
-    return SUFFIX_RE.sub("", fold(word))[:6]
-
-
-def words_of(text: str) -> list[str]:
+def span_words(text: str) -> list[str]:
     return [m.group() for m in TOKEN_RE.finditer(text) if m.group()[0].isalnum()]
 
 
 def content_stems(text: str) -> list[str]:
-    return [stem(w) for w in words_of(text) if fold(w) not in FUNCTION and len(w) > 1]
+    return [crude_stem(w) for w in span_words(text) if fold(w) not in FUNCTION and len(w) > 1]
 
 
 def span_key(text: str) -> str:
     """An answer's words with its numbers, folded: candidates with one key are one answer."""
-    return " ".join(fold(w) for w in words_of(text))
+    return " ".join(fold(w) for w in span_words(text))
 
 
 class GenericQuestion:
@@ -96,9 +87,9 @@ class GenericQuestion:
         self.stems = {s: idf.get(s, default_idf) for s in content_stems(query)}
         self.total = sum(self.stems.values()) or 1.0
         self.negated = bool(NEGATION_RE.search(folded))
-        toks = words_of(query)
-        self.numbers = {stem(w) for w in toks if any(ch.isdigit() for ch in w)}
-        self.names = {stem(w) for i, w in enumerate(toks) if i and w[0].isupper() and fold(w) not in FUNCTION}
+        toks = span_words(query)
+        self.numbers = {crude_stem(w) for w in toks if any(ch.isdigit() for ch in w)}
+        self.names = {crude_stem(w) for i, w in enumerate(toks) if i and w[0].isupper() and fold(w) not in FUNCTION}
         self.attrs = asked(query)
 
 
@@ -107,7 +98,7 @@ class Line:
     __slots__ = ("stems", "spans", "rows")
 
     def __init__(self, text: str):
-        self.stems = [stem(w) for w in words_of(text)]
+        self.stems = [crude_stem(w) for w in span_words(text)]
         self.spans: list[tuple[int, int]] = []
         self.rows: list[int] = []
 
@@ -121,13 +112,13 @@ class GenericBlock:
         self.kinds = [c.kind if c.kind in KINDS else ("clause" if c.kind in ("arrow", "gloss") else "other")
                       for c in candidates]
         self.text_stems = [set(content_stems(c.text)) for c in candidates]
-        self.all_stems = [[stem(w) for w in words_of(c.text)] for c in candidates]
+        self.all_stems = [[crude_stem(w) for w in span_words(c.text)] for c in candidates]
         self.key_stems = [set(content_stems(c.key)) for c in candidates]
         self.column_stems = [set(content_stems(c.column)) for c in candidates]
         lines: dict[str, Line] = {}
         for i, c in enumerate(candidates):
             line = lines.setdefault(c.line, Line(c.line))
-            span = [stem(w) for w in words_of(c.text)]
+            span = [crude_stem(w) for w in span_words(c.text)]
             at = find_run(line.stems, span)
             line.spans.append((at, at + len(span)) if at >= 0 else (0, len(line.stems)))
             line.rows.append(i)

@@ -11,18 +11,9 @@ What it leaves out: the grammar's concepts and phrases (terms.py).
 
 from __future__ import annotations
 
-import re
-
-from ...text.analyze import fold_accents
-
-WORD_RE = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
-
-
-def fold(text: str) -> str:
-    """Lowercase without accents: how terms and questions are compared."""
-    return fold_accents(text.casefold())
+from ...text.words import TERM_RE, fold
 
 
 def answer_key(text: str) -> str:
     """An answer's words, folded: two candidates with one key give one answer ("Vine." and "vine")."""
-    return " ".join(WORD_RE.findall(fold(text)))
+    return " ".join(TERM_RE.findall(fold(text)))

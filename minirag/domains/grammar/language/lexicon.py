@@ -22,13 +22,13 @@ import unicodedata
 from collections import Counter, defaultdict
 
 from minirag.artifacts.io import atomic_write_text
-from minirag.text.analyze import fold_accents, load_stopwords
+from minirag.text.analyze import load_stopwords
 from minirag.text.structure import LIST_ITEM_RE, SEPARATOR_RE, DocumentStructure
+from minirag.text.words import TERM_RE, fold_accents
 
 MAX_WORDS = 4  # a side longer than this is a phrase or a sentence, not a term
 PRIOR = 5      # pseudo-count a stopword list gives its words in the language guess
 MARGIN = 0.5   # log-odds a phrase needs to be called English or Spanish
-WORD_RE = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 EMPHASIS_RE = re.compile(r"\*\*[^*\n]+\*\*|\*[^*\n]+\*")
 TABLE_ROW_RE = re.compile(r"^\s*\|.*$", re.MULTILINE)
 PAREN_RE = re.compile(r"\(([^()]*)\)")
@@ -79,7 +79,7 @@ class LanguageGuess:
         for doc in docs:
             if doc.get("lang") in self.counts:
                 text = doc["text"] if doc["lang"] == "es" else EMPHASIS_RE.sub(" ", TABLE_ROW_RE.sub("", doc["text"]))
-                self.counts[doc["lang"]].update(WORD_RE.findall(text.lower()))
+                self.counts[doc["lang"]].update(TERM_RE.findall(text.lower()))
         # totals before the prior, so the Spanish list being ten times the English one tilts no word
         self.totals = {lang: sum(c.values()) + len(c) + 1 for lang, c in self.counts.items()}
         stopwords = {lang: load_stopwords(lang) for lang in self.counts}
@@ -95,7 +95,7 @@ class LanguageGuess:
 
     def __call__(self, phrase: str) -> str | None:
         """"es" or "en" when the words lean that way and none leans the other ("but reloj": neither)."""
-        scores = [self.score(w) for w in WORD_RE.findall(phrase.lower()) if w not in self.shared] or [0.0]
+        scores = [self.score(w) for w in TERM_RE.findall(phrase.lower()) if w not in self.shared] or [0.0]
         total, low, high = sum(scores), min(scores), max(scores)
         return "es" if total > MARGIN and low >= -MARGIN else "en" if total < -MARGIN and high <= MARGIN else None
 

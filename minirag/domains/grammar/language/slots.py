@@ -26,11 +26,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Container
 
-from minirag.text.analyze import fold_accents
+from minirag.text.words import LETTERS_RE, fold_accents
 
 DATA_DIR = Path(__file__).parent.parent / "data"  # the grammar domain's word lists
 
-LETTERS_RE = re.compile(r"[^\W\d_]+")
 QUOTED_RE = re.compile(r"['‘\"“«(]([^'’\"”»)]{1,80})['’\"”»)]")  # a quoted or bracketed stretch
 IMPERATIVE_RE = re.compile(r"¡|\w!")  # an opening ¡, or ! right after a word: "go to the shop!", not "?!"
 

@@ -17,10 +17,11 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from .lexicon import PAREN_RE, WORD_RE, LanguageGuess, clean, segments, tables
+from minirag.text.words import LETTERS_RE, TERM_RE
+
+from .lexicon import PAREN_RE, LanguageGuess, clean, segments, tables
 from .slots import person_list, tenses_in
 
-FORM_RE = re.compile(r"[^\W\d_]+")
 INFINITIVE_RE = re.compile(r"[a-záéíóúüñ]+(?:ar|er|ir|ír)(?:se)?")
 ARROW_RE = re.compile(r"(?<![\w-])([^\W\d_]+)\s*→\s*([^\W\d_]+(?:\s*/\s*[^\W\d_]+)*)(?![\w-])")
 HINT_RE = re.compile(r"(?<![\w-])([^\W\d_]+)\s*\(([^\W\d_]+(?:,\s*[^\W\d_]+)*)\)")
@@ -54,12 +55,12 @@ def cell_forms(cell: str, lemma: str) -> list[str]:
     for ws in (item.split() for item in re.split(r"[/,;]", clean(cell))):
         ws = ws[1:] if ws[:1] == ["no"] else ws  # negative commands
         ws = ws[1:] if lemma.endswith("se") and len(ws) == 2 and ws[0] in REFLEXIVE else ws
-        out += ws if len(ws) == 1 and FORM_RE.fullmatch(ws[0]) else []
+        out += ws if len(ws) == 1 and LETTERS_RE.fullmatch(ws[0]) else []
     return out
 
 
 def column_kind(header: str) -> str:
-    hw = set(WORD_RE.findall(clean(header)))
+    hw = set(TERM_RE.findall(clean(header)))
     return "forms" if hw & FORM_WORDS else "other" if hw & OTHER_WORDS else "lists"
 
 
@@ -89,7 +90,7 @@ def table_forms(header: list[str], rows: list[list[str]], path: list[str], guess
     if head in ROW_LEMMA_HEADS:
         kinds = [column_kind(h) for h in header]
         for row in rows:
-            lemmas = [n.strip() for n in clean(row[0]).split("/") if FORM_RE.fullmatch(n.strip())]
+            lemmas = [n.strip() for n in clean(row[0]).split("/") if LETTERS_RE.fullmatch(n.strip())]
             for cell, kind, label in list(zip(row, kinds, header))[1:]:
                 slots = {lemma: cell_slots(cell, lemma, [label], context) for lemma in lemmas}
                 if kind == "forms" or (kind == "lists" and all(len(f) > 1 for f in slots.values())):
@@ -97,7 +98,7 @@ def table_forms(header: list[str], rows: list[list[str]], path: list[str], guess
     elif head.split(" ")[0] in COLUMN_LEMMA_HEADS:
         # a column of forms naming no verb ("present") takes the one infinitive of the heading above
         heading = path[-1] if path else ""
-        named = sorted({w for w in WORD_RE.findall(heading.lower()) if INFINITIVE_RE.fullmatch(w) and guess(w) != "en"})
+        named = sorted({w for w in TERM_RE.findall(heading.lower()) if INFINITIVE_RE.fullmatch(w) and guess(w) != "en"})
         for j, h in enumerate(header[1:], 1):
             lemmas = header_verbs(h) or (named if column_kind(h) == "forms" and len(named) == 1 else [])
             # "Tense | ser (yo / él)": the row names the tense, the column the persons

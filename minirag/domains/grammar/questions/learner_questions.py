@@ -27,15 +27,15 @@ one answer only (two rows may share a lemma and a column; both cells are then ri
 from __future__ import annotations
 
 import hashlib
-import re
 from typing import Callable
 
 import numpy as np
 
-from minirag.answer.reading.facts import Fact, doc_sections, sentence_facts, strip_accents, table_rows
+from minirag.answer.reading.facts import Fact, doc_sections, sentence_facts, table_rows
 from minirag.answer.reading.synthesized import LearnerQuestion
+from minirag.text.words import LETTERS_RE, fold, fold_accents
 
-from ..select.terms import GrammarTerms, fold
+from ..select.terms import GrammarTerms
 from .learner_translations import translation_questions
 
 LANG_NAME = {"en": {"en": "English", "es": "Spanish"}, "es": {"en": "inglés", "es": "español"}}
@@ -69,15 +69,14 @@ LANGUAGE_COLUMNS = {k: {"en": v[0], "es": v[1]} for k, v in (
     ("espanol", ("Spanish", "español")), ("spanish word", ("Spanish", "español")))}
 CONSONANTS, VOWELS = list("bcdfglmnprstv"), list("aeiou")
 FEMININE = ("a", "ión", "dad", "tad", "tud", "umbre")
-WORD_RE = re.compile(r"[^\W\d_]+")
 
 
 def misspell(word: str, rng: np.random.Generator) -> str:
     """One learner's slip: accents dropped, a letter doubled, dropped, or two swapped."""
     if len(word) < 4:
         return word
-    if strip_accents(word) != word and rng.random() < 0.5:
-        return strip_accents(word)
+    if fold_accents(word) != word and rng.random() < 0.5:
+        return fold_accents(word)
     i = int(rng.integers(1, len(word) - 1))
     roll = rng.random()
     if roll < 0.33:
@@ -102,7 +101,7 @@ class Synthesizer:
                       if ln.kind != "row" and 6 <= len(ln.text.split()) <= 30]
         counts: dict[str, int] = {}
         for _, _, text in self.lines:
-            for w in set(WORD_RE.findall(fold(text))):
+            for w in set(LETTERS_RE.findall(fold(text))):
                 counts[w] = counts.get(w, 0) + 1
         self.df = counts
         self.known = {fold(c) for _, _, _, row in self.rows for c in row} | set(counts)
@@ -179,7 +178,7 @@ class Synthesizer:
 
     def rule_question(self) -> tuple[str, str | None, str, str, str]:
         doc, heading, text = self.pick(self.lines)
-        ws = sorted(set(WORD_RE.findall(fold(text))) - {fold(w) for w in heading.split()},
+        ws = sorted(set(LETTERS_RE.findall(fold(text))) - {fold(w) for w in heading.split()},
                     key=lambda w: (self.df.get(w, 0), w))
         K = " ".join(w for w in ws[:3] if len(w) > 2) or heading
         lang = doc["lang"] if doc["lang"] in ("en", "es") else "en"

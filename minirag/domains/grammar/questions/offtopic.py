@@ -24,7 +24,7 @@ import re
 
 import numpy as np
 
-from minirag.answer.select.keys import WORD_RE, fold
+from minirag.text.words import TERM_RE, fold
 
 from ..select.vocabulary import Vocabulary, filler
 from .learner_questions import CONSONANTS, VOWELS, LearnerQuestion
@@ -43,7 +43,7 @@ def example_words(docs: list[dict], vocab: Vocabulary) -> list[list[str]]:
     table keys, forms, question filler, words of a title or heading (the corpus's topics: "modal") and words
     naming a grammatical concept; examples with two or more."""
     topics = {fold(w) for d in docs for line in [d.get("title", "")] + d.get("text", "").split("\n")
-              if line == d.get("title", "") or line.lstrip().startswith("#") for w in WORD_RE.findall(line)}
+              if line == d.get("title", "") or line.lstrip().startswith("#") for w in TERM_RE.findall(line)}
     out = []
     for d in docs:
         for line in d.get("text", "").split("\n"):
@@ -51,7 +51,7 @@ def example_words(docs: list[dict], vocab: Vocabulary) -> list[list[str]]:
                 continue
             for m in EXAMPLE_RE.finditer(line):
                 text = next(g for g in m.groups() if g)
-                words = [w for w in WORD_RE.findall(text) if len(w) >= 4 and grammar_free(fold(w), vocab)
+                words = [w for w in TERM_RE.findall(text) if len(w) >= 4 and grammar_free(fold(w), vocab)
                          and fold(w) not in topics and not vocab.terms.concepts(w)]
                 if len(set(words)) >= 2:
                     out.append(list(dict.fromkeys(words)))

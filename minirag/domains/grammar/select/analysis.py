@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 from ..language.slots import implied_tenses
 from .terms import fold, quoted_spans
-from .vocabulary import WORD_RE, Vocabulary, filler
+from .vocabulary import TERM_OR_ENDING_RE, Vocabulary, filler
 
 OPTION_RE = re.compile(r"([^\W\d_][\w'’ -]{0,40}?)\s+(?:or|o|u)\s+([^\W\d_][\w'’ -]{0,40}?)(?=\s*[?¿,.!)]|$)")
 RULE_RE = re.compile(r"\b(?:when|why|cuando|por que|porque|how (?:do|does|is|are) (?:you |i |we )?(?:form|make|use|"
@@ -98,7 +98,7 @@ class QuestionAnalysis:
 
     def option_of(self, key: str) -> str:
         """The one option a candidate's answer key belongs to, as the question writes it ("" if none or two)."""
-        hits = [o for o in self.options if f" {key} " in f" {' '.join(WORD_RE.findall(o))} "] if key else []
+        hits = [o for o in self.options if f" {key} " in f" {' '.join(TERM_OR_ENDING_RE.findall(o))} "] if key else []
         if len(hits) != 1:
             return ""
         at = self.folded.find(hits[0])
@@ -138,12 +138,12 @@ def analyze(query: str, vocab: Vocabulary) -> QuestionAnalysis:
     a.options = question_options(folded, a.quoted)
     read_cues(a, vocab)
     covered = [(m.start, m.end) for m in mentions if m.strong]
-    spans = [(m.group(), m.start(), m.end()) for m in WORD_RE.finditer(folded)]
+    spans = [(m.group(), m.start(), m.end()) for m in TERM_OR_ENDING_RE.finditer(folded)]
     free = [(w, s) for w, s, e in spans if not any(a0 <= s and e <= a1 for a0, a1 in covered)]
     a.words = [w for w in dict.fromkeys(w for w, _ in free) if w not in filler()]
     # outside what it quotes or offers (a learner's own forms, right or wrong: "swiming or swimming?"), the
     # words the corpus never writes nor nearly ("catched" is a slip for a form it writes; "peru" is not)
-    asked = set(WORD_RE.findall(a.asked_text()))
+    asked = set(TERM_OR_ENDING_RE.findall(a.asked_text()))
     a.unknown = [w for w in a.words if w in asked and w not in vocab.words and not vocab.near(w)]
     focus = focus_spans(folded)
     inside = [w for w, s in free if any(f0 <= s < f1 for f0, f1 in focus)]
@@ -230,10 +230,10 @@ def read_cues(a: QuestionAnalysis, vocab: Vocabulary) -> None:
     if "mood:imperative" in a.concepts and any(NEGATIVE_RE.match(q) for q in a.quoted + [command]):
         imply("polarity:negative")
     if not a.options:  # a quoted form says what it is: 'I gave' in Spanish asks for the preterite
-        for w in (w for q in a.quoted for w in WORD_RE.findall(q)):
+        for w in (w for q in a.quoted for w in TERM_OR_ENDING_RE.findall(q)):
             if w in vocab.forms and w not in vocab.keys:  # a conjugated form, not a word such as "comida"
                 imply(*vocab.form_concepts.get(w, ()))
-    for w in WORD_RE.findall(text):  # a form the corpus never writes ("hació", "catched") by its ending
+    for w in TERM_OR_ENDING_RE.findall(text):  # a form the corpus never writes ("hació", "catched") by its ending
         if w not in vocab.words and len(w) >= 4:
             ending = next((w[-n:] for n in (4, 3, 2) if w[-n:] in vocab.suffix_concepts), "")
             imply(*vocab.suffix_concepts.get(ending, ()))

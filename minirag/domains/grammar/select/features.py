@@ -31,7 +31,8 @@ from typing import Callable, Iterable
 import numpy as np
 
 from minirag.answer.select.candidates import Candidate
-from minirag.answer.select.keys import WORD_RE, answer_key, fold
+from minirag.answer.select.keys import answer_key
+from minirag.text.words import TERM_RE, fold
 
 from .analysis import QuestionAnalysis
 from .terms import DIMENSIONS, GrammarTerms
@@ -57,7 +58,7 @@ STATIC = ("text_is_concept", "is_row_key", *(f"kind_{k}" for k in KINDS), "log_w
 
 
 def words(text: str) -> set[str]:
-    return set(WORD_RE.findall(fold(text)))
+    return set(TERM_RE.findall(fold(text)))
 
 
 def holds_phrase(haystack: str, phrase: str) -> bool:
@@ -83,7 +84,7 @@ def ngrams(text: str) -> Phrases:
 
 
 def joined_words(text: str) -> str:
-    return " ".join(WORD_RE.findall(fold(text)))
+    return " ".join(TERM_RE.findall(fold(text)))
 
 
 class Prepared:
@@ -186,12 +187,12 @@ class QuestionView:
         for concept in a.concepts:
             self.asked.setdefault(concept.split(":", 1)[0], set()).add(concept)
         self.weak_persons = {c for c in a.weak if c.startswith("person:")}
-        self.options = [" ".join(WORD_RE.findall(o)) for o in a.options]
+        self.options = [" ".join(TERM_RE.findall(o)) for o in a.options]
         self.option_grams = [ngrams(o) for o in self.options]
-        self.quoted_grams = Phrases(" ".join(WORD_RE.findall(q)) for q in a.quoted)
-        self.question_grams = ngrams(" ".join(WORD_RE.findall(a.asked_text())))  # its own words, not its forms
+        self.quoted_grams = Phrases(" ".join(TERM_RE.findall(q)) for q in a.quoted)
+        self.question_grams = ngrams(" ".join(TERM_RE.findall(a.asked_text())))  # its own words, not its forms
         self.qwords = set(a.words)
-        self.written = ngrams(" ".join(WORD_RE.findall(a.query.casefold())))  # as written: accents kept
+        self.written = ngrams(" ".join(TERM_RE.findall(a.query.casefold())))  # as written: accents kept
 
 
 def scatter_max(column: np.ndarray, idx: list[int] | None, value: float) -> None:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minirag.answer.select.keys import WORD_RE
+from minirag.text.words import TERM_RE
 
 from .analysis import QuestionAnalysis
 from .features import ChunkBlock, QuestionView, index_of, mask_of
@@ -43,7 +43,7 @@ def ruled_out(q: QuestionView, b: ChunkBlock, vocab: Vocabulary) -> np.ndarray:
         if q.options:
             own &= ~mask_of(b.text_idx, (t for t in b.text_idx if any(t in g for g in q.option_grams)), n)
         for i in np.flatnonzero(own):  # "té" answers «te»: an accent the question did not write is new
-            written = " ".join(WORD_RE.findall(b.candidates[i].text.casefold()))
+            written = " ".join(TERM_RE.findall(b.candidates[i].text.casefold()))
             own[i] = written == b.texts[i] or written in q.written
         out |= own
     if q.a.source_lang:  # the term's own forms, lemmas and row keys; words no page of the target language uses

@@ -23,8 +23,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from minirag.answer.select.keys import fold
 from minirag.artifacts.io import read_text
+from minirag.text.words import fold
 
 from .concepts import CONCEPTS, DIMENSIONS
 

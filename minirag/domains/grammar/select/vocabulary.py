@@ -18,17 +18,17 @@ from minirag.answer.evidence import QUESTION_WORDS
 from minirag.answer.select.candidates import candidates_of
 from minirag.artifacts.vocab_record import FORMAT
 from minirag.text.analyze import load_stopwords
+from minirag.text.words import TERM_RE, snowball
 
 from .concepts import PERSONS
 from .terms import GrammarTerms, fold
 
-WORD_RE = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*|-[^\W\d_]+")  # words, and endings such as "-ar"
+TERM_OR_ENDING_RE = re.compile(TERM_RE.pattern + r"|-[^\W\d_]+")  # words, and endings such as "-ar"
 
 
 @lru_cache(maxsize=1)
 def stemmers() -> tuple:
-    import Stemmer  # PyStemmer, as the BM25 analyzers use it
-    return Stemmer.Stemmer("english"), Stemmer.Stemmer("spanish")
+    return snowball("english"), snowball("spanish")
 
 
 def stems(word: str) -> set[str]:
@@ -126,7 +126,7 @@ class Vocabulary:
         named: dict[str, dict[str, set[str]]] = {}
         by_lang: dict[str, dict[str, int]] = {}
         for c in chunks:
-            found = WORD_RE.findall(fold(c.text))
+            found = TERM_OR_ENDING_RE.findall(fold(c.text))
             words |= set(found)
             lang = (langs or {}).get(c.doc_id, "")
             for w in found:
@@ -175,7 +175,7 @@ class Vocabulary:
         when they do not lean one way: "escrito" is Spanish even in an English page's table."""
         score: dict[str, float] = {}
         shares = self.language_shares
-        for w in WORD_RE.findall(fold(text)):
+        for w in TERM_OR_ENDING_RE.findall(fold(text)):
             if w not in shares:  # each word's shares taken once, then added in the same order as ever
                 counts = self.word_langs.get(w, {})
                 total = sum(counts.values())
@@ -192,7 +192,7 @@ class Vocabulary:
         and "a" are words of both) its documents use at all: no Spanish page writes "broke" or "gone", so
         they are no Spanish answer (English pages about Spanish quote Spanish words, so this says less the
         other way)."""
-        words = WORD_RE.findall(fold(text))
+        words = TERM_OR_ENDING_RE.findall(fold(text))
         words = [w for w in words if len(w) >= 3] or words
         out: dict[str, float] = {}
         for w in words:
