@@ -56,6 +56,16 @@ class Out:
         return [] if self.receipt else [ARTIFACTS[self.kind]] if self.kind in ARTIFACTS else files_of(self.kind)
 
 
+@dataclass(frozen=True)
+class Size:
+    """What one job of a stage asks a cluster for: memory (MB) and wall time (minutes), one CPU.
+    The SLURM profile is generated from these (pipeline/slurm_profile.py); `why` says where a
+    size other than the default came from."""
+    mem_mb: int = 1024
+    runtime: int = 10
+    why: str = ""
+
+
 Reads = Mapping[str, "str | list[str] | Given | Mapping[str, str | Given]"]
 NO_VALUES: Callable = lambda graph, w: {}  # noqa: E731
 
@@ -74,6 +84,7 @@ class Stage:
     values: Callable[[Any, dict], dict] = NO_VALUES     # other command-line values (a name, a glob)
     corpora: str | None = None                  # "whole" or "sharded": only corpora built that way
     constraints: Mapping[str, str] = field(default_factory=dict)  # regexes of its own wildcards
+    size: Size = Size()                         # a job's memory and time on a cluster
 
     def __post_init__(self):
         object.__setattr__(self, "module", self.module or self.rule)

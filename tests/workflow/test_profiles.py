@@ -52,6 +52,24 @@ def test_both_profiles_parse_and_name_their_executor():
     assert {"mem_mb", "runtime"} <= set(slurm["default-resources"])
 
 
+def test_the_committed_slurm_profile_is_the_one_the_stage_specs_generate():
+    from minirag.pipeline.slurm_profile import render
+    committed = (PROFILES / "slurm" / "config.yaml").read_text(encoding="utf-8")
+    assert committed == render(), "regenerate it: python -m minirag.pipeline.slurm_profile > workflow/profiles/slurm/config.yaml"
+
+
+def test_a_stage_sized_in_its_spec_is_sized_in_the_generated_profile(monkeypatch):
+    from dataclasses import replace
+
+    from minirag.pipeline import slurm_profile
+    from minirag.pipeline.stage import Size
+    specs = [replace(s, size=Size(4096, 90)) if s.rule == "retrieve" else s for s in slurm_profile.STAGES]
+    monkeypatch.setattr(slurm_profile, "STAGES", specs)
+    generated = yaml.safe_load(slurm_profile.render())
+    assert generated["set-resources"]["retrieve"] == {"mem_mb": 4096, "runtime": 90}
+    assert generated["set-threads"]["retrieve"] == 1 and generated["set-resources"]["bm25"] == {"mem_mb": 1024, "runtime": 10}
+
+
 def test_slurm_profile_sizes_every_rule_of_the_workflow():
     rules = workflow_rules()
     assert {"curate", "chunk", "embed", "bm25", "retrieve", "generate", "evaluate", "report"} <= rules

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..stage import Out, Stage
+from ..stage import Out, Size, Stage
 
 
 def run_files(g, w) -> dict:
@@ -21,11 +21,12 @@ ANSWER = [
           values=lambda g, w: {"name": w["name"]},
           reads=lambda g, w: {"docs": g.training_docs(), "files": g.train_reader(w["name"])},
           writes={"out": Out("reader"), "sidecar": Out("reader_sidecar", arg=None),
-                  "tasks": Out("reader_tasks", arg=None)}),
+                  "tasks": Out("reader_tasks", arg=None)}, size=Size(1280, 15)),
     # the terms file is an input: editing it reruns the stage
     Stage("candidates", names=lambda g: [{"name": r} for r in g.selected_runs()],
           settings=lambda g, w: {k: v for k, v in g.cc["candidates"].items() if k != "terms"},
-          reads=lambda g, w: {**run_files(g, w), **g.candidates(w["name"])}, writes={"out": Out("candidates")}),
+          reads=lambda g, w: {**run_files(g, w), **g.candidates(w["name"])}, writes={"out": Out("candidates")},
+          size=Size(why="by analogy with prompt, to revise after a build")),
     Stage("prompt", names=lambda g: [{"name": r} for r in g.answered()], settings=lambda g, w: dict(g.cc["prompt"]),
           reads=lambda g, w: {**run_files(g, w), **g.prompt(w["name"])}, writes={"out": Out("prompts")}),
     Stage("generate", per="{reader}.{name}", names=lambda g: [{"reader": a, "name": r} for a, r in g.answer_jobs()],

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..stage import Out, Stage
+from ..stage import Out, Size, Stage
 
 
 def named(items) -> list[dict]:
@@ -66,24 +66,26 @@ EMBED = [
     Stage("synth_pairs", names=lambda g: named(g.synthesising()),
           settings=lambda g, w: {k: v for k, v in g.cc["embedders"][w["name"]]["questions"].items() if k != "repeat"},
           reads=lambda g, w: {"docs": g.training_docs(), "chunks": str(g.layout.chunks), **g.synth_pairs(w["name"])},
-          writes={"out": Out("question_pairs")}),
+          writes={"out": Out("question_pairs")}, size=Size(runtime=20)),
     Stage("train_biencoder", names=lambda g: named(g.trained()), settings=embedder_settings,
           values=lambda g, w: g.beir_splits() if g.train(w["name"]) else {},
           reads=lambda g, w: {"docs": g.training_docs(), "chunks": str(g.layout.chunks),
                               "tokenizer": str(g.layout.tokenizer), **g.train(w["name"])},
-          writes={"out": Out("encoder"), "sidecar": Out("encoder_sidecar", arg=None)}),
+          writes={"out": Out("encoder"), "sidecar": Out("encoder_sidecar", arg=None)}, size=Size(1280, 15)),
     Stage("embed_shard", module="embed", per="{shard}.{name}", settings=embedder_settings, values=name_value,
           names=lambda g: per_shard(g, g.used_embedders()),
           reads=lambda g, w: {"docs": str(g.layout.shard_docs(w["shard"])),
                               "chunks": str(g.layout.shard_chunks(w["shard"])), **g.embed_shard(w["name"])},
-          writes={"out": Out("shard_vectors"), "sidecar": Out("shard_vectors_sidecar", arg=None)}),
+          writes={"out": Out("shard_vectors"), "sidecar": Out("shard_vectors_sidecar", arg=None)},
+          size=Size(1792, 40, "as embed: a shard does part of its work")),
     Stage("embed", corpora="whole", names=lambda g: whole(g, g.used_embedders()), settings=embedder_settings,
           values=name_value, reads=lambda g, w: {**corpus_files(g), "files": g.embedder_files(w["name"])},
           writes={**VECTORS, "out_cache": Out("embed_cache", update=True),
-                  "cache_receipt": Out("embed_cache", arg=None, update=True, receipt=True)}),
+                  "cache_receipt": Out("embed_cache", arg=None, update=True, receipt=True)}, size=Size(1792, 40)),
     Stage("merge_vectors", job="embed", corpora="sharded", names=lambda g: sharded(g, g.used_embedders()),
           settings=embedder_settings, values=name_value,
-          reads=lambda g, w: {**corpus_files(g), "shards": g.shard_vectors(w["name"])}, writes=VECTORS),
+          reads=lambda g, w: {**corpus_files(g), "shards": g.shard_vectors(w["name"])}, writes=VECTORS,
+          size=Size(1792, 10, "a merge holds the whole result once")),
 ]
 
 BM25 = [
@@ -99,7 +101,8 @@ BM25 = [
     # nprobe is no build setting: changing it reruns retrieve alone
     Stage("ivf", names=lambda g: named(g.used_ivf()), values=name_value,
           settings=lambda g, w: g.ivf_settings(w["name"]), reads=lambda g, w: g.ivf(w["name"]),
-          writes={"out_dir": Out("ivf", arg="folder")}),
+          writes={"out_dir": Out("ivf", arg="folder")},
+          size=Size(1792, 30, "k-means over every vector of the corpus, then the inverted lists")),
 ]
 
 RANK = [
@@ -110,7 +113,8 @@ RANK = [
     # held-out synthetic questions for a fitted fusion of a corpus without dev questions
     Stage("fit_questions", names=lambda g: named(g.synthetic_fits()),
           settings=lambda g, w: g.fit_questions_settings(w["name"]), reads=lambda g, w: g.fit_questions(w["name"]),
-          writes={"out": Out("fit_questions")}),
+          writes={"out": Out("fit_questions")},
+          size=Size(runtime=20, why="the synth_pairs synthesiser and the rerankers' own: sized as it")),
     Stage("retrieve", names=lambda g: named(g.cc["retrievers"]), values=name_value, settings=retrieve_settings,
           reads=lambda g, w: {"questions": str(g.layout.questions), **corpus_files(g), **g.retrieve(w["name"])},
           writes={"out": Out("run")}),
