@@ -106,7 +106,8 @@ def missing_source(cc: dict, name: str, folders_only: bool = False) -> str | Non
     """The first file or folder a corpus's source names that is not there (its key path and value), else None:
     a build would fail in its first job, after Snakemake cleared that job's previous outputs. `folders_only`:
     the check the workflow makes itself, where a dataset's missing file may be a download rule's output."""
-    from ..text.corpus import FOLDERS
+    from ..text.corpus import FOLDERS, GLOBS
+    from ..text.folder import holds_documents
     src = cc["source"]
     if folders_only and src["format"] not in FOLDERS:
         return None
@@ -114,6 +115,10 @@ def missing_source(cc: dict, name: str, folders_only: bool = False) -> str | Non
         value = src.get(key)
         if value and not Path(value).exists():
             return f"corpora.{name}.source.{key}: {value} not found"
+    glob = src.get("glob") or GLOBS.get(src["format"], "")
+    if glob and Path(src["path"]).is_dir() and not holds_documents(src["path"], glob, src["format"] == "markdown"):
+        return (f"corpora.{name}.source.path: {src['path']} holds no document minirag reads (Markdown, text, HTML, "
+                f"Word or PDF files matching {glob!r})")
     return None
 
 

@@ -84,6 +84,15 @@ def converted_docs(path: Path, root: Path, default_lang: str, langs: tuple[str, 
     return docs
 
 
+def holds_documents(root: str | Path, glob: str, any_kind: bool = False) -> bool:
+    """Whether any file under `root` that `glob` matches is of a kind curate reads (`any_kind`: any
+    file), stopping at the first: the workflow refuses a folder without one before any job clears the
+    last build."""
+    def reads(p: Path) -> bool:
+        return any_kind or ((p.suffix.lower() in MARKDOWN or kind_of(p) is not None) and not p.name.startswith("."))
+    return any(reads(p) and p.is_file() for p in Path(root).glob(glob))
+
+
 def curate_folder(root: str | Path, glob: str, fields: dict, default_lang: str = "", langs: tuple[str, ...] = (),
                   keep=None, outside_links: str = "refuse", warn=print, cache: Path | None = None) -> list[dict]:
     """Every document of the folder (module docstring); with `keep`, only the files whose id it accepts."""

@@ -228,4 +228,8 @@ def test_the_config_check_refuses_a_source_that_is_not_there_naming_its_key(tmp_
     (tmp_path / "q.jsonl").write_text("", encoding="utf-8")
     proc = subprocess.run([sys.executable, "-m", "minirag.config.load", "mine.yaml"], cwd=tmp_path,
                           capture_output=True, text=True)
+    assert proc.returncode == 2 and "corpora.c.source.path: docs holds no document minirag reads" in proc.stderr
+    (tmp_path / "docs" / "a.md").write_text("# A\n\nText.\n", encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "minirag.config.load", "mine.yaml"], cwd=tmp_path,
+                          capture_output=True, text=True)
     assert proc.returncode == 0 and proc.stdout == "mine.yaml: a valid config (c)\n"

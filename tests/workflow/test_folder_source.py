@@ -77,6 +77,13 @@ def test_a_broken_config_leaves_the_built_corpus_answering(bike, tmp_path):
     for proc in (snakemake(project, "results/bike.md", configfile="bike.yaml", check=False),
                  run(make, project, check=False)):
         assert proc.returncode != 0 and "corpora.bike.source.path: folderr not found" in proc.stderr
+    # a folder that is there but holds nothing curate reads (an image, a hidden file) is refused the same way
+    (project / "empty").mkdir()
+    (project / "empty" / "photo.png").write_bytes(b"\x89PNG")
+    (project / "empty" / ".notes.md").write_text("# hidden\n", encoding="utf-8")
+    (project / "bike.yaml").write_text(CONFIG.replace("path: folder", "path: empty"), encoding="utf-8")
+    proc = snakemake(project, "results/bike.md", configfile="bike.yaml", check=False)
+    assert proc.returncode != 0 and "corpora.bike.source.path: empty holds no document minirag reads" in proc.stderr
     assert (project / "results/bike/docs.jsonl").read_bytes() == (bike / "results/bike/docs.jsonl").read_bytes()
     (project / "bike.yaml").write_text(CONFIG, encoding="utf-8")
     said = ask(project, "What size hex key is in the box?")
