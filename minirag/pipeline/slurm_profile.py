@@ -83,5 +83,13 @@ def render() -> str:
     return f"{HEADER}set-threads:\n{threads}{SIZES_NOTE}set-resources:\n{resources}"
 
 
-if __name__ == "__main__":
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+    argparse.ArgumentParser(prog="python -m minirag.pipeline.slurm_profile",
+                            description="Print the SLURM profile the stage specs size "
+                                        "(> workflow/profiles/slurm/config.yaml).").parse_args(argv)
     print(render(), end="")
+
+
+if __name__ == "__main__":
+    main()

@@ -2,8 +2,18 @@
 
 import pytest
 
-from minirag.text.words import (LETTERS_RE, TERM_RE, WORD_RE, crude_stem, fold, fold_accents, prefix_stem,
-                                prefix_stems, snowball, word_set)
+from minirag.text.words import (
+    LETTERS_RE,
+    TERM_RE,
+    WORD_RE,
+    crude_stem,
+    fold,
+    fold_accents,
+    prefix_stem,
+    prefix_stems,
+    snowball,
+    word_set,
+)
 
 
 def test_the_three_patterns_keep_what_their_names_say():
