@@ -44,6 +44,7 @@ class Fact:
     heading: str        # the innermost heading in force (arrow questions name it)
     alternatives: tuple[str, ...] = ()  # other values of the same column / kind, for swaps
     origin: str = ""    # where in the document it was made from, for reports
+    question: str = ""  # the question, when the fact comes with it (span_facts.py); else the asker phrases it
 
     @property
     def signature(self) -> tuple[str, str]:

@@ -40,15 +40,13 @@ from ...artifacts.io import read_jsonl, write_jsonl
 from ...domain import hook
 from ..evidence import line_scores
 from .contexts import LinePool, distractors, line_count, swap_value
-from .facts import (
-    Fact,
-    row_facts,
-    sentence_facts,
-)
+from .facts import Fact, row_facts, sentence_facts
+from .span_facts import span_facts
 
 IDK = "I don't know"
 KINDS = ("true", "swapped", "absent")
 SPLITS = ("train", "heldout")
+MIN_FACTS = 20  # fewer table and prose facts than this: the sentences' spans join them (span_facts.py)
 
 
 @dataclass(frozen=True)
@@ -140,7 +138,7 @@ def task_id(question: str, lines: tuple[tuple[int, str], ...], answer: str | Non
 def make_task(fact: Fact, kind: str, split: str, pool: LinePool, rng: np.random.Generator, asker,
               max_lines: int, max_chars: int, lead: float) -> ReadingTask | None:
     """One task of `kind` about `fact`, or None when the fact cannot make one (no swap, no room)."""
-    question = asker.fact_question(fact)
+    question = fact.question or asker.fact_question(fact)
     evidence, answer = fact.line, fact.value
     if kind == "swapped":
         swapped = swap_value(fact, rng)
@@ -208,6 +206,8 @@ def make_tasks(docs: list[dict], n_train: int, n_eval: int, seed: int = 0, heldo
     Questions are phrased by the domain's asker (the grammar's: as learners do, in either language); in `lead`
     of the tasks with evidence its line comes first, as the answer selector's pick leads a prompt."""
     facts = row_facts(docs) + sentence_facts(docs)
+    if len(facts) < MIN_FACTS:  # a corpus without many tables or shaped prose: its sentences' typed spans too
+        facts += span_facts(docs, seed)
     train, held = split_facts(facts, docs, heldout_share, seed)
     pool = LinePool(docs, facts)
     rng = np.random.default_rng(seed)
