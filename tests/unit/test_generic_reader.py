@@ -162,3 +162,16 @@ def test_with_dev_questions_the_threshold_is_calibrated_on_them_and_held_out_syn
     s = SelectorSettings(features=("generic",), questions=120, steps=50)
     report = train_selector(docs, chunks, {}, None, dev, s)[2]
     assert report["calibrated_on"] == "dev+synthetic" and "warning" not in report["dev_heldout"]
+
+
+def test_a_yes_no_question_is_answered_with_the_span_that_decides_it():
+    docs, chunks, selector, report = manual()
+    query = "Does the warranty cover damage caused by limescale?"
+    ranked = [chunks[i] for i in bm25_over(chunks, training_analyzer(("generic",), {"en"})).search(query, 10)[0]]
+    picked = selector.select(query, ranked, {})
+    record = picked.to_record("q1", 3)
+    assert record["rule"] == "polar" and record["p_none"] == 0.0
+    assert record["answers"][0]["text"] == "not damage caused by limescale"
+    assert "It covers manufacturing defects but not damage caused by limescale" in record["answers"][0]["line"]
+    assert answer(query) == "not damage caused by limescale"
+    assert "rule" not in selector.select("What is the weight?", ranked, {}).to_record("q2", 3)

@@ -28,11 +28,13 @@ from ...text.chunks import Chunk
 from .candidates import Candidate, candidates_of, shown_line
 from .generic import GENERIC, NULL_GENERIC, GenericBlock, GenericFeaturizer, SpanBlock, span_key
 from .keys import answer_key
+from .polar import Verdict, question_stems, verdict
 from .scorer import AnswerScorer
 from .stating import StatingIndex
 
 LINES = 6  # generic: the candidates of a question's six best-covering sentences compete
 BEYOND = 3  # generic: chunks beyond the run read for a question asking an attribute the run may not state
+POLAR_TOP = 5  # generic: a yes/no question is decided from the lines of the top five chunks only (polar.py)
 
 
 def best_lines(X: np.ndarray, lines: int) -> np.ndarray:
@@ -116,6 +118,7 @@ class Selection:
     p: np.ndarray                 # (m,) probabilities
     p_none: float
     answers: list[Answer]         # pooled by answer, best first
+    rule: str = ""                # "polar": a yes/no question's deciding span leads (polar.py)
 
     @property
     def analysis(self) -> Any:
@@ -128,8 +131,10 @@ class Selection:
         for a in self.answers[:keep]:
             c = self.read.candidate(a.best)
             features = {name: round(float(v), 4) for name, v in zip(self.read.names, self.read.X[a.best]) if v}
-            answers.append({"text": a.text, "p": round(a.p, 4), **c.to_record(), "evidence": shown_line(c),
-                            "features": features})
+            record = {"text": a.text, "p": round(a.p, 4), **c.to_record(), "evidence": shown_line(c), "features": features}
+            if self.rule and not answers:  # the deciding span, not the sentence it is cited from
+                record["text"] = a.text
+            answers.append(record)
         return answers
 
     def to_record(self, qid: str, keep: int) -> dict:
@@ -138,7 +143,14 @@ class Selection:
         answers, keys = self.answer_records(keep), self.read.keys
         return {"qid": qid, "query": self.read.query, "analysis": self.analysis.to_record() if self.analysis else {},
                 "depth": len(self.read.blocks), "candidates": len(keys), "p_none": round(self.p_none, 4),
-                "answers": answers, "keys": sorted(set(keys) - {""})}
+                "answers": answers, "keys": sorted(set(keys) - {""}), **({"rule": self.rule} if self.rule else {})}
+
+    def decided_by(self, v: Verdict) -> "Selection":
+        """The selection with a polar question's deciding span first, certain (p 1, none 0), cited from the
+        first candidate of its line."""
+        best = next(i for i in range(len(self.read.X)) if self.read.candidate(i).line == v.line)
+        others = [a for a in self.answers if answer_key(a.text) != answer_key(v.text)]
+        return Selection(self.read, self.p, 0.0, [Answer(v.text, 1.0, best), *others], "polar")
 
 
 def pool(texts: list[str], p: np.ndarray, keys: list[str], analysis: Any = None) -> list[Answer]:
@@ -246,7 +258,12 @@ class AnswerSelector:
             raise ValueError("an answer selector needs a trained scorer")
         r = self.read(query, chunks, langs)
         p, p_none = self.scorer.probabilities(r.X, r.z) if len(r.X) else (np.zeros(0), 1.0)
-        return Selection(r, p, p_none, pool(r.texts, p, r.keys, r.analysis))
+        selection = Selection(r, p, p_none, pool(r.texts, p, r.keys, r.analysis))
+        if self.generic is not None and question_stems(query):
+            lines = list(dict.fromkeys(c.line for i in range(len(r.X)) if (c := r.candidate(i)).n <= POLAR_TOP))
+            if (v := verdict(query, lines)) is not None:
+                return selection.decided_by(v)
+        return selection
 
 
 def load_selector(model, chunks: list[Chunk], langs: dict[str, str], lexicon, terms, depth: int,
