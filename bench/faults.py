@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
+import shutil
 import sys
 import tempfile
 import time
@@ -50,6 +52,30 @@ def run_cases(selected: list[Case], project: Path, progress=None) -> list[dict]:
     return rows
 
 
+def run_share(args: tuple[list[int], str]) -> list[tuple[int, dict]]:
+    """One worker's cases (by index into `cases()`: a case's check is not picklable) on its own copy."""
+    indices, project = args
+    every = cases()
+    return list(zip(indices, run_cases([every[i] for i in indices], Path(project))))
+
+
+def run_parallel(at: list[int], project: Path, jobs: int, progress=None) -> list[dict]:
+    """The cases `at` (indices into `cases()`) dealt round-robin to `jobs` processes, each on its own copy
+    of the built project (times kept, so Snakemake finds each up to date); rows in the cases' order."""
+    copies = [project] + [project.parent / f"project-{j}" for j in range(1, jobs)]
+    for copy in copies[1:]:
+        shutil.copytree(project, copy, symlinks=True)
+    shares = [(at[j::jobs], str(copies[j])) for j in range(jobs)]
+    rows: dict[int, dict] = {}
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        for done in pool.imap_unordered(run_share, shares):
+            for i, row in done:
+                rows[i] = row
+                if progress:
+                    progress(row)
+    return [rows[i] for i in at]
+
+
 def summary(rows: list[dict]) -> list[dict]:
     return [{"group": g, "tried": sum(r["group"] == g for r in rows),
              "held": sum(r["group"] == g and r["held"] for r in rows)} for g in GROUPS
@@ -63,9 +89,13 @@ def main() -> int:
     ap.add_argument("--group", action="append", choices=GROUPS, help="only these groups (repeatable)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
+    ap.add_argument("--jobs", type=int, default=1, metavar="N",
+                    help="run the cases in N processes, each on its own copy of the fixture project (default 1)")
     a = ap.parse_args()
-    selected = [c for c in cases() if (not a.fast or c.fast) and (not a.slow or not c.fast)
-                and (not a.group or c.group in a.group)]
+    every = cases()
+    at = [i for i, c in enumerate(every) if (not a.fast or c.fast) and (not a.slow or not c.fast)
+          and (not a.group or c.group in a.group)]
+    selected = [every[i] for i in at]
     if a.list:
         for c in selected:
             print(f"{c.group:<11} {'fast' if c.fast else 'slow'}  {c.name}")
@@ -80,7 +110,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         project = build_project(Path(tmp))
         built_s = time.monotonic() - t0
-        rows = run_cases(selected, project, show)
+        rows = run_cases(selected, project, show) if a.jobs <= 1 else run_parallel(at, project, a.jobs, show)
     held = sum(r["held"] for r in rows)
     groups = summary(rows)
     total_s = time.monotonic() - t0

@@ -44,3 +44,13 @@ def test_the_fault_holds(project, case):
 def test_the_slow_fault_holds(project, case):
     held, observed = case.check(project)
     assert held, observed
+
+
+def test_the_matrix_in_two_processes_holds_the_same_cases_in_their_order(faults_built, tmp_path):
+    """`faults.py --jobs 2`: the cases dealt to two processes, each on its own copy of the built project."""
+    project = copy_built(faults_built, tmp_path / "project")
+    at = [i for i, c in enumerate(CASES) if c.fast and c.group == "history"][:4]
+    rows = faults.run_parallel(at, project, 2)
+    assert [(r["group"], r["case"]) for r in rows] == [(CASES[i].group, CASES[i].name) for i in at]
+    assert all(r["held"] for r in rows), rows
+    assert (tmp_path / "project-1" / "results" / "mini.md").is_file()  # the second process's own copy
