@@ -149,12 +149,12 @@ def calibrate(outcomes: list[tuple[bool, float, float, float]], rule: str = "bes
 
 def heldout_outcomes(scorer: AnswerScorer, groups: list, items: list, s: SelectorSettings, generic: bool) -> list:
     """(answerable, how right, the best answer's p, p of none) for each question, answered by a scorer
-    that did not see its fold: what the threshold is calibrated on."""
+    that did not see its fold: what the threshold is calibrated on. Each fold's scorer is trained from
+    scratch: one started from the whole scorer's weights has already seen the fold it is scored on."""
     outcomes = []
     for k in (0, 1):
         held = AnswerScorer(len(scorer.mean), len(scorer.params["u"]), s.hidden, s.seed)
-        held.params = {name: v.copy() for name, v in scorer.params.items()}  # a warm start: a third of the steps
-        held.fit([g for g, (ex, *_) in zip(groups, items) if ex.fold != k], max(1, s.steps // 3), s.lr, s.l2)
+        held.fit([g for g, (ex, *_) in zip(groups, items) if ex.fold != k], s.steps, s.lr, s.l2)
         for ex, r, right in (it for it in items if it[0].fold == k):
             p, p_none = held.probabilities(r.X, r.z) if len(r.X) else (np.zeros(0), 1.0)
             answers = pool(r.texts, p, r.keys, r.analysis)

@@ -175,3 +175,30 @@ def test_a_yes_no_question_is_answered_with_the_span_that_decides_it():
     assert "It covers manufacturing defects but not damage caused by limescale" in record["answers"][0]["line"]
     assert answer(query) == "not damage caused by limescale"
     assert "rule" not in selector.select("What is the weight?", ranked, {}).to_record("q2", 3)
+
+
+def test_the_threshold_is_calibrated_on_scorers_that_never_saw_the_fold_they_answer():
+    """Each fold's scorer is trained from scratch: the whole scorer's weights (which saw every fold) do
+    not reach the outcomes the threshold is set on."""
+    import numpy as np
+
+    from minirag.answer.select.scorer import Group
+    from minirag.answer.train_selector import Example, heldout_outcomes
+    docs, chunks, selector, report = manual()
+    s = SelectorSettings(features=("generic",), questions=60, steps=30)
+    items, groups = [], []
+    for i, (q, a) in enumerate([("What does E2 mean?", "Lid open"), ("What is the capacity?", "1.7 litres"),
+                                ("What does E5 mean?", "Temperature sensor fault"), ("Does it play music?", None)]):
+        r = selector.read(q, chunks[:10], {})
+        right = np.array([answer_key_of(t) == answer_key_of(a or "") for t in r.texts])
+        items.append((Example(q, a, 1.0, i % 2, a is not None), r, right))
+        groups.append(Group(r.X, right, r.z, 1.0))
+    trained, garbage = selector.scorer, type(selector.scorer)(len(selector.scorer.mean),
+                                                             len(selector.scorer.params["u"]))
+    garbage.params = {k: np.full_like(v, 9.0) for k, v in trained.params.items()}
+    assert heldout_outcomes(trained, groups, items, s, True) == heldout_outcomes(garbage, groups, items, s, True)
+
+
+def answer_key_of(text: str) -> str:
+    from minirag.answer.select.keys import answer_key
+    return answer_key(text)
