@@ -62,7 +62,8 @@ def run_share(args: tuple[list[int], str]) -> list[tuple[int, dict]]:
 def run_parallel(at: list[int], project: Path, jobs: int, progress=None) -> list[dict]:
     """The cases `at` (indices into `cases()`) dealt round-robin to `jobs` processes, each on its own copy
     of the built project (times kept, so Snakemake finds each up to date); rows in the cases' order."""
-    copies = [project] + [project.parent / f"project-{j}" for j in range(1, jobs)]
+    # each copy in a folder of its own: cases set files aside beside the project (its parent's aside/)
+    copies = [project] + [project.parent / f"worker-{j}" / project.name for j in range(1, jobs)]
     for copy in copies[1:]:
         shutil.copytree(project, copy, symlinks=True)
     shares = [(at[j::jobs], str(copies[j])) for j in range(jobs)]

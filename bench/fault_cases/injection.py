@@ -117,7 +117,7 @@ def cases() -> list[Case]:
                                                     setup=copy_file("fixture/questions.jsonl",
                                                                     "scratch/q;touch PWNED;.jsonl")), False),
         ("glob with quotes and a command", built(sub("langs: [en, es]}", "langs: [en, es], glob: \"**/*'$(touch "
-                                                     "PWNED)'*.md\"}"), fails="curate",
+                                                     "PWNED)'*.md\"}"), refuse="holds no document",
                                                  target="results/inj/docs.jsonl"), True),
         ("a document named $(touch PWNED)", built(sub("path: fixture/docs", "path: scratch/docs-named"),
                                                   setup=hostile_doc_name), False),

@@ -53,4 +53,4 @@ def test_the_matrix_in_two_processes_holds_the_same_cases_in_their_order(faults_
     rows = faults.run_parallel(at, project, 2)
     assert [(r["group"], r["case"]) for r in rows] == [(CASES[i].group, CASES[i].name) for i in at]
     assert all(r["held"] for r in rows), rows
-    assert (tmp_path / "project-1" / "results" / "mini.md").is_file()  # the second process's own copy
+    assert (tmp_path / "worker-1" / "project" / "results" / "mini.md").is_file()  # the second process's own copy
