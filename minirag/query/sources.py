@@ -27,7 +27,6 @@ from ..index.embedders import EMBEDDERS
 from ..index.rows import check_rows, item_rows
 from ..index.store import FlatVectorStore
 from ..index.vectors import load_vectors, load_vectors_by_id, vectors_sidecar_path
-from ..rank.kinds import RetrieverKind
 from ..rank.kinds.base import file_key
 from ..rank.ranking import Ranking, Retriever
 from ..rank.retrievers import BM25Retriever, DenseRetriever, IVFRetriever
@@ -259,17 +258,6 @@ def read_by_job(artifact: Path, source: Path) -> bool:
     return recorded is not None and Path(source).is_file() and recorded == sha256_file(source)
 
 
-class ComposedRetriever:
-    """A fusion, diversifier or reranker over live retrievers, each asked for `depth` results as in the graph."""
-
-    def __init__(self, kind: RetrieverKind, inputs: list[Retriever], sources: "Sources", depth: int):
-        self.kind, self.inputs, self.sources, self.depth = kind, inputs, sources, depth
-
-    def search(self, query: str, k: int = 5) -> Ranking:
-        rankings = [r.search(query, k=self.depth) for r in self.inputs]
-        return self.kind.combine(query, rankings, self.sources, self.depth)[:k]
-
-
 class RunOrder:
     """Ranks like the run file: `depth` results in trec_eval's order (ties: id descending), cut to k."""
 
@@ -287,9 +275,4 @@ def open_retriever(sources: Sources, kinds, name: str) -> Retriever:
     if name not in kinds.retrievers:
         raise KeyError(f"retrievers: no retriever named {name!r} (have: {', '.join(kinds.retrievers)})")
     kind, depth = kinds.retrievers[name], kinds.config["depth"]
-    if kind.family == "channel":
-        inner = kind.open(sources)
-    else:
-        inputs = [open_retriever(sources, kinds, r) for r in kind.upstream()]  # ordered as their run files
-        inner = ComposedRetriever(kind, inputs, sources, depth)
-    return RunOrder(inner, depth)
+    return RunOrder(kind.live(sources, lambda r: open_retriever(sources, kinds, r), depth), depth)

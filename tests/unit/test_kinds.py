@@ -10,7 +10,7 @@ from minirag.config.schema import config_schema
 from minirag.config.typed import Corpus
 from minirag.pipeline.graph import CorpusGraph
 from minirag.query.sources import open_retriever
-from minirag.rank.kinds import KINDS, RetrieverKind, kind_of
+from minirag.rank.kinds import KINDS, Combining, kind_of
 from minirag.settings import setting
 
 
@@ -51,9 +51,9 @@ def borda():
     class BordaSettings:
         of: tuple[str, ...] = setting(min_items=2)
 
-    class Borda(RetrieverKind):
+    class Borda(Combining):
         """Borda count: a run of n chunks gives its i-th chunk n - i points."""
-        type, Settings, family, upstream_key = "borda-test", BordaSettings, "fusion", "of"
+        type, Settings, upstream_key = "borda-test", BordaSettings, "of"
 
         def upstream(self):
             return list(self.s.of)

@@ -24,6 +24,6 @@ What it leaves out: the formulas (fusion.py, diversify.py, rerank.py), loading a
 from __future__ import annotations
 
 from . import channels, fusions, reorders  # noqa: F401  (importing a family registers its kinds)
-from .base import KINDS, RetrieverKind, kind_of
+from .base import KINDS, Combining, RetrieverKind, kind_of
 
-__all__ = ["KINDS", "RetrieverKind", "kind_of"]
+__all__ = ["KINDS", "Combining", "RetrieverKind", "kind_of"]

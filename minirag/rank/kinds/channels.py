@@ -25,6 +25,12 @@ class Dense(RetrieverKind):
     def embedder(self) -> str:
         return self.s.embedder
 
+    def ranking_embedder(self) -> str:
+        return self.s.embedder
+
+    def dense_embedder(self) -> str:
+        return self.s.embedder
+
     def reads(self, graph) -> dict:
         return graph.vectors(self.s.embedder)
 
@@ -51,6 +57,9 @@ class IVF(RetrieverKind):
     sweepable = ("nprobe", "nlist")
 
     def embedder(self) -> str:
+        return self.s.embedder
+
+    def ranking_embedder(self) -> str:
         return self.s.embedder
 
     def ivf_index(self) -> str:

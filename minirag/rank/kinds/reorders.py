@@ -13,17 +13,21 @@ from ...text.expansion import ExpansionSettings
 from ..diversify import mmr, source_cap
 from ..ranking import Ranking
 from ..rerank import DEFAULT_ANALYZER, rerank
-from .base import RetrieverKind
+from .base import Combining
 
 
-class Reorder(RetrieverKind):
+class Reorder(Combining):
     """A kind that re-orders the run named in its `base` (or `of`) setting; `mechanism` names
     what it adds, and the report sets it against that run. Its run's scores are positions, so
     `search` and `answer` show none (`score`: null)."""
-    family, upstream_key, scored = "diversifier", "base", False
+    family, upstream_key, scored, reorders = "diversifier", "base", False, True
 
     def upstream(self) -> list[str]:
         return [getattr(self.s, self.upstream_key)]
+
+    def ablation_key(self) -> tuple:
+        """Where the report's ablation table lists it among the runs re-ordering the same run: by type."""
+        return (self.type, 0)
 
     def mechanism(self) -> str:
         raise NotImplementedError
@@ -71,6 +75,10 @@ class MMR(Reorder):
 
     def reads(self, graph) -> dict:
         return graph.vectors(self.s.embedder)
+
+    def ablation_key(self) -> tuple:
+        """By type, then λ."""
+        return (self.type, self.s.lambda_)
 
     def combine(self, query, rankings, sources, depth) -> Ranking:
         return mmr(rankings[0], sources.vectors_by_id(self.s.embedder), lam=self.s.lambda_, k=depth, pool=self.s.pool)
