@@ -10,19 +10,9 @@ from ..artifacts.integrity import load_records
 from ..evaluation.evaluate import build_qrels
 from ..evaluation.trec import load_run, write_run
 from ..query.sources import Sources, open_retriever
-from ..rank.kinds import RetrieverKind
-from ..rank.kinds.base import RetrieveJob
+from ..rank.kinds.base import RetrieveJob, job_kind
 from ..text.chunks import load_chunks
 from .common import Written, log, run_stage
-
-# What a retrieve job's settings carry beside the retriever's own: the corpus's depth, a synthetic fit's
-# feeding retrievers, and the part of the config a kind ranks with (config_reads, handed back by bind).
-NOT_ITS_OWN = ("depth", "feeding", "readers", "reading")
-
-
-def own_settings(settings: dict) -> dict:
-    """A retrieve job's settings without what is not the retriever's own."""
-    return {k: v for k, v in settings.items() if k not in NOT_ITS_OWN}
 
 
 def feeding_retrievers(settings: dict, sources: Sources, depth: int):
@@ -32,12 +22,7 @@ def feeding_retrievers(settings: dict, sources: Sources, depth: int):
     if "feeding" not in settings:
         return None
     feeding = settings["feeding"]
-    kinds = SimpleNamespace(retrievers={r: RetrieverKind.from_spec(own_settings(feeding[r]), f"retrievers.{r}")
-                                        for r in feeding},
-                            config={"depth": depth})
-    for r, kind in kinds.retrievers.items():
-        kind.name = r
-        kind.bind(feeding[r])  # a feedback run's reader settings (config_reads)
+    kinds = SimpleNamespace(retrievers={r: job_kind(feeding[r], r) for r in feeding}, config={"depth": depth})
     return lambda r: open_retriever(sources, kinds, r)
 
 
@@ -48,9 +33,7 @@ def retrieve(settings: dict, name: str, questions: Path, docs: Path, chunks: Pat
     model), by their file keys. A fitted fusion fits on the dev questions or, given `fit_questions`
     (the corpus has none), on those."""
     depth = settings["depth"]
-    kind = RetrieverKind.from_spec(own_settings(settings), f"retrievers.{name}")
-    kind.name = name
-    kind.bind(settings)  # the config beyond its settings it ranks with (config_reads)
+    kind = job_kind(settings, name)  # its settings, bound to the config beyond them it ranks with (config_reads)
     qs = load_records(questions, "questions")
     items = load_chunks(chunks, docs)
     sources = Sources(items, files or {}, docs=docs, mmap=True)

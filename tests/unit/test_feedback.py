@@ -1,6 +1,8 @@
 """Answer-form feedback (rank/feedback.py, the `feedback` kind): the reader's cited chunk, then the top N chunks
 holding its short answer, lead the run; an abstention or a long answer leaves the run as it is."""
 
+from types import SimpleNamespace
+
 import pytest
 
 from minirag.answer.readers import Answer
@@ -50,20 +52,24 @@ CONFIG = {"corpora": {"c": {
 
 
 class FakeSources:
-    """Sources whose reader gives a set answer, recording what it was asked."""
+    """Sources whose reader gives a set answer, recording what it was asked; its selector's vocabulary maps the
+    form "tuve" to its verb, as the lexicon does."""
+    chunks = [SimpleNamespace(id=cid, text=text) for cid, text in TEXTS.items()]
 
     def __init__(self, answer):
-        self.given, self.asked = answer, []
+        self.given, self.asked, self.built = answer, [], {}
 
     def answer(self, reader, spec, query, ranked, depth, prompt):
         self.asked.append((reader, spec, query, ranked, depth, prompt))
         return self.given
 
-    def folded_text(self, cid):
-        return folded(cid)
+    def answerer(self, reader, spec, depth):
+        return SimpleNamespace(vocab=SimpleNamespace(forms={"tuve": ["tener"]})), None
 
-    def form_lemmas(self, reader, spec, depth):
-        return {"tuve": ["tener"]}
+    def cached(self, key, build):
+        if key not in self.built:
+            self.built[key] = build()
+        return self.built[key]
 
 
 def feedback_kind():

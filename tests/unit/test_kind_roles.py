@@ -3,11 +3,17 @@ the graph and the report never ask which family or type it is: how it ranks a jo
 its live retriever (`live`), and its roles in the report (`fuses`, `reorders`, `ablation_key`,
 `ranking_embedder`, `dense_embedder`, `fits_weights`) and an embedder kind's `pretrained`."""
 
+from types import SimpleNamespace
+
+import pytest
+
+from minirag.artifacts.missing import MissingArtifact
 from minirag.config.corpus import corpus_config
 from minirag.config.typed import Corpus
 from minirag.index.embedders import EMBEDDERS
+from minirag.query.sources import Sources
 from minirag.rank.kinds import KINDS, RetrieverKind
-from minirag.rank.kinds.base import Combining, ComposedRetriever, RetrieveJob
+from minirag.rank.kinds.base import Combining, ComposedRetriever, RetrieveJob, job_kind
 
 
 def kind(spec: dict, name: str = "r") -> RetrieverKind:
@@ -70,11 +76,9 @@ def test_a_channel_s_live_retriever_is_itself_opened_and_reads_no_upstream(monke
 
 def test_a_combining_kind_ranks_each_question_from_its_input_runs_and_a_missing_question_is_an_empty_ranking():
     cap = kind({"type": "cap", "base": "a", "cap": 1})
-
-    class Docs(ChunkList):
-        doc_of = {"x": "d1", "y": "d1", "z": "d2"}
+    chunks = [SimpleNamespace(id=cid, doc_id=doc) for cid, doc in (("x", "d1"), ("y", "d1"), ("z", "d2"))]
     runs = [{"q1": [("x", 3.0), ("y", 2.0), ("z", 1.0)]}]
-    ranked, receipt = cap.rank(RetrieveJob(QS, runs, Docs(), 3, print, judged=dict))
+    ranked, receipt = cap.rank(RetrieveJob(QS, runs, Sources(chunks), 3, print, judged=dict))
     # d1's second chunk goes after d2's: the cap's order, question by question; q2 has no input ranking
     assert [[c for c, _ in r] for r in ranked] == [["x", "z", "y"], []] and receipt is None
 
@@ -170,3 +174,36 @@ def test_only_the_pretrained_embedder_kind_is_pretrained():
 def test_every_kind_that_reads_runs_combines_them_and_every_other_opens_itself():
     for k in KINDS.values():
         assert issubclass(k, Combining) == bool(k.upstream_key), k.type
+
+
+def test_a_job_s_kind_takes_its_own_settings_and_is_bound_to_the_config_keys_its_class_names():
+    settings = {"type": "feedback", "of": "b", "reader": "x", "depth": 100, "feeding": {},
+                "readers": {"x": {"type": "extractive"}}, "reading": {"depth": 20, "prompt": {"k": 3}}}
+    fb = job_kind(settings, "fb")
+    assert fb.name == "fb" and fb.s.of == "b" and fb.reader_spec == {"type": "extractive"}
+    assert fb.reading == {"depth": 20, "prompt": {"k": 3}} and KINDS["feedback"].config_keys == ("readers", "reading")
+    bm25 = job_kind({"type": "bm25", "index": "plain", "depth": 100}, "b")  # the job's depth is not a setting
+    assert bm25.name == "b" and bm25.s.index == "plain"
+
+
+def test_sources_build_what_a_kind_loads_once_per_key_and_say_which_files_they_were_not_given():
+    sources, built = Sources([], {"units": "u.jsonl"}), []
+    first = sources.cached(("vectors_by_id", "e"), lambda: built.append(1) or {"c": 1})
+    assert sources.cached(("vectors_by_id", "e"), lambda: built.append(2)) is first and built == [1]
+    assert str(sources.given("units")) == "u.jsonl" and sources.given("lexicon") is None
+
+
+def test_a_kind_loads_its_own_files_by_their_keys_and_names_the_one_it_was_not_given():
+    sources = Sources([])
+    loads = [(kind({"type": "mmr", "base": "a", "embedder": "e"}).vectors_by_id, "vectors of embedder 'e'", "vectors:e"),
+             (kind({"type": "rerank", "of": "a"}, "r").model, "reranker model of 'r'", "reranker:r"),
+             (kind({"type": "rerank", "of": "a", "dense": "e"}, "r").dense_features, "vectors of embedder 'e'",
+              "vectors:e"),
+             (kind({"type": "rrf", "of": ["a", "b"], "fit": True}, "h").fitted_weights,
+              "receipt of the fitted fusion 'h'", "fitted:h"),
+             (kind({"type": "dense", "embedder": "e"}).open, "vectors of embedder 'e'", "vectors:e"),
+             (kind({"type": "ivf", "embedder": "e"}).open, "vectors of embedder 'e'", "vectors:e"),
+             (kind({"type": "bm25", "index": "plain"}).open, "BM25 index 'plain'", "bm25:plain")]
+    for load, what, key in loads:
+        with pytest.raises(MissingArtifact, match=f"no {what} was given to this stage \\(file key '{key}'\\)"):
+            load(sources)

@@ -43,6 +43,7 @@ class RetrieverKind(Kind):
     fuses: ClassVar[bool] = False     # it fuses runs: the report sets it against the best of them (its fusion table)
     reorders: ClassVar[bool] = False  # it re-orders one run: the report's ablation table lists it under that run
     scored: ClassVar[bool] = True     # False: its run's scores are positions (n, n-1, ...), not shown to users
+    config_keys: ClassVar[tuple[str, ...]] = ()  # the keys of its `config_reads`, beside its settings in a job's
     name: str = ""                    # the config's name for it (kind_of sets it)
 
     # what it reads
@@ -179,6 +180,22 @@ class ComposedRetriever:
     def search(self, query: str, k: int = 5) -> Ranking:
         rankings = [r.search(query, k=self.depth) for r in self.inputs]
         return self.kind.combine(query, rankings, self.sources, self.depth)[:k]
+
+
+# What a retrieve job's settings carry beside a kind's own and its `config_keys`: the corpus's depth and a
+# synthetic fit's feeding retrievers (pipeline/stages/index.py retrieve_settings).
+JOB_KEYS = ("depth", "feeding")
+
+
+def job_kind(settings: Mapping[str, Any], name: str) -> RetrieverKind:
+    """The kind of a retrieve job's retriever `name`, from the job's settings: its own settings, bound to
+    the part of the config it ranks with (`config_reads`, which the job's settings carry too)."""
+    found = KINDS.get(settings.get("type"))
+    beside = JOB_KEYS + (found.config_keys if found is not None else ())
+    kind = RetrieverKind.from_spec({k: v for k, v in settings.items() if k not in beside}, f"retrievers.{name}")
+    kind.name = name
+    kind.bind(settings)
+    return kind
 
 
 def kind_of(cc: Mapping[str, Any], name: str) -> RetrieverKind:

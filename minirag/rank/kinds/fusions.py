@@ -31,7 +31,7 @@ class Fusion(Combining):
     """A kind that combines the runs named in its `of` setting, with weights the config gives or,
     with `fit: true`, fitted by the retrieve stage (rank/fit.py) on the dev split or, for a corpus
     without one, on held-out synthetic questions (`fit_questions`), and kept in the run's receipt,
-    where a live retriever reads them back (`sources.fitted_weights`)."""
+    where a live retriever reads them back (`fitted_weights`)."""
     family, upstream_key, fuses = "fusion", "of", True
     fitted: list[float] | None = None
 
@@ -52,8 +52,18 @@ class Fusion(Combining):
         if not self.s.fit:
             return self.given_weights()
         if self.fitted is None:
-            self.fitted = sources.fitted_weights(self.name)
+            self.fitted = self.fitted_weights(sources)
         return self.fitted
+
+    def fitted_weights(self, sources) -> list[float]:
+        """The weights its retrieve job fitted, from its run's receipt (the file key `fitted:<name>`)."""
+        from ...artifacts.io import read_json
+        from ...artifacts.missing import MissingArtifact
+        path = sources.path("fitted", self.name, "receipt of the fitted fusion")
+        receipt = read_json(path)
+        if not isinstance(receipt, dict) or "weights" not in receipt.get("fitted", {}):
+            raise MissingArtifact(f"{path}: no fitted weights; re-run retrieve {self.name}")
+        return [float(w) for w in receipt["fitted"]["weights"]]
 
     def combine(self, query, rankings, sources, depth) -> Ranking:
         return self.fuse(rankings, self.weights(sources), depth)
