@@ -3,6 +3,7 @@ the graph and the report never ask which family or type it is: how it ranks a jo
 its live retriever (`live`), and its roles in the report (`fuses`, `reorders`, `ablation_key`,
 `ranking_embedder`, `dense_embedder`, `fits_weights`) and an embedder kind's `pretrained`."""
 
+from dataclasses import dataclass
 from types import SimpleNamespace
 
 import pytest
@@ -146,7 +147,8 @@ def test_only_a_fusion_with_fit_fits_weights_and_only_fusions_fuse():
 
 
 def test_the_kinds_that_reorder_one_run_are_the_ablation_table_s_and_mmr_sorts_by_its_lambda():
-    assert {t for t, k in KINDS.items() if k.reorders} == {"cap", "mmr", "rerank", "feedback"}
+    reordering = {t for t, k in KINDS.items() if k.reorders}
+    assert {"cap", "mmr", "rerank"} <= reordering and not {"rrf", "linear", "bm25", "dense", "ivf"} & reordering
     mmr3, mmr9 = kind({"type": "mmr", "base": "a", "lambda": 0.3}), kind({"type": "mmr", "base": "a", "lambda": 0.9})
     cap = kind({"type": "cap", "base": "a"})
     rerank = kind({"type": "rerank", "of": "a"})
@@ -176,12 +178,29 @@ def test_every_kind_that_reads_runs_combines_them_and_every_other_opens_itself()
         assert issubclass(k, Combining) == bool(k.upstream_key), k.type
 
 
-def test_a_job_s_kind_takes_its_own_settings_and_is_bound_to_the_config_keys_its_class_names():
-    settings = {"type": "feedback", "of": "b", "reader": "x", "depth": 100, "feeding": {},
-                "readers": {"x": {"type": "extractive"}}, "reading": {"depth": 20, "prompt": {"k": 3}}}
-    fb = job_kind(settings, "fb")
-    assert fb.name == "fb" and fb.s.of == "b" and fb.reader_spec == {"type": "extractive"}
-    assert fb.reading == {"depth": 20, "prompt": {"k": 3}} and KINDS["feedback"].config_keys == ("readers", "reading")
+@pytest.fixture
+def noted():
+    """A kind that ranks with a part of the config beyond its settings (`notes`), as a feedback run does."""
+    @dataclass(frozen=True)
+    class NotedSettings:
+        of: str = "b"
+
+    class Noted(Combining):
+        type, Settings, upstream_key, config_keys = "noted-test", NotedSettings, "of", ("notes",)
+        notes = None
+
+        def config_reads(self, cc):
+            return {"notes": cc["notes"]}
+
+        def bind(self, part):
+            self.notes = part.get("notes")
+    yield Noted
+    del KINDS["noted-test"]
+
+
+def test_a_job_s_kind_takes_its_own_settings_and_is_bound_to_the_config_keys_its_class_names(noted):
+    kind = job_kind({"type": "noted-test", "of": "a", "depth": 100, "feeding": {}, "notes": {"k": 3}}, "n")
+    assert (kind.name, kind.s.of, kind.notes) == ("n", "a", {"k": 3})
     bm25 = job_kind({"type": "bm25", "index": "plain", "depth": 100}, "b")  # the job's depth is not a setting
     assert bm25.name == "b" and bm25.s.index == "plain"
 
