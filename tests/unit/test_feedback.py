@@ -129,6 +129,9 @@ def test_the_retrieve_job_carries_its_readers_settings_so_a_threshold_change_rer
     grammar = corpus_config({"corpora": {"c": {**CONFIG["corpora"]["c"], "domain": "grammar"}}}, "c")
     files = CorpusGraph(grammar, CorpusLayout.of("results", "c")).retrieve("fb")["files"]
     assert {"reader:x", "lexicon", "terms", "chunks"} <= set(files)
+    # the reader's weights tracked with their sidecar; the word lists its selector reads are inputs too
+    assert files["reader:x"].files == ("results/c/readers/x.npz", "results/c/readers/x.json")
+    assert {f.rsplit("/", 1)[-1] for f in files["words:selector"].files} == {"constructions.txt"}
 
 
 def test_its_reader_answers_as_over_an_answered_run_candidates_depth_and_the_prompt_settings():

@@ -13,7 +13,7 @@ from ...text.expansion import ExpansionSettings
 from ..diversify import mmr, source_cap
 from ..ranking import Ranking
 from ..rerank import DEFAULT_ANALYZER, rerank
-from .base import Combining
+from .base import Combining, file_key
 
 
 class Reorder(Combining):
@@ -239,7 +239,8 @@ class Feedback(Reorder):
     def reads(self, graph) -> dict:
         """The reader's weights (tracked with their sidecar: retraining it re-ranks), the lexicon, the terms file
         and the chunks its selector's stored vocabulary was built from."""
-        return graph.answering(self.s.reader)
+        return {file_key("reader", self.s.reader): graph.with_sidecar(graph.layout.reader_model(self.s.reader)),
+                **graph.selector_domain(), "chunks": str(graph.layout.chunks)}
 
     def combine(self, query, rankings, sources, depth) -> Ranking:
         from ..feedback import answer_form, feedback_order
