@@ -36,7 +36,7 @@ from minirag.rank.rerank import rerank  # noqa: E402
 def channel_of(cc: dict, name: str) -> str:
     """The first channel upstream of `name` (the BM25 or dense run its candidates start from)."""
     kind = kind_of(cc, name)
-    return name if kind.family == "channel" else channel_of(cc, kind.upstream()[0])
+    return channel_of(cc, kind.upstream()[0]) if kind.upstream() else name
 
 
 def best_times(fn, items, repeat: int) -> list[float]:
@@ -68,7 +68,7 @@ def main() -> int:
     if not kind.trained:
         raise SystemExit(f"{a.retriever!r} is a {kind.type} retriever, not a reranker")
     _, chunks, sources = open_corpus(a.results, a.corpus, cc)
-    model = sources.reranker(a.retriever, kind.features())
+    model = kind.model(sources)
     run = load_run(layout.run(kind.upstream()[0]))
     questions = [q for q in load_records(layout.questions, "questions") if run.get(q["qid"])]
     n = kind.s.candidates
@@ -90,7 +90,7 @@ def main() -> int:
            "peer": peer_name, "peer_median_ms": statistics.median(theirs),
            "ratio": statistics.median(ours) / statistics.median(theirs)}
     if kind.s.dense:  # the part of the rerank time that embeds the query (the dense features' own cost)
-        dense = sources.dense_features(kind.s.dense)
+        dense = kind.dense_features(sources)
         embeds = best_times(lambda job: dense.query_vectors([job[0]]), jobs, a.repeat)
         row.update(dense_query_median_ms=statistics.median(embeds), dense_query_p90_ms=statistics.quantiles(embeds, n=10)[-1])
     if a.json:

@@ -68,7 +68,7 @@ class Bench:
         _, self.chunks, sources = open_corpus(results, corpus, cc)
         self.by_id = {c.id: c for c in self.chunks}
         s = self.kind.s
-        self.dense = sources.dense_features(s.dense)
+        self.dense = self.kind.dense_features(sources)
         self.features = sources.features(s.analyzer, s.expand)
         self.first = BM25Retriever.from_chunks(self.chunks, BM25Settings(title_weight=1.0, analyzer=s.analyzer))
         self.first.expander = self.features.expander

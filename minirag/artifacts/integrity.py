@@ -92,6 +92,13 @@ def read_receipt(receipt: Path, path: Path) -> dict:
     return data
 
 
+def read_by_job(artifact: Path, source: Path) -> bool:
+    """Whether the job that wrote `artifact` read `source` as it is now (its receipt's sha256 of it)."""
+    receipt, _ = receipt_of(artifact)
+    recorded = read_receipt(receipt, artifact).get("inputs", {}).get(os.path.normpath(source))
+    return recorded is not None and Path(source).is_file() and recorded == sha256_file(source)
+
+
 def verified(path: str | Path, what: str = "") -> Path:
     """`path`, after checking it is the file its job wrote; raises otherwise."""
     path = Path(path)

@@ -41,6 +41,7 @@ class EmbedderKind(Kind):
     trained: ClassVar[bool] = False  # the graph trains it (rule train_<type>) before embedding
     fitted: ClassVar[bool] = False  # its corpus side is fitted on the chunk texts (a shard's embed reads them all)
     control: ClassVar[bool] = False  # untrained and unpretrained: the control a trained encoder must beat
+    pretrained: ClassVar[bool] = False  # a model trained elsewhere: the report notes its languages and tokenizer
 
     def files(self, layout: CorpusLayout, name: str) -> dict[str, Path]:
         """Files besides the chunks that embedding (corpus or query side) reads, by argument name."""
@@ -217,7 +218,7 @@ class PretrainedEmbedder:
 
 class Pretrained(EmbedderKind):
     """A pretrained sentence encoder (BERT family, sentence-transformers folder) run in numpy."""
-    type, Settings = "pretrained", PretrainedSettings
+    type, Settings, pretrained = "pretrained", PretrainedSettings, True
 
     def files(self, layout, name):
         return {"pretrained": resolve_model_path(self.s.path)}

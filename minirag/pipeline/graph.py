@@ -120,7 +120,7 @@ class CorpusGraph(KindFiles, ScaleInputs, AnswerInputs):
         """The fusions with `fit: true` of a corpus without dev questions: they fit on held-out synthetic ones."""
         if has_dev_questions(self.cc):
             return []
-        return [r for r, k in self.kinds.retrievers.items() if k.family == "fusion" and getattr(k.s, "fit", False)]
+        return [r for r, k in self.kinds.retrievers.items() if k.fits_weights()]
 
     def feeding(self, name: str) -> list[str]:
         """Every retriever whose ranking goes into `name`'s, transitively, in config order."""

@@ -62,9 +62,13 @@ class KindFiles:
     def ivf_index(self, name: str) -> dict:
         return {file_key("ivf", name): Given(str(self.layout.ivf(name)), tuple(paths(*self.layout.ivf_files(name))))}
 
+    def with_sidecar(self, weights: Path) -> Given:
+        """Weights tracked with their .json sidecar (retraining them reruns the job), the command line
+        getting the weights."""
+        return Given(str(weights), tuple(paths(weights, weights.with_suffix(".json"))))
+
     def reranker(self, name: str) -> dict:
-        model = self.layout.reranker(name)
-        return {file_key("reranker", name): Given(str(model), tuple(paths(model, model.with_suffix(".json"))))}
+        return {file_key("reranker", name): self.with_sidecar(self.layout.reranker(name))}
 
     def lexicon(self, expand=None) -> dict:
         """The lexicon, and the word lists an expansion (`expand`: ExpansionSettings) reads with it."""
@@ -85,13 +89,6 @@ class KindFiles:
         from ..config.corpus import domain_files
         files = domain_files(self.cc)
         return {**self.lexicon(), **self.selector_lists(files), "terms": files["terms"]} if files else {}
-
-    def answering(self, reader: str) -> dict:
-        """What a reader's answer selector reads to answer live (a feedback run): its weights, tracked with their
-        sidecar (retraining it re-ranks), its grammar files and the chunks its vocabulary was built from."""
-        model = self.layout.reader_model(reader)
-        return {file_key("reader", reader): Given(str(model), tuple(paths(model, model.with_suffix(".json")))),
-                **self.selector_domain(), "chunks": str(self.layout.chunks)}
 
     def fitted(self, name: str) -> dict:
         """The receipt of a fitted fusion's run: its weights."""

@@ -56,7 +56,8 @@ def ranked_on(metrics: dict) -> tuple[str, dict]:
 
 def served_retriever(cc: dict, metrics: dict | None) -> tuple[str, str]:
     """(the retriever to serve by default, why it is the one), as the module docstring says."""
-    from ..config.corpus import family, main_retrievers
+    from ..config.corpus import main_retrievers
+    from ..rank.kinds import kind_of
     if cc["serve"]:
         return cc["serve"], "the config's serve retriever"
     main = main_retrievers(cc)
@@ -68,8 +69,8 @@ def served_retriever(cc: dict, metrics: dict | None) -> tuple[str, str]:
             return chunk["hit@5"], chunk["mrr"]
         best = max(scored, key=key)  # the first of equals: config order
         return best, f"best chunk hit@5 on the {split} split ({key(best)[0]:.3f}, eval/metrics.json)"
-    first = next((r for r in main if family(cc, r) == "fusion"), main[0])
-    return first, "no evaluation to rank by: the config's first fusion" if family(cc, first) == "fusion" \
+    first = next((r for r in main if kind_of(cc, r).fuses), main[0])
+    return first, "no evaluation to rank by: the config's first fusion" if kind_of(cc, first).fuses \
         else "no evaluation to rank by: the config's first retriever"
 
 

@@ -40,9 +40,8 @@ def pretrained_notes(kinds, main: list[str], slices) -> list[str]:
     (more than 0.15 below its best language): a model trained on English is, and the report says so."""
     out, cc = [], kinds.config
     for r in main:
-        kind = kinds.retrievers[r]
-        embedder = kind.embedder() if kind.family == "channel" else None
-        if not embedder or cc["embedders"][embedder]["type"] != "pretrained":
+        embedder = kinds.retrievers[r].ranking_embedder()
+        if not embedder or not kinds.embedders[embedder].pretrained:
             continue
         by_lang = {row["lang"]: row[r] for _, row in slices.iterrows() if row["difficulty"] == "all"}
         langs = {lang: v for lang, v in by_lang.items() if lang != "all"}
@@ -62,7 +61,7 @@ def coverage_notes(t, limits: CoverageLimits = CoverageLimits()) -> list[str]:
     out = []
     for e, spec in t.cc["embedders"].items():
         runs = [r for r in t.main if t.kinds.retrievers[r].embedder() == e]
-        if spec["type"] != "pretrained" or not runs:
+        if not t.kinds.embedders[e].pretrained or not runs:
             continue
         tokens = load_json(t.layout.vectors_sidecar(e), "vectors sidecar").get("tokens", {})
         for lang, counts in tokens.items():

@@ -115,7 +115,7 @@ class CorpusTables:
         rows = []
         for r in self.main:
             kind = self.kinds.retrievers[r]
-            if kind.family != "fusion":
+            if not kind.fuses:
                 continue
             best = max(kind.upstream(), key=self.score)
             target = self.target(r, "above_inputs")
@@ -153,12 +153,11 @@ class CorpusTables:
         div = self.csv("diversity.csv")
         div = div[div["qid"] == "mean"].set_index("retriever")
         rows, k = [], self.cc["diagnose"]["k"]
-        bases = list(dict.fromkeys(self.kinds.retrievers[r].upstream()[0] for r in self.cc["retrievers"]
-                                   if self.kinds.retrievers[r].family == "diversifier"))
+        kinds = self.kinds.retrievers
+        bases = list(dict.fromkeys(kinds[r].upstream()[0] for r in self.cc["retrievers"] if kinds[r].reorders))
         for base in bases:
-            family = [r for r in self.cc["retrievers"] if self.kinds.retrievers[r].family == "diversifier"
-                      and self.kinds.retrievers[r].upstream() == [base]]
-            family.sort(key=lambda r: (self.cc["retrievers"][r]["type"], self.cc["retrievers"][r].get("lambda", 0)))
+            family = [r for r in self.cc["retrievers"] if kinds[r].reorders and kinds[r].upstream() == [base]]
+            family.sort(key=lambda r: kinds[r].ablation_key())
             for r in [base] + family:
                 d = div.loc[r] if r in div.index else {}
                 rows.append({"Run": r, "diversification": "none" if r == base else self.describe(r),
@@ -234,7 +233,8 @@ class CorpusTables:
 
     def controls_of(self, embedder: str) -> pd.DataFrame:
         """The seed's sanity check: a trained encoder's dense runs against every untrained (hashing) one."""
-        dense = {r: self.kinds.retrievers[r].embedder() for r in self.main if self.kinds.retrievers[r].type == "dense"}
+        dense = {r: self.kinds.retrievers[r].dense_embedder() for r in self.main
+                 if self.kinds.retrievers[r].dense_embedder()}
         controls = [r for r, e in dense.items() if self.kinds.embedders[e].control]
         rows = [{"trained": t, "control": c, "hit@5": self.score(t), "control hit@5": self.score(c),
                  "ndcg@10": self.score(t, "ndcg@10"), "control ndcg@10": self.score(c, "ndcg@10")}

@@ -57,7 +57,7 @@ def train_reranker(settings: dict, name: str, docs: Path, chunks: Path, question
     by_id = {c.id: c for c in items}
     sources = Sources(items, {**(files or {}), **({"lexicon": lexicon} if lexicon else {})}, mmap=True)
     features = sources.features(s.analyzer, s.expand)
-    dense = sources.dense_features(s.dense) if s.dense else None
+    dense = kind.dense_features(sources) if s.dense else None
     synthetic = synthesize(load_records(docs, "documents"), s.synthetic, s.seed)
     first = BM25Retriever.from_chunks(items, BM25Settings(title_weight=1.0, analyzer=s.analyzer))
     first.expander = features.expander

@@ -1,6 +1,8 @@
 """Answer-form feedback (rank/feedback.py, the `feedback` kind): the reader's cited chunk, then the top N chunks
 holding its short answer, lead the run; an abstention or a long answer leaves the run as it is."""
 
+from types import SimpleNamespace
+
 import pytest
 
 from minirag.answer.readers import Answer
@@ -50,20 +52,24 @@ CONFIG = {"corpora": {"c": {
 
 
 class FakeSources:
-    """Sources whose reader gives a set answer, recording what it was asked."""
+    """Sources whose reader gives a set answer, recording what it was asked; its selector's vocabulary maps the
+    form "tuve" to its verb, as the lexicon does."""
+    chunks = [SimpleNamespace(id=cid, text=text) for cid, text in TEXTS.items()]
 
     def __init__(self, answer):
-        self.given, self.asked = answer, []
+        self.given, self.asked, self.built = answer, [], {}
 
     def answer(self, reader, spec, query, ranked, depth, prompt):
         self.asked.append((reader, spec, query, ranked, depth, prompt))
         return self.given
 
-    def folded_text(self, cid):
-        return folded(cid)
+    def answerer(self, reader, spec, depth):
+        return SimpleNamespace(vocab=SimpleNamespace(forms={"tuve": ["tener"]})), None
 
-    def form_lemmas(self, reader, spec, depth):
-        return {"tuve": ["tener"]}
+    def cached(self, key, build):
+        if key not in self.built:
+            self.built[key] = build()
+        return self.built[key]
 
 
 def feedback_kind():
@@ -123,6 +129,9 @@ def test_the_retrieve_job_carries_its_readers_settings_so_a_threshold_change_rer
     grammar = corpus_config({"corpora": {"c": {**CONFIG["corpora"]["c"], "domain": "grammar"}}}, "c")
     files = CorpusGraph(grammar, CorpusLayout.of("results", "c")).retrieve("fb")["files"]
     assert {"reader:x", "lexicon", "terms", "chunks"} <= set(files)
+    # the reader's weights tracked with their sidecar; the word lists its selector reads are inputs too
+    assert files["reader:x"].files == ("results/c/readers/x.npz", "results/c/readers/x.json")
+    assert {f.rsplit("/", 1)[-1] for f in files["words:selector"].files} == {"constructions.txt"}
 
 
 def test_its_reader_answers_as_over_an_answered_run_candidates_depth_and_the_prompt_settings():

@@ -10,7 +10,7 @@ from minirag.config.schema import config_schema
 from minirag.config.typed import Corpus
 from minirag.pipeline.graph import CorpusGraph
 from minirag.query.sources import open_retriever
-from minirag.rank.kinds import KINDS, RetrieverKind, kind_of
+from minirag.rank.kinds import KINDS, Combining, kind_of
 from minirag.settings import setting
 
 
@@ -51,9 +51,9 @@ def borda():
     class BordaSettings:
         of: tuple[str, ...] = setting(min_items=2)
 
-    class Borda(RetrieverKind):
+    class Borda(Combining):
         """Borda count: a run of n chunks gives its i-th chunk n - i points."""
-        type, Settings, family, upstream_key = "borda-test", BordaSettings, "fusion", "of"
+        type, Settings, upstream_key = "borda-test", BordaSettings, "of"
 
         def upstream(self):
             return list(self.s.of)
@@ -93,13 +93,10 @@ def test_a_new_kind_is_checked_described_wired_and_ranked_by_the_registry_alone(
         corpus_config({"corpora": {"c": {"retrievers": {"a": {"type": "bm25"},
                                                         "v": {"type": "borda-test", "of": ["a", "z"]}}}}}, "c")
 
-    class Sources:
-        def bm25(self, index, expansion=None):
-            return FixedRetriever([("x", 3.0), ("y", 2.0), ("z", 1.0)])
-
-        def dense(self, embedder):
-            return FixedRetriever([("z", 0.9), ("y", 0.8)])
-    live = open_retriever(Sources(), Corpus.of(cc), "v")
+    # its inputs' channels open themselves (here, as fixed rankings); the new kind composes them
+    monkeypatch.setattr(KINDS["bm25"], "open", lambda self, sources: FixedRetriever([("x", 3.0), ("y", 2.0), ("z", 1.0)]))
+    monkeypatch.setattr(KINDS["dense"], "open", lambda self, sources: FixedRetriever([("z", 0.9), ("y", 0.8)]))
+    live = open_retriever(None, Corpus.of(cc), "v")
     # x 3 + 0, y 2 + 1, z 1 + 2: all tie, and trec_eval order breaks ties by id, descending, as a run file does
     assert [cid for cid, _ in live.search("q", k=3)] == ["z", "y", "x"]
 

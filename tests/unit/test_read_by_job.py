@@ -1,10 +1,9 @@
 """A BM25 index over units opens without reading the units when its job's receipt says it read this very
 units.jsonl: `read_by_job` compares the file with the sha256 the receipt records."""
 
-from minirag.artifacts.integrity import write_receipt
+from minirag.artifacts.integrity import read_by_job, write_receipt
 from minirag.artifacts.io import write_json
 from minirag.artifacts.layout import CorpusLayout
-from minirag.query.sources import read_by_job
 
 
 def test_a_job_read_the_file_only_as_its_receipt_recorded_it(tmp_path, monkeypatch):

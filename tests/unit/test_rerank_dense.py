@@ -53,10 +53,15 @@ def embedded(tmp_path, chunks, vectors):
     return emb, Sources(CHUNKS, {"vectors:h": npy})
 
 
-def test_sources_give_the_cosine_of_the_live_query_vector_and_the_stored_chunk_vectors(tmp_path):
+def reranker_over(embedder):
+    from minirag.rank.kinds import RetrieverKind
+    return RetrieverKind.from_spec({"type": "rerank", "of": "b", "dense": embedder}, "retrievers.r")
+
+
+def test_the_reranker_s_dense_features_give_the_cosine_of_the_live_query_vector_and_the_stored_chunk_vectors(tmp_path):
     emb, sources = embedded(tmp_path, CHUNKS, VECTORS)
     q = emb.embed(["past tense of go"])[0].astype(np.float64)  # (3,)
-    x = sources.dense_features("h").features("past tense of go", [(c.id, 1.0) for c in CHUNKS])
+    x = reranker_over("h").dense_features(sources).features("past tense of go", [(c.id, 1.0) for c in CHUNKS])
     want = VECTORS.astype(np.float64) @ q / np.linalg.norm(VECTORS, axis=1) / np.linalg.norm(q)
     np.testing.assert_allclose(x[:, 0], want, rtol=1e-6)
 
@@ -65,7 +70,7 @@ def test_vectors_of_other_chunks_are_refused(tmp_path):
     edited = [CHUNKS[0], CHUNKS[2], CHUNKS[1]]  # the same texts, rows in another order
     _, sources = embedded(tmp_path, edited, VECTORS)
     with pytest.raises(AlignmentError, match="re-run embed"):
-        sources.dense_features("h")
+        reranker_over("h").dense_features(sources)
 
 
 def corpus(rerank: dict) -> dict:

@@ -232,15 +232,14 @@ def test_a_quoted_pronoun_that_is_also_a_verb_form_of_the_corpus_names_no_person
     assert query_persons("mi amigo escribe «he hacido», ¿está bien?") == ["3sg"]
 
 
-def test_the_word_lists_an_expansion_or_the_selector_reads_are_inputs_of_their_jobs():
+def test_the_word_lists_an_expansion_reads_are_inputs_of_its_jobs():
     from minirag.artifacts.layout import CorpusLayout
     from minirag.config.corpus import corpus_config
     from minirag.pipeline.graph import CorpusGraph
     expand = {"forms": 0.5, "tenses": 3}
     raw = {"corpora": {"c": {"domain": "grammar", "source": {"format": "markdown", "path": "docs", "questions": "q.jsonl"},
                              "retrievers": {"t": {"type": "bm25", "expand": expand},
-                                            "p": {"type": "bm25", "expand": {**expand, "persons": 3}},
-                                            "fb": {"type": "feedback", "of": "t", "reader": "x"}},
+                                            "p": {"type": "bm25", "expand": {**expand, "persons": 3}}},
                              "readers": {"x": {"type": "extractive"}}, "answer": ["t"]}}}
     graph = CorpusGraph(corpus_config(raw, "c"), CorpusLayout.of("results", "c"))
 
@@ -248,4 +247,3 @@ def test_the_word_lists_an_expansion_or_the_selector_reads_are_inputs_of_their_j
         return {f.rsplit("/", 1)[-1] for f in files[key].files} if key in files else set()
     assert lists(graph.retrieve("t")["files"], "words:expand") == {"tenses.txt", "constructions.txt"}
     assert lists(graph.retrieve("p")["files"], "words:expand") == {"tenses.txt", "constructions.txt", "persons.txt"}
-    assert lists(graph.retrieve("fb")["files"], "words:selector") == {"constructions.txt"}

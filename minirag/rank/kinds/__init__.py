@@ -3,27 +3,31 @@
 A kind holds everything minirag knows about it:
 - `Settings`, its settings dataclass: the only home of its defaults and bounds;
 - `family`: "channel" ranks by itself from an index; "fusion" combines the runs it names
-  in `of`; "diversifier" re-orders the run it names in `base`;
+  in `of`; "diversifier" re-orders the run it names in `base` (config/ and a server's listing name it;
+  nothing else asks it);
 - `sweepable`: the settings a `sweep:` may vary (each point becomes its own run);
 - what it reads: `upstream()` (retrievers whose runs it combines), `embedder()` (whose
-  vectors), `index()` (which BM25 index), `ivf_index()` (which IVF index);
-- how it ranks: a channel `open`s a retriever from the artifacts; the others `combine` one
-  query's input rankings (a reranker looks at the query and the chunks too), on run files
-  in the retrieve stage and on live retrievers (`ComposedRetriever`) for `search`/`answer`,
+  vectors), `index()` (which BM25 index), `ivf_index()` (which IVF index), `reads(graph)` (its files);
+- how it ranks: a channel `open`s a retriever, loading its own files from `sources`; a `Combining`
+  kind `combine`s one query's input rankings (a reranker looks at the query and the chunks too);
+  `rank(job)` ranks a retrieve job's questions (a fitted fusion fits its weights first) and
+  `live(...)` gives the retriever `search`/`answer` rank with (`ComposedRetriever` over its inputs'),
   so both rank alike;
-- how the report shows it: `describe(cc)` and `controls(cc)`, the runs to set it against.
+- how the report shows it: `describe(cc)` and `controls(cc)`, the runs to set it against, and its
+  roles there (`fuses`, `reorders`, `ablation_key`, `ranking_embedder`, `dense_embedder`).
 
 Config checks, the retrieve rule's inputs, the retrieve stage, the live loader and the
 report loop over `KINDS`; a new kind is one subclass in the module of its family (it
 registers itself) and its test: channels.py (dense, ivf, bm25), fusions.py (rrf, linear),
-reorders.py (cap, mmr, rerank, feedback); base.py holds `RetrieverKind` and `kind_of`.
+reorders.py (cap, mmr, rerank, feedback); base.py holds `RetrieverKind`, `Combining` and `kind_of`.
 
-What it leaves out: the formulas (fusion.py, diversify.py, rerank.py), loading artifacts
-(query/sources.py hands a kind its `sources`), and the config's sweep expansion (config/corpus.py).
+What it leaves out: the formulas (fusion.py, diversify.py, rerank.py, feedback.py), what kinds share
+(query/sources.py hands a kind its `sources`: the chunks, the file map, a cache), and the config's
+sweep expansion (config/corpus.py).
 """
 from __future__ import annotations
 
 from . import channels, fusions, reorders  # noqa: F401  (importing a family registers its kinds)
-from .base import KINDS, RetrieverKind, kind_of
+from .base import KINDS, Combining, RetrieverKind, kind_of
 
-__all__ = ["KINDS", "RetrieverKind", "kind_of"]
+__all__ = ["KINDS", "Combining", "RetrieverKind", "kind_of"]

@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 from ...settings import Kind, SettingsError
 from ...text.expansion import ExpansionSettings
 from ..ranking import Ranking, Retriever
 
 KINDS: dict[str, type["RetrieverKind"]] = {}
+
+
+@dataclass
+class RetrieveJob:
+    """What the retrieve stage hands a kind to rank every question with (`RetrieverKind.rank`)."""
+    questions: list[dict]                   # the corpus's questions (qid, query, split, ...), in file order
+    inputs: list[dict]                      # the runs of `upstream()`, in that order: qid -> Ranking
+    sources: Any                            # query/sources.py `Sources`: the chunks and the files the kind reads
+    depth: int                              # how many chunks a ranking holds
+    log: Callable[[str], None]              # the stage's log
+    judged: Callable[[list[dict]], dict]    # questions -> their qrels over these chunks (evaluation/evaluate.py)
+    feeding: Callable[[str], Retriever] | None = None  # a live retriever of one feeding it (a synthetic fit's)
+    fit_questions: list[dict] | None = None  # held-out synthetic questions to fit on (stages/fit_questions.py)
 
 
 def file_key(role: str, *names: str) -> str:
@@ -26,7 +40,10 @@ class RetrieverKind(Kind):
     upstream_key: ClassVar[str] = ""  # the setting that names the runs it reads ("of", "base")
     embedder_key: ClassVar[str] = "embedder"  # the setting that names the embedder it reads (a reranker's "dense")
     trained: ClassVar[bool] = False   # the graph trains a model for it (train_reranker) before it ranks
+    fuses: ClassVar[bool] = False     # it fuses runs: the report sets it against the best of them (its fusion table)
+    reorders: ClassVar[bool] = False  # it re-orders one run: the report's ablation table lists it under that run
     scored: ClassVar[bool] = True     # False: its run's scores are positions (n, n-1, ...), not shown to users
+    config_keys: ClassVar[tuple[str, ...]] = ()  # the keys of its `config_reads`, beside its settings in a job's
     name: str = ""                    # the config's name for it (kind_of sets it)
 
     # what it reads
@@ -42,6 +59,21 @@ class RetrieverKind(Kind):
     def ivf_index(self) -> str | None:
         """The IVF index it searches (built by the ivf rule), by name."""
         return None
+
+    def ranking_embedder(self) -> str | None:
+        """The embedder whose vectors alone rank its run (a dense or IVF channel): the report's notes on a
+        pretrained encoder read its runs. None for a kind that ranks otherwise, or re-ranks with vectors."""
+        return None
+
+    def dense_embedder(self) -> str | None:
+        """The embedder whose vectors rank its run by exact cosine over every chunk (a dense run): what the
+        report sets a trained encoder's runs against the control's with. None for every other kind."""
+        return None
+
+    def fits_weights(self) -> bool:
+        """Whether its retrieve job fits weights on questions (a fusion with `fit: true`): without dev
+        questions the graph makes it held-out synthetic ones (the fit_questions stage)."""
+        return False
 
     def reader(self) -> str | None:
         """The config's reader it answers with while it ranks (a feedback run), if any."""
@@ -91,12 +123,27 @@ class RetrieverKind(Kind):
             raise SettingsError(f"{where}.index: unknown bm25 index {self.index()!r} "
                                 f"(have: {', '.join(cc['bm25']) or 'none'})")
 
-    # how it ranks
+    # how it ranks: by itself from what it reads (a channel), unless it is `Combining`
     def open(self, sources) -> Retriever:
         raise NotImplementedError(f"{self.type} combines other runs; use combine()")
 
     def combine(self, query: str, rankings: Sequence[Ranking], sources, depth: int) -> Ranking:
         raise NotImplementedError(f"{self.type} ranks by itself; use open()")
+
+    def rank(self, job: RetrieveJob) -> tuple[list[Ranking], dict | None]:
+        """Every question's ranking (the retrieve stage's run), and what its receipt records beyond
+        the files (None: nothing). A channel opens itself and ranks the questions in one batch."""
+        channel = self.open(job.sources)
+        ranked = channel.search_batch([q["query"] for q in job.questions], job.depth)
+        if hasattr(channel, "computations"):  # an approximate index: how much of the flat scan it made
+            job.log(f"retrieve: {channel.computations / max(len(job.questions), 1):.0f} distance computations "
+                    f"per query ({len(job.sources.chunks)} rows)")
+        return ranked, None
+
+    def live(self, sources, upstream: Callable[[str], Retriever], depth: int) -> Retriever:
+        """The retriever that ranks as its run does, for `search`/`answer` (`upstream(name)`: the live
+        retriever of a run it reads, each asked for `depth` results). A channel opens itself."""
+        return self.open(sources)
 
     # how the report shows it
     def describe(self, cc: Mapping[str, Any]) -> str:
@@ -105,6 +152,50 @@ class RetrieverKind(Kind):
     def controls(self, name: str, cc: Mapping[str, Any]) -> list[tuple[str, str]]:
         """(mechanism, run without it) pairs: what this run adds, and the run to set it against."""
         return []
+
+
+class Combining(RetrieverKind):
+    """A kind that ranks by combining its `upstream()` runs, query by query (`combine`): in the retrieve
+    stage over their run files, live over their retrievers (`ComposedRetriever`), so both rank alike."""
+    family = "fusion"  # or "diversifier" (reorders.py): config/ and `built_corpus` name it
+
+    def combine(self, query: str, rankings: Sequence[Ranking], sources, depth: int) -> Ranking:
+        raise NotImplementedError(f"{self.type} combines its upstream runs: it implements combine()")
+
+    def rank(self, job: RetrieveJob) -> tuple[list[Ranking], dict | None]:
+        return [self.combine(q["query"], [r.get(q["qid"], []) for r in job.inputs], job.sources, job.depth)
+                for q in job.questions], None
+
+    def live(self, sources, upstream: Callable[[str], Retriever], depth: int) -> Retriever:
+        inputs = [upstream(r) for r in self.upstream()]  # ordered as their run files
+        return ComposedRetriever(self, inputs, sources, depth)
+
+
+class ComposedRetriever:
+    """A fusion, diversifier or reranker over live retrievers, each asked for `depth` results as in the graph."""
+
+    def __init__(self, kind: Combining, inputs: list[Retriever], sources, depth: int):
+        self.kind, self.inputs, self.sources, self.depth = kind, inputs, sources, depth
+
+    def search(self, query: str, k: int = 5) -> Ranking:
+        rankings = [r.search(query, k=self.depth) for r in self.inputs]
+        return self.kind.combine(query, rankings, self.sources, self.depth)[:k]
+
+
+# What a retrieve job's settings carry beside a kind's own and its `config_keys`: the corpus's depth and a
+# synthetic fit's feeding retrievers (pipeline/stages/index.py retrieve_settings).
+JOB_KEYS = ("depth", "feeding")
+
+
+def job_kind(settings: Mapping[str, Any], name: str) -> RetrieverKind:
+    """The kind of a retrieve job's retriever `name`, from the job's settings: its own settings, bound to
+    the part of the config it ranks with (`config_reads`, which the job's settings carry too)."""
+    found = KINDS.get(settings.get("type"))
+    beside = JOB_KEYS + (found.config_keys if found is not None else ())
+    kind = RetrieverKind.from_spec({k: v for k, v in settings.items() if k not in beside}, f"retrievers.{name}")
+    kind.name = name
+    kind.bind(settings)
+    return kind
 
 
 def kind_of(cc: Mapping[str, Any], name: str) -> RetrieverKind:

@@ -25,11 +25,26 @@ class Dense(RetrieverKind):
     def embedder(self) -> str:
         return self.s.embedder
 
+    def ranking_embedder(self) -> str:
+        return self.s.embedder
+
+    def dense_embedder(self) -> str:
+        return self.s.embedder
+
     def reads(self, graph) -> dict:
         return graph.vectors(self.s.embedder)
 
     def open(self, sources) -> Retriever:
-        return sources.dense(self.s.embedder)
+        """Cosine over its embedder's vectors, checked to be these chunks' (by content hash), its queries
+        embedded by the encoder the vectors' sidecar names."""
+        from ...index.store import FlatVectorStore
+        from ...index.vectors import load_vectors
+        from ..retrievers import DenseRetriever
+        vectors, sidecar = load_vectors(sources.path("vectors", self.s.embedder, "vectors of embedder"),
+                                        sources.chunks, mmap=sources.mmap)  # (N, d)
+        store = FlatVectorStore(sources.query_embedder(self.s.embedder, sidecar))
+        store.add(sources.chunks, vectors)
+        return DenseRetriever(store)
 
     def describe(self, cc) -> str:
         return f"dense, {self.s.embedder}"
@@ -53,6 +68,9 @@ class IVF(RetrieverKind):
     def embedder(self) -> str:
         return self.s.embedder
 
+    def ranking_embedder(self) -> str:
+        return self.s.embedder
+
     def ivf_index(self) -> str:
         """The index's name, its folder under ivf/: the embedder and every build setting."""
         return ".".join([self.s.embedder] + [f"{k}={v}" for k, v in self.s.build_settings().items()])
@@ -61,7 +79,16 @@ class IVF(RetrieverKind):
         return {**graph.vectors(self.s.embedder), **graph.ivf_index(self.ivf_index())}
 
     def open(self, sources) -> Retriever:
-        return sources.ivf(self.ivf_index(), self.s.embedder, self.s.nprobe)
+        """Its IVF index over its embedder's vectors: the vectors checked against the chunks as for a dense
+        channel, the index refused unless built from them; queries read the index's own copy."""
+        from ...index.ivf import load_ivf
+        from ...index.vectors import load_vectors, vectors_sidecar_path
+        from ..retrievers import IVFRetriever
+        npy = sources.path("vectors", self.s.embedder, "vectors of embedder")
+        _, sidecar = load_vectors(npy, sources.chunks, mmap=True)  # only the sidecar is needed: do not read (N, d)
+        ivf = load_ivf(sources.path("ivf", self.ivf_index(), "IVF index"), vectors_sidecar_path(npy), sidecar)
+        return IVFRetriever(ivf, sources.query_embedder(self.s.embedder, sidecar), [c.id for c in sources.chunks],
+                            self.s.nprobe)
 
     def describe(self, cc) -> str:
         return f"IVF, {self.s.embedder}, nprobe {self.s.nprobe} of {self.s.nlist} lists"
@@ -96,7 +123,30 @@ class BM25(RetrieverKind):
                                 "query expansion needs an index of words")
 
     def open(self, sources) -> Retriever:
-        return sources.bm25(self.s.index, self.s.expand)
+        """Its index, whose rows are checked, like vectors, to hold these chunks' (or units') texts; queries
+        expanded as its `expand` says, through the lexicon."""
+        from ...artifacts.integrity import load_json, read_by_job
+        from ...index.bm25.index import load_bm25
+        from ...index.rows import check_rows, item_rows
+        from ..retrievers import BM25Retriever
+        directory = sources.path("bm25", self.s.index, "BM25 index")
+        bm = load_bm25(directory)
+        items = load_json(directory / "items.json", "BM25 index")
+        over_units = items.get("items") == "units"
+        expander = sources.expander(bm.analyzer, self.s.expand)
+        units = sources.given("units")
+        if over_units and units is not None and read_by_job(directory / "items.json", units):
+            # its job read this very units.jsonl (the sha256 its receipt records): the rows are these units,
+            # so their ids and chunks come from the rows, without reading 3,000 units to hash each one
+            rows = items["rows"]
+            check_rows(directory / "items.json", rows, [list(r) for r in rows], bm.n_items, "bm25")
+            return BM25Retriever(bm, [r[0] for r in rows], [r[2] for r in rows], expander)
+        expected = sources.units if over_units else sources.chunks
+        check_rows(directory / "items.json", items["rows"], item_rows(expected, items["with_context"], over_units),
+                   bm.n_items, "bm25")
+        if over_units:
+            return BM25Retriever(bm, [u.id for u in expected], [u.metadata["parent"] for u in expected], expander)
+        return BM25Retriever(bm, [c.id for c in expected], expander=expander)
 
     def describe(self, cc) -> str:
         return cc_bm25(cc, self.s.index).describe() + self.s.expand.describe()

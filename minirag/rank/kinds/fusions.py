@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Callable, Literal
 
 from ...settings import SettingsError, setting
 from ..fit import fit_weights
 from ..fusion import linear_fusion, reciprocal_rank_fusion
-from ..ranking import Ranking
-from .base import RetrieverKind
+from ..ranking import Ranking, Retriever
+from .base import Combining, RetrieveJob
 
 
 @dataclass(frozen=True)
@@ -27,12 +27,12 @@ class FitQuestionsSettings:
     shrink: float = setting(0.5, minimum=0, maximum=1)
 
 
-class Fusion(RetrieverKind):
+class Fusion(Combining):
     """A kind that combines the runs named in its `of` setting, with weights the config gives or,
     with `fit: true`, fitted by the retrieve stage (rank/fit.py) on the dev split or, for a corpus
     without one, on held-out synthetic questions (`fit_questions`), and kept in the run's receipt,
-    where a live retriever reads them back (`sources.fitted_weights`)."""
-    family, upstream_key = "fusion", "of"
+    where a live retriever reads them back (`fitted_weights`)."""
+    family, upstream_key, fuses = "fusion", "of", True
     fitted: list[float] | None = None
 
     def upstream(self) -> list[str]:
@@ -52,11 +52,53 @@ class Fusion(RetrieverKind):
         if not self.s.fit:
             return self.given_weights()
         if self.fitted is None:
-            self.fitted = sources.fitted_weights(self.name)
+            self.fitted = self.fitted_weights(sources)
         return self.fitted
+
+    def fitted_weights(self, sources) -> list[float]:
+        """The weights its retrieve job fitted, from its run's receipt (the file key `fitted:<name>`)."""
+        from ...artifacts.io import read_json
+        from ...artifacts.missing import MissingArtifact
+        path = sources.path("fitted", self.name, "receipt of the fitted fusion")
+        receipt = read_json(path)
+        if not isinstance(receipt, dict) or "weights" not in receipt.get("fitted", {}):
+            raise MissingArtifact(f"{path}: no fitted weights; re-run retrieve {self.name}")
+        return [float(w) for w in receipt["fitted"]["weights"]]
 
     def combine(self, query, rankings, sources, depth) -> Ranking:
         return self.fuse(rankings, self.weights(sources), depth)
+
+    def fits_weights(self) -> bool:
+        return self.s.fit
+
+    def rank(self, job: RetrieveJob) -> tuple[list[Ranking], dict | None]:
+        """With `fit`, its weights fitted first (`fit_on`), then recorded in the run's receipt."""
+        fitted = self.fit_on(job) if self.s.fit else None
+        if fitted is not None:
+            job.log(f"retrieve: {self.name}: weights {fitted['weights']} fitted on {fitted['fitted_on']}")
+        return super().rank(job)[0], fitted
+
+    def fit_on(self, job: RetrieveJob) -> dict:
+        """Fit the weights on the job's held-out synthetic questions when it has them (a corpus without dev
+        questions), else on the answerable dev questions' runs; what the receipt records."""
+        if job.fit_questions is None:
+            dev = [q for q in job.questions if q.get("split") == "dev" and q.get("answerable", True)]
+            return self.fit(job.inputs, job.judged(dev), job.depth)
+        inputs, qrels, fitted_on = self.synthetic_inputs(job.fit_questions, job.feeding, job.depth)
+        return self.fit(inputs, qrels, job.depth, fitted_on, self.s.fit_questions.shrink)
+
+    def synthetic_inputs(self, qs: list[dict], feeding: Callable[[str], Retriever],
+                         depth: int) -> tuple[list[dict], dict, str]:
+        """The held-out synthetic questions `qs` (stages/fit_questions.py) ranked by each run it fuses live
+        (`feeding(name)`: its live retriever), their qrels (the chunk each was made from) and what the
+        receipt says they are."""
+        inputs = []
+        for r in self.upstream():
+            live = feeding(r)
+            inputs.append({q["qid"]: live.search(q["query"], k=depth) for q in qs})
+        families = sorted({q["family"].split(":")[0] for q in qs})
+        return inputs, {q["qid"]: {q["chunk"]: 1} for q in qs}, \
+            f"synthetic: {len(qs)} held-out questions (families {', '.join(families) or 'none'})"
 
     def fit(self, inputs: list[dict], qrels: dict, depth: int, fitted_on: str = "dev", shrink: float = 0.0) -> dict:
         """Fit the weights on the questions' qrels (the dev split's, or `fitted_on` says which; none: the

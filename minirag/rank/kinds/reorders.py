@@ -13,17 +13,21 @@ from ...text.expansion import ExpansionSettings
 from ..diversify import mmr, source_cap
 from ..ranking import Ranking
 from ..rerank import DEFAULT_ANALYZER, rerank
-from .base import RetrieverKind
+from .base import Combining, file_key
 
 
-class Reorder(RetrieverKind):
+class Reorder(Combining):
     """A kind that re-orders the run named in its `base` (or `of`) setting; `mechanism` names
     what it adds, and the report sets it against that run. Its run's scores are positions, so
     `search` and `answer` show none (`score`: null)."""
-    family, upstream_key, scored = "diversifier", "base", False
+    family, upstream_key, scored, reorders = "diversifier", "base", False, True
 
     def upstream(self) -> list[str]:
         return [getattr(self.s, self.upstream_key)]
+
+    def ablation_key(self) -> tuple:
+        """Where the report's ablation table lists it among the runs re-ordering the same run: by type."""
+        return (self.type, 0)
 
     def mechanism(self) -> str:
         raise NotImplementedError
@@ -47,7 +51,8 @@ class Cap(Reorder):
     type, Settings, sweepable = "cap", CapSettings, ("cap",)
 
     def combine(self, query, rankings, sources, depth) -> Ranking:
-        return source_cap(rankings[0], sources.doc_of, cap=self.s.cap, k=depth)
+        doc_of = sources.cached(("doc_of",), lambda: {c.id: c.doc_id for c in sources.chunks})
+        return source_cap(rankings[0], doc_of, cap=self.s.cap, k=depth)
 
     def mechanism(self) -> str:
         return f"cap {self.s.cap} per document"
@@ -72,8 +77,18 @@ class MMR(Reorder):
     def reads(self, graph) -> dict:
         return graph.vectors(self.s.embedder)
 
+    def ablation_key(self) -> tuple:
+        """By type, then λ."""
+        return (self.type, self.s.lambda_)
+
     def combine(self, query, rankings, sources, depth) -> Ranking:
-        return mmr(rankings[0], sources.vectors_by_id(self.s.embedder), lam=self.s.lambda_, k=depth, pool=self.s.pool)
+        return mmr(rankings[0], self.vectors_by_id(sources), lam=self.s.lambda_, k=depth, pool=self.s.pool)
+
+    def vectors_by_id(self, sources):
+        """chunk id -> its embedder's vector, checked against the chunks, read once per sources."""
+        from ...index.vectors import load_vectors_by_id
+        return sources.cached(("vectors_by_id", self.s.embedder), lambda: load_vectors_by_id(
+            sources.path("vectors", self.s.embedder, "vectors of embedder"), sources.chunks, mmap=sources.mmap))
 
     def mechanism(self) -> str:
         return f"MMR λ={self.s.lambda_:g}"
@@ -129,18 +144,38 @@ class Rerank(Reorder):
                 **({"files": graph.vectors(self.s.dense)} if self.s.dense else {})}
 
     def combine(self, query, rankings, sources, depth) -> Ranking:
-        model = sources.reranker(self.name, self.features())
+        model = self.model(sources)
         head = rankings[0][: self.s.candidates]
         x = self.feature_matrix(query, head, sources, model)  # (N, F)
         return rerank(rankings[0], x, model["w"], model["b"], self.s.candidates)[:depth]
+
+    def model(self, sources) -> dict:
+        """Its trained weights (rerankers/<name>.npz), checked against their receipt and to be over its
+        features; read once per sources, so a live retriever ranks with the weights it was opened with even if
+        the graph rewrites them."""
+        from ..rerank import load_model
+        return sources.cached(("reranker", self.name), lambda: load_model(
+            sources.path("reranker", self.name, "reranker model of"), self.features()))
 
     def feature_matrix(self, query, head, sources, model) -> np.ndarray:
         """(len(head), len(self.features())): the count features, then the dense ones when it has them."""
         features = sources.features(self.s.analyzer, self.s.expand, model.get("df"), model.get("codes"))
         x = features.features(query, head, sources.chunks_by_id)  # (N, F)
         if self.s.dense:
-            x = np.hstack([x, sources.dense_features(self.s.dense).features(query, head)])  # (N, F + 1)
+            x = np.hstack([x, self.dense_features(sources).features(query, head)])  # (N, F + 1)
         return x
+
+    def dense_features(self, sources):
+        """Its dense features over its `dense` embedder (rank/rerank_dense.py): the vectors checked against the
+        chunks as for a dense channel, the query side the encoder they were made with; built once per sources."""
+        from ...index.vectors import load_vectors
+        from ..rerank_dense import DenseFeatures
+
+        def build():
+            vectors, sidecar = load_vectors(sources.path("vectors", self.s.dense, "vectors of embedder"),
+                                            sources.chunks, mmap=sources.mmap)  # (N, d)
+            return DenseFeatures(sources.query_embedder(self.s.dense, sidecar), vectors, [c.id for c in sources.chunks])
+        return sources.cached(("dense_features", self.s.dense), build)
 
     def mechanism(self) -> str:
         return f"learned rerank of the top {self.s.candidates}" + (f" with {self.s.dense}'s cosine" if self.s.dense else "")
@@ -171,6 +206,7 @@ class Feedback(Reorder):
     An abstention or a long answer leaves the run as it is. Its reader reads what it reads over an answered
     run: the top `candidates.depth` chunks for its selector, and the corpus's `prompt` settings (`bind`)."""
     type, Settings, sweepable, upstream_key = "feedback", FeedbackSettings, ("n",), "of"
+    config_keys = ("readers", "reading")
     reader_spec: dict | None = None  # its reader's config entry (bind)
     reading: dict | None = None      # {"depth": candidates.depth, "prompt": the prompt settings} (bind)
 
@@ -203,7 +239,8 @@ class Feedback(Reorder):
     def reads(self, graph) -> dict:
         """The reader's weights (tracked with their sidecar: retraining it re-ranks), the lexicon, the terms file
         and the chunks its selector's stored vocabulary was built from."""
-        return graph.answering(self.s.reader)
+        return {file_key("reader", self.s.reader): graph.with_sidecar(graph.layout.reader_model(self.s.reader)),
+                **graph.selector_domain(), "chunks": str(graph.layout.chunks)}
 
     def combine(self, query, rankings, sources, depth) -> Ranking:
         from ..feedback import answer_form, feedback_order
@@ -216,8 +253,20 @@ class Feedback(Reorder):
         if form is None:
             return run
         cited = answer.citations[0] if answer.citations else None
-        lemmas = sources.form_lemmas(self.s.reader, self.reader_spec, self.reading["depth"]).get(form, [])
-        return feedback_order(run, form, cited, sources.folded_text, self.s.n, lemmas)
+        lemmas = self.form_lemmas(sources).get(form, [])
+        folded = self.folded_texts(sources)
+        return feedback_order(run, form, cited, folded.__getitem__, self.s.n, lemmas)
+
+    def form_lemmas(self, sources) -> dict[str, list[str]]:
+        """The lexicon's form -> lemmas map, folded, as its reader's answer selector holds it (its vocabulary)."""
+        vocab = sources.answerer(self.s.reader, self.reader_spec, self.reading["depth"])[0].vocab
+        return vocab.forms if vocab is not None else {}  # a selector without the grammar features maps no forms
+
+    @staticmethod
+    def folded_texts(sources) -> dict[str, str]:
+        """Each chunk's text lowercased without accents (rank/feedback.py `fold`), folded once per sources."""
+        from ...text.words import fold
+        return sources.cached(("folded",), lambda: {c.id: fold(c.text) for c in sources.chunks})
 
     def mechanism(self) -> str:
         return f"{self.s.reader}'s answer form searched in the top {self.s.n}"
