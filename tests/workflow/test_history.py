@@ -14,6 +14,7 @@ from minirag.history import blobs, log
 from minirag.history.record import git_state
 
 LIGHT = MINI_CORPUS + """\
+    bm25: {plain: {}}  # the seed's analyzer, named: the flips below were found with it
     retrievers:
       dense: {type: dense, embedder: hashing}
       bm25: {type: bm25, index: plain}
