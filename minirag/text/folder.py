@@ -84,13 +84,15 @@ def converted_docs(path: Path, root: Path, default_lang: str, langs: tuple[str, 
     return docs
 
 
+def is_document(path: Path) -> bool:
+    """A file the folder source reads: Markdown or a kind it converts, not hidden."""
+    return (path.suffix.lower() in MARKDOWN or kind_of(path) is not None) and not path.name.startswith(".")
+
+
 def holds_documents(root: str | Path, glob: str, any_kind: bool = False) -> bool:
-    """Whether any file under `root` that `glob` matches is of a kind curate reads (`any_kind`: any
-    file), stopping at the first: the workflow refuses a folder without one before any job clears the
-    last build."""
-    def reads(p: Path) -> bool:
-        return any_kind or ((p.suffix.lower() in MARKDOWN or kind_of(p) is not None) and not p.name.startswith("."))
-    return any(reads(p) and p.is_file() for p in Path(root).glob(glob))
+    """Whether any file under `root` that `glob` matches is one curate reads (`any_kind`: any file),
+    stopping at the first: the workflow refuses a folder without one before any job clears the last build."""
+    return any((any_kind or is_document(p)) and p.is_file() for p in Path(root).glob(glob))
 
 
 def curate_folder(root: str | Path, glob: str, fields: dict, default_lang: str = "", langs: tuple[str, ...] = (),
@@ -100,7 +102,7 @@ def curate_folder(root: str | Path, glob: str, fields: dict, default_lang: str =
     if not root.is_dir():
         raise CorpusError(f"{root}: documents folder not found")
     paths = [p for p in source_paths(root, glob, outside_links, warn) if not p.name.startswith(".")]
-    readable = [p for p in paths if p.suffix.lower() in MARKDOWN or kind_of(p)]
+    readable = [p for p in paths if is_document(p)]
     skipped = sorted({p.suffix.lower() or "(no extension)" for p in paths} - set(MARKDOWN) - set(KINDS))
     if skipped:
         names = [str(p.relative_to(root)) for p in paths if p not in readable]

@@ -153,8 +153,13 @@ def asked_quantity(m: Material, rng: np.random.Generator) -> tuple[str, str, str
     if not quantities:
         return None
     a, span = pick(quantities, rng)
-    rest = cloze(s, "number", span, rng)[len("How many "):]
-    return f"{prose_wh(a)} {rest[:1].lower()}{rest[1:]}", span, f"ask-{a}", doc_id
+    return asked_by_attribute(s, a, span, rng), span, f"ask-{a}", doc_id
+
+
+def asked_by_attribute(sentence: str, attribute: str, span: str, rng: np.random.Generator) -> str:
+    """The cloze of a quantity of `sentence` asked with its attribute's question words ("How long ...?")."""
+    rest = cloze(sentence, "number", span, rng)[len("How many "):]
+    return f"{prose_wh(attribute)} {rest[:1].lower()}{rest[1:]}"
 
 
 def answerable(m: Material, rng: np.random.Generator) -> tuple[str, str, str, str] | None:

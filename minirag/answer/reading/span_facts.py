@@ -21,10 +21,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..select.attributes import ASK, prose_wh, with_unit
+from ..select.attributes import ASK, with_unit
 from ..select.candidates import plain, sentences
 from ..select.spans import spans_of
-from .cloze import LIST_RE, cloze
+from .cloze import LIST_RE, asked_by_attribute, cloze
 from .facts import MAX_ANSWER_WORDS, Fact, contains, doc_sections, n_words
 
 KINDS = ("number", "date", "name")  # typed spans: a phrase span's cloze rarely reads as a question
@@ -67,13 +67,9 @@ def line_facts(doc: dict, heading: str, line: str, i: int, rng: np.random.Genera
 
 
 def ask(sentence: str, kind: str, span: str, rng: np.random.Generator) -> str:
-    """The cloze question for the span; a quantity with a unit asked by its attribute ("How long ...?"),
-    as cloze.py `asked_quantity` asks it."""
+    """The cloze question for the span; a quantity with a unit asked by its attribute ("How long ...?")."""
     attributes = sorted(a for a in with_unit(span) if a in ASK) if kind == "number" else []
-    if not attributes:
-        return cloze(sentence, kind, span, rng)
-    rest = cloze(sentence, "number", span, rng)[len("How many "):]
-    return f"{prose_wh(attributes[0])} {rest[:1].lower()}{rest[1:]}"
+    return asked_by_attribute(sentence, attributes[0], span, rng) if attributes else cloze(sentence, kind, span, rng)
 
 
 def with_span_alternatives(facts: list[Fact]) -> list[Fact]:

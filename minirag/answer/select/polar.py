@@ -6,8 +6,9 @@
 A polar question (it opens with an auxiliary: is, are, do, does, can, ...) is answered from the sentence of
 the top chunks that holds every content word of the question (or three in four, its last one among them):
 from a negation just before the last question word it holds, through that word, to the end of its clause
-(at most eight words); the whole sentence when that span would be the asked word alone. A sentence that names the thing without the rest of the question decides nothing,
-and then the learned selector answers or abstains as for any question.
+(at most eight words); the whole sentence when that span would be the asked word alone. A sentence that
+names the thing without the rest of the question decides nothing, and then the learned selector answers or
+abstains as for any question.
 
 What it leaves out: "yes" or "no" themselves (the span says which), and answers spread over two sentences.
 """
