@@ -37,8 +37,9 @@ from .reading.synthesized import LearnerQuestion
 from .select.generic import GenericFeaturizer, span_key
 from .select.keys import answer_key
 from .select.scorer import AnswerScorer, Group
-from .select.selector import AnswerSelector, domain_feature_set, feature_names, pool
+from .select.selector import SIMILARITY, AnswerSelector, domain_feature_set, feature_names, pool
 from .select.settings import SelectorSettings
+from .select.similarity import Similarity
 
 THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(19))
 
@@ -122,6 +123,36 @@ def synthesized(docs: list[dict], terms: Any, lexicon: dict, s: SelectorSettings
     return out + (synthesize_generic(docs, s.questions, s.seed) if "generic" in s.features else [])
 
 
+def similarity_for(s: SelectorSettings, selector: AnswerSelector, chunks: list[Chunk], langs: dict[str, str],
+                   log: Callable[[str], None]) -> tuple[Similarity | None, list[str], dict]:
+    """The pretrained similarity the generic features get (`s.similarity`: null = where the model is
+    installed; true: it must be; false: never), its texts encoded, the signals the selector reads and, when
+    it goes without similarity, why: for the report."""
+    signals = [f for f in s.features if f != "generic"]
+    if "generic" not in s.features:
+        return None, signals, {}
+    signals = ["words", "attribute cues"] + signals
+    if s.similarity is False:
+        return None, signals, {"similarity_off": "similarity: false"}
+    from ..index.bert import SentenceEncoder
+    from ..index.bert_folder import folder_hash
+    from ..index.embedders import resolve_model_path
+    try:
+        folder = resolve_model_path(s.similarity_model)
+    except ValueError as exc:
+        if s.similarity:
+            raise ValueError(f"similarity: true, but {exc}") from None
+        log(f"train_reader: pretrained similarity off, its model is not installed ({exc})")
+        return None, signals, {"similarity_off": f"{s.similarity_model} is not installed"}
+    selector.prepare(chunks, langs)
+    texts = [t for b in selector.prepared() for t in b.generic.line_texts + b.generic.header_texts]
+    t0 = time.perf_counter()
+    sim = Similarity.train(SentenceEncoder.from_folder(folder), folder_hash(folder), texts)
+    log(f"train_reader: pretrained similarity: {len(sim.texts)} sentences and headers encoded in "
+        f"{time.perf_counter() - t0:.0f} s")
+    return sim, signals + ["pretrained similarity"], {}
+
+
 def decide(p_best: float, p_none: float, threshold: float, rule: str = "best") -> bool:
     """Answer (True) or abstain. Rule "best": the best answer must beat "none of them" and the threshold;
     rule "none" (generic features, hundreds of spans sharing the probability): "none of them" must be
@@ -177,11 +208,16 @@ def train_selector(docs: list[dict], chunks: list[Chunk], lexicon: dict, terms: 
     generic = "generic" in s.features
     selector = AnswerSelector(vocab, None, s.depth, s.features,
                               GenericFeaturizer.from_texts([c.text for c in chunks]) if generic else None, chunks)
-    names, null_names = feature_names(s.features)
+    similarity, signals, off = similarity_for(s, selector, chunks, langs, log)
+    features = s.features + ((SIMILARITY,) if similarity is not None else ())
+    selector.features, selector.similarity = features, similarity
+    names, null_names = feature_names(features)
     bm25 = bm25_over(chunks, training_analyzer(s.features, set(langs.values()) - {""}))
     learner = synthesized(docs, terms, lexicon, s, vocab)
     items, groups = [], []
     every = examples(learner, questions, s.dev_weight, hold_synthetic=generic)
+    if similarity is not None:
+        similarity.questions([ex.query for ex in every])
     for i, ex in enumerate(every, start=1):
         idx, _ = bm25.search(ex.query, s.depth)
         r = selector.read(ex.query, [chunks[j] for j in idx], langs)
@@ -205,8 +241,11 @@ def train_selector(docs: list[dict], chunks: list[Chunk], lexicon: dict, terms: 
                           "add dev questions (split: dev) to calibrate it on questions people ask")
         log(f"train_reader: warning: {dev['warning']}")
     log(f"train_reader: fitted in {time.perf_counter() - t0:.0f} s; dev (held out) at threshold {threshold}: {dev}")
+    if similarity is not None:
+        scorer.extra = similarity.arrays()
     report = {"threshold": threshold, "rule": rule, "dev_heldout": dev, "calibrated_on": dev["calibrated_on"],
-              "feature_sets": list(s.features), "features": list(names), "null_features": list(null_names),
+              "feature_sets": list(features), "signals": signals, **off,
+              "features": list(names), "null_features": list(null_names),
               "weights": scorer.describe(names),
               "training": {"learner_questions": len(learner),  # its wall time is the job's benchmark file's
                            "dev_questions": sum(q.get("split") == "dev" for q in questions),
@@ -215,5 +254,6 @@ def train_selector(docs: list[dict], chunks: list[Chunk], lexicon: dict, terms: 
               "loss_curve": {"window": 10, "label": "listwise cross-entropy",
                              "values": [round(float(np.mean(losses[i:i + 10])), 5) for i in range(0, len(losses), 10)]},
               # last: what answering reads instead of rebuilding it (selector.py); the grammar features' alone
+              **({"similarity": similarity.record(s.similarity_model)} if similarity is not None else {}),
               **({"vocabulary": vocab.to_record()} if vocab is not None else {})}
     return scorer, learner, report

@@ -36,7 +36,7 @@ Scores every cell and clause of a run's top chunks (`candidates/<run>.jsonl`) wi
 from the corpus's tables and prose (`readers/{name}.tasks.jsonl`) and the {dev} dev questions. It answers
 with the best answer when {rule} {threshold} ({calibrated}). On the held-out questions each half of the
 scorer was fitted without: answered right {right:.3f}, unanswerable abstained {abstained:.3f}. Feature sets:
-{sets}. Heaviest weights (per standard deviation): {weights}.
+{sets}. Signals: {signals}. Heaviest weights (per standard deviation): {weights}.
 {warning}"""
 CALIBRATED = {"dev": "calibrated on the corpus's dev questions",
               "dev+synthetic": "calibrated on the corpus's dev questions and held-out synthesized ones",
@@ -133,5 +133,7 @@ def render_selector(name: str, meta: dict) -> str:
                                  else "that beats \"none of them\" and its probability is at least"),
                            calibrated=CALIBRATED.get(meta.get("calibrated_on", "dev"), "calibrated on dev"),
                            sets=", ".join(meta.get("feature_sets", ["grammar"])),
+                           signals=", ".join(meta.get("signals", meta.get("feature_sets", ["grammar"])))
+                           + (f" (pretrained similarity off: {meta['similarity_off']})" if "similarity_off" in meta else ""),
                            warning=f"\n**Warning:** {dev['warning']}.\n" if dev.get("warning") else "",
                            weights=", ".join(f"`{k}` {v:+.2f}" for k, v in heavy) or "(an MLP: no single weights)")

@@ -10,7 +10,7 @@ import pytest
 
 from minirag.answer.reading.cloze import synthesize_generic
 from minirag.answer.select.generic import GenericFeaturizer, GenericQuestion, content_stems
-from minirag.answer.select.selector import AnswerSelector
+from minirag.answer.select.selector import AnswerSelector, trained_selector
 from minirag.answer.select.settings import SelectorSettings
 from minirag.answer.select.spans import spans_of
 from minirag.answer.train_selector import bm25_over, decide, train_selector, training_analyzer
@@ -28,7 +28,7 @@ def manual():
     chunks = [c for d in docs for c in chunk_document(d, "none")]
     s = SelectorSettings(features=("generic",), questions=300, steps=200)
     scorer, learned, report = train_selector(docs, chunks, {}, None, [], s)  # no grammar: no lexicon, no terms
-    selector = AnswerSelector(None, scorer, 10, ("generic",), GenericFeaturizer.from_texts([c.text for c in chunks]), chunks)
+    selector = trained_selector(report, scorer, chunks, 10)  # with pretrained similarity where it is installed
     return docs, chunks, selector, report
 
 

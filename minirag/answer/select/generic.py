@@ -147,6 +147,11 @@ class GenericBlock:
         self.attr_unit = [u | named(c.column) if c.kind == "cell" and NUMBER_RE.search(c.text) else u
                           for u, c in zip(self.attr_unit, candidates)]
         self.static[:, G["g_unit"]] = [bool(a) for a in self.attr_unit]
+        # what pretrained similarity compares the question with (similarity.py): the sentence, and a cell's
+        # row key and column header (a *Weight* row, a *Meaning* column); their vectors' rows, once looked up
+        self.line_texts = [c.line for c in candidates]
+        self.header_texts = [f"{c.key} · {c.column}" if c.kind == "cell" else "" for c in candidates]
+        self.similar_rows: tuple[np.ndarray, np.ndarray] | None = None
 
 
 def find_run(seq: list[str], run: list[str]) -> int:

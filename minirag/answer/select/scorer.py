@@ -24,6 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
+EXTRA = "similar_"  # the prefix of the arrays a weights file keeps for the features, not the scorer
+
 
 @dataclass
 class Group:
@@ -54,6 +56,8 @@ class AnswerScorer:
         else:
             params["w"] = np.zeros(n_features)
         self.params = {k: v.astype(np.float32) for k, v in params.items()}  # float32: the data are
+        # arrays kept beside the weights that the features need (similarity.py's line vectors), by name
+        self.extra: dict[str, np.ndarray] = {}
 
     # ------------------------------------------------------------ scoring
     def candidate_scores(self, X: np.ndarray) -> np.ndarray:
@@ -131,7 +135,7 @@ class AnswerScorer:
     def save_atomic(self, path: str | Path) -> None:
         """The weights and standardisation as an .npz, written atomically."""
         from ...artifacts.io import save_npz
-        save_npz(path, mean=self.mean, std=self.std, hidden=np.array([self.hidden]), **self.params)
+        save_npz(path, mean=self.mean, std=self.std, hidden=np.array([self.hidden]), **self.params, **self.extra)
 
     @classmethod
     def load(cls, path: str | Path) -> "AnswerScorer":
@@ -140,6 +144,7 @@ class AnswerScorer:
         arrays = load_npz(path)
         content.weights(arrays, path)  # numbers, every one finite
         try:
+            extra = {k: arrays.pop(k) for k in [k for k in arrays if k.startswith(EXTRA)]}
             hidden = int(arrays.pop("hidden")[0])
             mean, std = arrays.pop("mean"), arrays.pop("std")
             scorer = cls(len(mean), len(arrays["u"]), hidden)
@@ -149,7 +154,7 @@ class AnswerScorer:
         if {k: v.shape for k, v in arrays.items()} != shapes or std.shape != mean.shape:
             raise content.ContentError(f"{path}: answer scorer weights of shapes "
                                        f"{ {k: v.shape for k, v in arrays.items()} }, expected {shapes}")
-        scorer.mean, scorer.std, scorer.params = mean, std, arrays
+        scorer.mean, scorer.std, scorer.params, scorer.extra = mean, std, arrays, extra
         return scorer
 
     def describe(self, names: tuple[str, ...]) -> dict:

