@@ -46,6 +46,23 @@ def test_spans_are_names_dates_numbers_and_noun_phrases():
     assert "land" in spans and "and" not in spans
 
 
+def test_a_time_of_day_is_one_date_span_and_a_span_of_times_one_answer():
+    spans = dict((t, k) for k, t in spans_of("Bookings open at 06:00; on Saturdays 08:00–19:00."))
+    assert spans["06:00"] == "date" and spans["08:00–19:00"] == "date" and "00" not in spans
+
+
+def test_a_unit_written_as_a_word_may_follow_a_word_of_its_own():
+    from minirag.answer.select.attributes import with_unit
+    assert with_unit("2 working days") == {"duration"} and with_unit("at least 8 characters") == {"size"}
+    assert with_unit("3 people in") == frozenset() and with_unit("2 large eggs") == frozenset()
+
+
+def test_a_hyphenated_question_word_names_a_row_written_apart():
+    assert content_stems("How much is swim-only membership a month?")[:1] == content_stems("Swim only")
+    assert GenericQuestion("How warm is the water in the big pool?", {}, 1.0).type == "number"
+    assert "temperature" in GenericQuestion("How warm is the water in the big pool?", {}, 1.0).attrs
+
+
 def test_question_words_give_the_expected_type_in_english_and_spanish():
     types = {q: GenericQuestion(q, {}, 1.0).type for q in (
         "Who founded it?", "¿Quién lo fundó?", "When was it built?", "¿Cuándo se construyó?", "In what year?",

@@ -36,15 +36,16 @@ ATTRIBUTES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] 
               (r"db\(?a?\)?", "decibels?")),
     "size": (("how big", "how large", "size", "dimension", "how tall", "how wide", "how deep", "how long", "tamano",
               "medidas"), ("dimensions", "size", "height", "width", "depth", "length", "tamano", "medidas"),
-             ("mm", "cm", "m", "in", "inch(?:es)?")),
+             ("mm", "cm", "m", "in", "inch(?:es)?", "characters?", "digits?")),
     "power": (("power", "watt", "wattage", "potencia"), ("power", "wattage", "potencia"), ("w", "kw", "watts?")),
     "voltage": (("voltage", "volts", "tension"), ("voltage", "mains", "supply"), ("v", "volts?", "hz")),
     "capacity": (("how much does it hold", "how much can", "capacity", "hold", "capacidad"),
                  ("capacity", "holds", "capacidad"), ("ml", "l", "litres?", "liters?", "cups?")),
-    "temperature": (("temperature", "how hot", "what heat", "degrees", "temperatura"),
+    "temperature": (("temperature", "how hot", "how warm", "how cold", "what heat", "degrees", "temperatura"),
                     ("temperature", "heat", "temperatura"), ("°c", "°f", "degrees", "c", "f")),
     "duration": (("how long", "how many minutes", "how many hours", "how many days", "how many weeks",
-                  "how many years", "how soon", "after how", "cuanto tiempo", "cuanto dura"),
+                  "how many years", "how soon", "after how", "how far ahead", "how far in advance", "how early",
+                  "cuanto tiempo", "cuanto dura", "con cuanta antelacion"),
                  ("duration", "time", "period", "lasts", "minutes", "hours", "days", "weeks",
                   "months", "years", "duracion"),
                  ("seconds?", "s", "minutes?", "min", "hours?", "h", "days?", "weeks?", "months?", "years?")),
@@ -90,7 +91,11 @@ def unit_pattern(name: str) -> re.Pattern | None:
     if not units:
         return None
     alt = "|".join(units)
-    return re.compile(rf"(?:{NUMBER})\s*(?:{alt})(?![^\W\d_])|(?<![^\W\d_])(?:{alt})\s*(?:{NUMBER})", re.I)
+    # a unit written as a word may follow a word of its own ("2 working days", "3 full years"); "3 people in"
+    # is no length: a symbol-short unit follows its number directly
+    words = "|".join(u for u in units if len(re.sub(r"[^a-z]", "", u)) >= 3) or "(?!)"
+    return re.compile(rf"(?:{NUMBER})\s*(?:{alt})(?![^\W\d_])|(?:{NUMBER})\s+[^\W\d_]{{3,}}\s+(?:{words})(?![^\W\d_])"
+                      rf"|(?<![^\W\d_])(?:{alt})\s*(?:{NUMBER})", re.I)
 
 
 def asked(query: str) -> frozenset[str]:

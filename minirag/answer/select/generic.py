@@ -56,7 +56,7 @@ NUMBER_RE = re.compile(r"^\W*\d[\d.,\s–-]*\W*$")  # a cell that is a number (a
 TYPE_RULES = (  # (pattern over the folded question, type), first match wins
     (r"\b(how many|how much|cuant[oa]s?|how long|how old|how far|how big|how large|what percentage|"
      r"what number|how tall|what temperature|how often|how fast|how high|how heavy|how loud|how soon|how hot|"
-     r"how wide|how deep|how expensive)\b", "number"),
+     r"how wide|how deep|how expensive|how warm|how cold|how early)\b", "number"),
     (r"\b(when|cuando|what year|which year|what century|what decade|what date|en que ano|que ano|"
      r"what time|what period)\b", "date"),
     (r"\b(who|whom|whose|quien|quienes)\b", "person"),
@@ -68,7 +68,9 @@ NEGATION_RE = re.compile(r"\b(not|never|no|n't|nunca|tampoco)\b")
 
 
 def span_words(text: str) -> list[str]:
-    return [m.group() for m in TOKEN_RE.finditer(text) if m.group()[0].isalnum()]
+    """The words of a text, a hyphenated one as its parts ("swim-only" names the row *Swim only*)."""
+    return [w for m in TOKEN_RE.finditer(text) if m.group()[0].isalnum()
+            for w in (m.group().split("-") if "-" in m.group() and not m.group()[0].isdigit() else (m.group(),)) if w]
 
 
 def content_stems(text: str) -> list[str]:

@@ -26,6 +26,7 @@ import numpy as np
 from ...domain import hook
 from ...text.chunks import Chunk
 from .candidates import Candidate, candidates_of, shown_line
+from .explain import asked_stems, explanation
 from .generic import GENERIC, NULL_GENERIC, GenericBlock, GenericFeaturizer, SpanBlock, span_key
 from .keys import answer_key
 from .polar import Verdict, question_stems, verdict
@@ -128,7 +129,7 @@ class Selection:
     p: np.ndarray                 # (m,) probabilities
     p_none: float
     answers: list[Answer]         # pooled by answer, best first
-    rule: str = ""                # "polar": a yes/no question's deciding span leads (polar.py)
+    rule: str = ""  # "polar": a yes/no question's deciding span leads (polar.py); "explain": a rule's sentence (explain.py)
 
     @property
     def analysis(self) -> Any:
@@ -155,12 +156,12 @@ class Selection:
                 "depth": len(self.read.blocks), "candidates": len(keys), "p_none": round(self.p_none, 4),
                 "answers": answers, "keys": sorted(set(keys) - {""}), **({"rule": self.rule} if self.rule else {})}
 
-    def decided_by(self, v: Verdict) -> "Selection":
-        """The selection with a polar question's deciding span first, certain (p 1, none 0), cited from the
+    def decided_by(self, v: Verdict, rule: str) -> "Selection":
+        """The selection with a rule's answer first (a polar question's deciding span, a rule's sentence), certain (p 1, none 0), cited from the
         first candidate of its line."""
         best = next(i for i in range(len(self.read.X)) if self.read.candidate(i).line == v.line)
         others = [a for a in self.answers if answer_key(a.text) != answer_key(v.text)]
-        return Selection(self.read, self.p, 0.0, [Answer(v.text, 1.0, best), *others], "polar")
+        return Selection(self.read, self.p, 0.0, [Answer(v.text, 1.0, best), *others], rule)
 
 
 def pool(texts: list[str], p: np.ndarray, keys: list[str], analysis: Any = None) -> list[Answer]:
@@ -282,7 +283,12 @@ class AnswerSelector:
         if self.generic is not None and question_stems(query):
             lines = list(dict.fromkeys(c.line for i in range(len(r.X)) if (c := r.candidate(i)).n <= POLAR_TOP))
             if (v := verdict(query, lines)) is not None:
-                return selection.decided_by(v)
+                return selection.decided_by(v, "polar")
+        if asked_stems(query):
+            lines = list(dict.fromkeys(c.line for i in range(len(r.X))
+                                       if (c := r.candidate(i)).n <= POLAR_TOP and c.kind != "cell"))
+            if (v := explanation(query, lines)) is not None:
+                return selection.decided_by(v, "explain")
         return selection
 
 

@@ -7,7 +7,8 @@ Kinds, each a pattern over the sentence's words (offsets kept, so a span is a pi
 
 - `name`: a run of capitalised words, joined by of / de / the / and / y / del / la inside it ("Duke of
   Normandy", "Sky Sports News"); a sentence's first word counts only when the next is capitalised too;
-- `date`: a year (1000-2099), a month with its day and year, a decade, a century ("10th century");
+- `date`: a year (1000-2099), a month with its day and year, a decade, a century ("10th century"), a time
+  of day or a span of them ("06:00", "08:00–19:00");
 - `number`: a number with what it counts ("300 people", "£1.3 billion", "25%");
 - `quote`: what quotes enclose;
 - `phrase`: a noun phrase, the words between function words and punctuation (at most six), with a
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-TOKEN_RE = re.compile(r"[£$€¥]?\d[\d,.]*%?|\w+(?:['’.-]\w+)*|[^\w\s]")
+TOKEN_RE = re.compile(r"\d{1,2}:\d{2}\b|[£$€¥]?\d[\d,.]*%?|\w+(?:['’.-]\w+)*|[^\w\s]")  # a time is one word
 FUNCTION = frozenset("""
 a an the of to in on at for and or but nor is are was were be been being it its this that these those with
 as by from into onto over under after before during since until than then there their they them he she his
@@ -43,6 +44,7 @@ RANGE = frozenset("– - — to a y and or".split())
 EVERY = frozenset("every each cada".split())
 YEAR_RE = re.compile(r"^(1[0-9]{3}|20[0-9]{2})s?$")
 NUM_RE = re.compile(r"^[£$€¥]?\d[\d,.]*%?$")
+TIME_RE = re.compile(r"^\d{1,2}:\d{2}$")  # 06:00, a time of day: a date's kind
 ORDINAL_RE = re.compile(r"^\d+(st|nd|rd|th)$", re.I)
 QUOTE_RE = re.compile(r"[\"“«]([^\"”»\n]{1,60})[\"”»]")
 MAX_PHRASE = 6
@@ -62,7 +64,7 @@ def capitalised(t: str) -> bool:
 
 
 def numeric(t: str) -> bool:
-    return bool(NUM_RE.match(t) or ORDINAL_RE.match(t))
+    return bool(NUM_RE.match(t) or ORDINAL_RE.match(t) or TIME_RE.match(t))
 
 
 def name_runs(toks: list[tuple[str, int, int]]) -> list[tuple[int, int]]:
@@ -107,7 +109,8 @@ def number_runs(toks: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
         while j < n and toks[j][0] in SYMBOL_UNITS and numeric(t):  # 250 °C, 35 %, 14 × 22 × 38
             j += 2 if toks[j][0] in "°×" and j + 1 < n else 1
         words = [w for w, *_ in toks[i:j]]
-        dated = any(w.lower() in MONTHS for w in words) or (len(words) == 1 and YEAR_RE.match(words[0]))
+        dated = (any(w.lower() in MONTHS or TIME_RE.match(w) for w in words)
+                 or (len(words) == 1 and YEAR_RE.match(words[0])))
         if j < n and toks[j][0].lower() in ("century", "centuries", "siglo", "siglos"):
             out.append(("date", i, j + 1))
         elif dated:

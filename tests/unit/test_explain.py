@@ -1,0 +1,29 @@
+"""Questions asking for a rule answered with the sentence that states it (select/explain.py)."""
+
+from minirag.answer.select.explain import asked_stems, explanation
+
+LINES = ["English has one verb to be; Spanish has two, ser and estar.",
+         "As a first approximation, ser tells you what something is, while estar tells you how or where something "
+         "is (its state, condition or location).",
+         "Use ser for identity and origin."]
+
+
+def test_a_rule_question_gets_the_longest_sentence_naming_all_it_asks_about():
+    v = explanation("When do I use ser vs estar?", LINES)
+    assert v is not None and v.text.startswith("As a first approximation") and v.line == LINES[1]
+    assert explanation("¿Cuándo se usa ser o estar?", LINES).line == LINES[1]
+    assert explanation("What is the difference between ser and estar?", LINES).line == LINES[1]
+
+
+def test_a_sentence_naming_only_part_of_the_question_decides_nothing():
+    assert explanation("When do I use ser vs haber?", LINES) is None
+    assert explanation("What's the difference between por and para?", LINES) is None
+
+
+def test_only_questions_asking_for_a_rule_are_read_this_way():
+    assert asked_stems("When do I use ser vs estar?") == ["ser", "estar"]
+    assert asked_stems("How does the grind adjustment work?") != []
+    for other in ("Why do I have to dry the chickpeas?", "How heavy is the grinder?", "When was it founded?",
+                  "Is ser irregular?", "How do I descale it?"):
+        assert asked_stems(other) == [], other
+        assert explanation(other, LINES) is None
