@@ -1,6 +1,8 @@
 """The development suite's answers (bench/suite/): F1 and abstention per corpus, reader, run and split.
 
     .venv/bin/python bench/suite_eval.py [--build] [--split dev|test|all] [--reader extractive] [--json]
+    .venv/bin/python bench/suite_eval.py --build --prefix nodev- --set dev_weight=0      # a reader variant
+    .venv/bin/python bench/suite_eval.py --build --dev-folds --prefix w5- --set dev_weight=5   # choose on dev alone
 
 Reads each corpus's built answers (results/<corpus>/answers/<reader>/<run>.jsonl) and its curated
 questions (every accepted answer), and scores them as SQuAD's official script does (F1 over
@@ -11,7 +13,10 @@ never abstained (the candidates' first answer). `--build` builds the five report
 (`snakemake -c2 results/suite-<name>.md --configfile bench/suite/<name>.yaml`).
 
 Choices are made on the dev split; the test split is read once, at the end, and quoted in
-bench/README.md with the command that printed it.
+bench/README.md with the command that printed it. A variant (`--prefix` and `--set`) is the corpus's config
+renamed, with settings on its `extractive` reader, written under results/suite-variants/. `--dev-folds`
+chooses without the test split: each half of dev is scored by a reader that trained and calibrated on the
+other half only.
 """
 
 from __future__ import annotations
@@ -30,10 +35,45 @@ from minirag.evaluation.squad import accepted, f1  # noqa: E402
 CORPORA = ("grinder", "leave-policy", "recipes", "router", "gym")  # the last two: written later, a fresh held-out set
 
 
-def build(name: str) -> None:
+VARIANTS = ROOT / "results" / "suite-variants"  # the configs (and dev-fold questions) of variants built here
+
+
+def build(name: str, config: Path | None = None) -> None:
     snakemake = Path(sys.executable).with_name("snakemake")
-    subprocess.run([str(snakemake), "-c2", f"results/suite-{name}.md", "--configfile", f"bench/suite/{name}.yaml"],
-                   cwd=ROOT, check=True)
+    subprocess.run([str(snakemake), "-c2", f"results/suite-{name}.md", "--configfile",
+                    str(config or ROOT / f"bench/suite/{name}.yaml")], cwd=ROOT, check=True)
+
+
+def variant(name: str, prefix: str, reader: dict, questions: Path | None = None) -> Path:
+    """A config of corpus `name` renamed `prefix + name` (its own results folder), with `reader` settings
+    on its `extractive` reader and, given, another questions file: written under VARIANTS."""
+    import yaml
+    config = yaml.safe_load((ROOT / f"bench/suite/{name}.yaml").read_text(encoding="utf-8"))
+    corpus = config["corpora"].pop(name)
+    corpus["readers"] = {"extractive": {"type": "extractive", **reader}}
+    if questions is not None:
+        corpus["source"]["questions"] = str(questions)
+    config.update(build=[prefix + name], report=f"suite-{prefix}{name}", corpora={prefix + name: corpus})
+    VARIANTS.mkdir(parents=True, exist_ok=True)
+    out = VARIANTS / f"{prefix}{name}.yaml"
+    out.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    return out
+
+
+def dev_fold(qid: str) -> int:
+    import hashlib
+    return int(hashlib.sha256(("cv:" + qid).encode()).hexdigest(), 16) % 2
+
+
+def fold_questions(name: str, k: int) -> Path:
+    """The corpus's dev questions with fold `k` relabelled test (what the fold's reader never trains or
+    calibrates on) and its test questions left out (never read)."""
+    rows = [q for q in read_jsonl(ROOT / f"bench/suite/{name}/questions.jsonl") if q["split"] == "dev"]
+    out = VARIANTS / f"{name}-dev-fold{k}.jsonl"
+    VARIANTS.mkdir(parents=True, exist_ok=True)
+    out.write_text("".join(json.dumps({**q, "split": "test" if dev_fold(q["qid"]) == k else "dev"}) + "\n"
+                           for q in rows), encoding="utf-8")
+    return out
 
 
 def read_jsonl(path: Path) -> list[dict]:
@@ -66,16 +106,21 @@ def scores(questions: list[dict], answers: dict[str, dict], spans: dict[str, str
             "answerable_f1_never_abstaining": mean([f1(spans.get(q["qid"], said(q)), accepted(q)) for q in answerable])}
 
 
-def evaluate(name: str, reader: str, split: str, prefix: str = "") -> list[dict]:
-    results = ROOT / "results" / (prefix + name)
-    questions = [q for q in read_jsonl(results / "questions.jsonl") if split == "all" or q.get("split", "test") == split]
-    rows = []
-    for path in sorted((results / "answers" / reader).glob("*.jsonl")):
-        answers = {a["qid"]: a for a in read_jsonl(path)}
-        spans = best_spans(results / "candidates" / path.name)
-        rows.append({"corpus": name, "reader": reader, "run": path.stem, "split": split,
-                     **scores(questions, answers, spans)})
-    return rows
+def evaluate(name: str, reader: str, split: str, prefix: str = "", folds: bool = False) -> list[dict]:
+    """Scores per run; `folds`: the two dev folds' builds (cv0-, cv1- before `prefix`), each scored on the
+    half it never saw, pooled."""
+    parts = [(ROOT / "results" / f"cv{k}-{prefix}{name}", "test") for k in (0, 1)] if folds else \
+        [(ROOT / "results" / (prefix + name), split)]
+    pooled: dict[str, tuple[list, dict, dict]] = {}
+    for results, part in parts:
+        questions = [q for q in read_jsonl(results / "questions.jsonl") if part == "all" or q.get("split", "test") == part]
+        for path in sorted((results / "answers" / reader).glob("*.jsonl")):
+            qs, answers, spans = pooled.setdefault(path.stem, ([], {}, {}))
+            qs += questions
+            answers.update({a["qid"]: a for a in read_jsonl(path)})
+            spans.update(best_spans(results / "candidates" / path.name))
+    return [{"corpus": name, "reader": reader, "run": run, "split": "dev folds" if folds else split,
+             **scores(qs, answers, spans)} for run, (qs, answers, spans) in pooled.items()]
 
 
 def main() -> None:
@@ -85,13 +130,27 @@ def main() -> None:
     ap.add_argument("--reader", default="extractive")
     ap.add_argument("--corpus", action="append", choices=CORPORA, help="only these corpora (repeatable)")
     ap.add_argument("--prefix", default="", help="read results/<prefix><corpus>/ (a variant built under another name)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="with --build and --prefix: a variant whose extractive reader has this setting (YAML value)")
+    ap.add_argument("--dev-folds", action="store_true",
+                    help="2-fold cross-validation within dev: each fold's reader trained and calibrated on the other "
+                         "half of dev, scored on its own (builds cv0-/cv1-<prefix><corpus>; the test split unread)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     names = args.corpus or list(CORPORA)
+    import yaml
+    reader = {k: yaml.safe_load(v) for k, v in (kv.split("=", 1) for kv in args.set)}
     if args.build:
         for name in names:
-            build(name)
-    rows = [r for name in names for r in evaluate(name, args.reader, args.split, args.prefix)]
+            if args.dev_folds:
+                for k in (0, 1):
+                    build(f"cv{k}-{args.prefix}{name}",
+                          variant(name, f"cv{k}-{args.prefix}", reader, fold_questions(name, k)))
+            elif args.prefix or reader:
+                build(args.prefix + name, variant(name, args.prefix, reader))
+            else:
+                build(name)
+    rows = [r for name in names for r in evaluate(name, args.reader, args.split, args.prefix, args.dev_folds)]
     if args.json:
         print(json.dumps(rows, indent=2))
         return

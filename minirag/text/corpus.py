@@ -51,7 +51,7 @@ class SourceSettings:
     format: Literal["folder", "markdown", "beir", "squad"] = "folder"
     path: str = setting("kb/docs", min_length=1, pattern=PATH_PATTERN)  # folder, markdown: the docs folder; beir: its folder; squad: the JSON file
     glob: str = ""                                  # folder, markdown: which files under path are documents ("" = GLOBS)
-    questions: str = setting("", pattern=PATH_PATTERN)  # markdown: the questions file ("" = none yet: nothing to score)
+    questions: str = setting("", pattern=PATH_PATTERN)  # folder, markdown: the questions file ("" = none yet: nothing to score)
     split: str = setting("test", min_length=1, pattern=PATH_PATTERN)  # beir only: qrels/<split>.tsv: judged queries
     strict_qrels: bool = False                      # beir only: qrels naming absent queries or documents are an error, not a warning
     train_split: str = setting("", pattern=PATH_PATTERN)  # beir only: qrels used for training pairs ("" = none)
