@@ -20,8 +20,7 @@ from __future__ import annotations
 import re
 
 from ...text.words import crude_stem, fold
-from .candidates import plain, sentences
-from .polar import PUNCT, Verdict, tokens
+from .polar import PUNCT, Verdict, covering, tokens
 from .spans import FUNCTION
 
 EXPLAIN_RE = re.compile(
@@ -50,15 +49,9 @@ def explanation(query: str, lines: list[str]) -> Verdict | None:
     if len(asked) < MIN_WORDS:
         return None
     best = None
-    for line in lines:
-        for sentence in sentences(plain(line)):
-            ws = tokens(sentence)
-            if len(ws) < 4 or len(ws) > MAX_WORDS:
-                continue
-            stems = {crude_stem(w.strip(PUNCT)) for w in ws}
-            cover = sum(q in stems for q in asked) / len(asked)
-            if cover < 1.0 and not (cover >= COVER and len(asked) >= 4):
-                continue
-            if best is None or (cover, len(ws)) > best[0]:  # a rule states its conditions: the longer sentence
-                best = ((cover, len(ws)), Verdict(sentence.strip(), line))
+    for line, sentence, ws, _, cover in covering(lines, asked):
+        if len(ws) < 4 or len(ws) > MAX_WORDS or (cover < 1.0 and not (cover >= COVER and len(asked) >= 4)):
+            continue
+        if best is None or (cover, len(ws)) > best[0]:  # a rule states its conditions: the longer sentence
+            best = ((cover, len(ws)), Verdict(sentence.strip(), line))
     return best[1] if best is not None else None

@@ -16,6 +16,7 @@ What it leaves out: "yes" or "no" themselves (the span says which), and answers 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ...text.words import crude_stem, fold
@@ -69,6 +70,16 @@ def deciding_span(ws: list[str], stems: list[str], asked: list[str]) -> str:
     return " ".join(ws[lo:hi]).strip(" ,;:.")
 
 
+def covering(lines: list[str], asked: list[str]) -> Iterator[tuple[str, str, list[str], list[str], float]]:
+    """(line, sentence, its tokens, their stems, the share of the `asked` stems it holds) of every sentence of
+    `lines`, in order: what a rule answering from one sentence (this one, explain.py) chooses among."""
+    for line in lines:
+        for sentence in sentences(plain(line)):
+            ws = tokens(sentence)
+            stems = [stem(w) for w in ws]
+            yield line, sentence, ws, stems, sum(q in stems for q in asked) / len(asked)
+
+
 def verdict(query: str, lines: list[str]) -> Verdict | None:
     """The deciding span of the sentence (of `lines`, best first) that covers the question best; None
     when the question is not polar or no sentence covers it."""
@@ -76,13 +87,9 @@ def verdict(query: str, lines: list[str]) -> Verdict | None:
     if len(asked) < MIN_WORDS:
         return None
     best = None
-    for line in lines:
-        for sentence in sentences(plain(line)):
-            ws = tokens(sentence)
-            stems = [stem(w) for w in ws]
-            cover = sum(q in stems for q in asked) / len(asked)
-            if cover < 1.0 and not (cover >= COVER and asked[-1] in stems):
-                continue
-            if best is None or (cover, -len(ws)) > best[0]:
-                best = ((cover, -len(ws)), Verdict(deciding_span(ws, stems, asked), line))
+    for line, _, ws, stems, cover in covering(lines, asked):
+        if cover < 1.0 and not (cover >= COVER and asked[-1] in stems):
+            continue
+        if best is None or (cover, -len(ws)) > best[0]:
+            best = ((cover, -len(ws)), Verdict(deciding_span(ws, stems, asked), line))
     return best[1] if best is not None and best[1].text else None
