@@ -128,7 +128,7 @@ def similarity_for(s: SelectorSettings, selector: AnswerSelector, chunks: list[C
     """The pretrained similarity the generic features get (`s.similarity`: null = where the model is
     installed; true: it must be; false: never), its texts encoded, the signals the selector reads and, when
     it goes without similarity, why: for the report."""
-    signals = [f for f in s.features if f != "generic"]
+    signals = [f"{f} features" for f in s.features if f != "generic"]  # a domain's feature set
     if "generic" not in s.features:
         return None, signals, {}
     signals = ["words", "attribute cues"] + signals
