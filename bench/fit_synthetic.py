@@ -86,14 +86,14 @@ def main() -> int:
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     corpus = BuiltCorpus.open(a.configfile, a.corpus, a.results)
-    graph = CorpusGraph(dict(corpus.cc), corpus.layout, corpus.kinds)
+    graph = CorpusGraph(dict(corpus.cc), corpus.layout, corpus.settings)
     questions = load_records(corpus.layout.questions, "questions")
     split = {q["qid"]: q.get("split", "test") for q in questions}
     qrels = judged(corpus.layout)
     depth = corpus.depth
     rows = []
     for name in a.fusions:
-        kind = corpus.kinds.retrievers[name]
+        kind = corpus.settings.retrievers[name]
         if not kind.s.fit:  # a fusion of given weights: the same fusion, weighted (RRF's plain formula ignores weights)
             kind = RetrieverKind.from_spec({**corpus.cc["retrievers"][name], "fit": True}, f"retrievers.{name}")
             kind.name = name
@@ -125,7 +125,7 @@ def main() -> int:
             row.setdefault("corrected", {})[label] = {
                 "weights": weights, **{s: figures(fused, qrels, [q for q in split if split[q] == s])
                                        for s in ("dev", "test")}}
-        if corpus.kinds.retrievers[name].s.fit:  # the shipped run was fitted on dev: these figures are its own
+        if corpus.settings.retrievers[name].s.fit:  # the shipped run was fitted on dev: these figures are its own
             shipped = load_run(corpus.layout.run(name))
             fused = {q: trec_order(fuse([r.get(q, []) for r in runs], on_dev["weights"])) for q in split}
             row["matches the run file"] = all([c for c, _ in fused[q]] == [c for c, _ in shipped.get(q, [])]

@@ -76,6 +76,10 @@ class EmbedderKind(Kind):
         """The query side, from the vectors' sidecar alone: the config may have changed since."""
         raise NotImplementedError
 
+    def synthesises(self) -> bool:
+        """Whether it trains on questions synthesised from the corpus (the synth_pairs stage)."""
+        return False
+
     def check(self, cc: Mapping[str, Any], where: str) -> None:
         pass
 
@@ -135,9 +139,12 @@ class BiEncoder(EmbedderKind):
     def files(self, layout, name):
         return {"encoder": layout.encoder(name), "tokenizer": layout.tokenizer}
 
+    def synthesises(self):
+        return self.s.questions.n > 0
+
     def training_reads(self, graph, name):
         """A BEIR training split's files, when it trains on its qrels; its synthesised questions."""
-        questions = {"questions": str(graph.layout.question_pairs(name))} if self.s.questions.n > 0 else {}
+        questions = {"questions": str(graph.layout.question_pairs(name))} if self.synthesises() else {}
         return {**(graph.beir_training() if self.s.train_qrels else {}), **questions}
 
     def corpus_embedder(self, texts, files):

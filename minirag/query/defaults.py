@@ -3,7 +3,7 @@ and the command that builds a corpus that is not there yet.
 
 - `default_corpus(configfile)`: the config's first built corpus (its `build` list, else its first
   corpus), so `--configfile mine.yaml` alone opens the corpus mine.yaml builds.
-- `served_retriever(cc, metrics)`: the config's `serve` retriever; without one, the main retriever
+- `served_retriever(corpus, metrics)`: the config's `serve` retriever; without one, the main retriever
   the evaluation ranks best on the dev split (chunk hit@5, MRR breaking a tie; the test split when
   there is no dev split); without metrics or an answerable question, the first fusion, else the
   first retriever. It returns the name and one line saying why, which `answer` prints and the page shows.
@@ -54,13 +54,12 @@ def ranked_on(metrics: dict) -> tuple[str, dict]:
     return "test", (metrics.get("retrieval") or {}) if metrics.get("answerable", 0) > 0 else {}
 
 
-def served_retriever(cc: dict, metrics: dict | None) -> tuple[str, str]:
-    """(the retriever to serve by default, why it is the one), as the module docstring says."""
-    from ..config.corpus import main_retrievers
-    from ..rank.kinds import kind_of
-    if cc["serve"]:
-        return cc["serve"], "the config's serve retriever"
-    main = main_retrievers(cc)
+def served_retriever(corpus, metrics: dict | None) -> tuple[str, str]:
+    """(the retriever to serve by default, why it is the one), as the module docstring says; `corpus`: the
+    corpus's config/typed.py `Corpus`."""
+    if corpus.serve:
+        return corpus.serve, "the config's serve retriever"
+    main = corpus.main_retrievers()
     split, figures = ranked_on(metrics or {})
     scored = [r for r in main if r in figures]
     if scored:
@@ -69,8 +68,8 @@ def served_retriever(cc: dict, metrics: dict | None) -> tuple[str, str]:
             return chunk["hit@5"], chunk["mrr"]
         best = max(scored, key=key)  # the first of equals: config order
         return best, f"best chunk hit@5 on the {split} split ({key(best)[0]:.3f}, eval/metrics.json)"
-    first = next((r for r in main if kind_of(cc, r).fuses), main[0])
-    return first, "no evaluation to rank by: the config's first fusion" if kind_of(cc, first).fuses \
+    first = next((r for r in main if corpus.retrievers[r].fuses), main[0])
+    return first, "no evaluation to rank by: the config's first fusion" if corpus.retrievers[first].fuses \
         else "no evaluation to rank by: the config's first retriever"
 
 

@@ -43,7 +43,7 @@ def refused(cc) -> list[tuple[str, str]]:
 
 def uses_lexicon(g) -> bool:
     """Whether any job of the corpus reads lexicon.json: a query expansion, learner questions, a reader."""
-    return (any(g.kinds.retrievers[r].expansion().enabled() for r in g.cc["retrievers"])
+    return (any(kind.expansion().enabled() for kind in g.corpus.retrievers.values())
             or any(g.synth_pairs(e) for e in g.synthesising())
             or any("lexicon" in g.fit_questions(r) for r in g.synthetic_fits())
             or any("lexicon" in g.train_reader(r) for r in g.trained_readers()))

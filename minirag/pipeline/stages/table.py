@@ -17,6 +17,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import inspect
+from dataclasses import fields
+from typing import Any, Mapping
 
 from ...artifacts.layout import CorpusLayout
 from ..stage import Stage, path_params
@@ -47,26 +49,24 @@ def writes_of(spec: Stage) -> str:
     return ", ".join(out)
 
 
-COLLECTIONS = ("embedders", "bm25", "retrievers", "readers")
-SECTIONS = ("source", "tokenizer", "chunk", "candidates", "prompt", "diagnose")
-
-
-def where_from(cc: dict, wildcards: dict, value: dict) -> list[str]:
+def where_from(config: Mapping[str, Any], wildcards: dict, value: dict) -> list[str]:
     """Where in a corpus's config one job's settings come from: `retrievers.{name}` for an entry of
     a named collection, `chunk.strategy` for a key of a section, the key itself for the rest."""
+    from ...config.corpus import COLLECTIONS, CorpusSettings
+    sections = [f.name for f in fields(CorpusSettings) if isinstance(config[f.name], dict)]
     out, rest = [], set(value)
     for coll in COLLECTIONS:  # an entry's settings whole (some keys aside), or all of them
         for wildcard in ("name", "reader"):
             # a sweep's bookkeeping and a fusion's fit_questions (its fit_questions job's) are not the retrieve job's
-            entry = set(cc[coll].get(wildcards.get(wildcard, ""), {})) - {"sweep_of", "sweep_param", "fit_questions"}
+            entry = set(config[coll].get(wildcards.get(wildcard, ""), {})) - {"sweep_of", "sweep_param", "fit_questions"}
             if entry and rest and (entry <= rest or rest <= entry):
                 out.append(f"{coll}.{{{wildcard}}}")
                 rest -= entry
-    plain = sorted(k for k in rest if k in cc and not isinstance(cc[k], dict))
+    plain = sorted(k for k in rest if k in config and not isinstance(config[k], dict))
     out += plain
     rest -= set(plain)
-    for section in SECTIONS:
-        keys = set(cc[section])
+    for section in sections:
+        keys = set(config[section])
         if keys <= rest:
             out.append(section)
             rest -= keys
@@ -83,7 +83,7 @@ def settings_of(spec: Stage, graphs) -> str:
     for g in graphs:
         for w in spec.names(g):
             value = spec.settings(g, w)
-            found.update(dict.fromkeys(where_from(g.cc, w, value) if isinstance(value, dict) else ["(a value)"]))
+            found.update(dict.fromkeys(where_from(g.corpus.config, w, value) if isinstance(value, dict) else ["(a value)"]))
     return ", ".join(found) if found else "(no job in these configs)"
 
 
