@@ -80,7 +80,7 @@ class EmbedderKind(Kind):
         """Whether it trains on questions synthesised from the corpus (the synth_pairs stage)."""
         return False
 
-    def check(self, cc: Mapping[str, Any], where: str) -> None:
+    def check(self, corpus, where: str) -> None:
         pass
 
 
@@ -167,9 +167,9 @@ class BiEncoder(EmbedderKind):
         from .biencoder_ensemble import load_encoder
         return BiEncoderEmbedder(load_encoder(files["encoder"]), load_tokenizer(files["tokenizer"]))
 
-    def check(self, cc, where):
-        src = cc["source"]
-        if self.s.train_qrels and not (src["format"] == "beir" and src["train_split"]):
+    def check(self, corpus, where):
+        src = corpus.source
+        if self.s.train_qrels and not (src.format == "beir" and src.train_split):
             raise SettingsError(f"{where}.train_qrels: needs a BEIR source with source.train_split")
 
 
@@ -259,5 +259,3 @@ class Pretrained(EmbedderKind):
         return PretrainedEmbedder(SentenceEncoder.from_folder(folder), batch_size)
 
 
-def embedder_kind(cc: Mapping[str, Any], name: str) -> EmbedderKind:
-    return EmbedderKind.from_spec(cc["embedders"][name], f"embedders.{name}")

@@ -41,7 +41,7 @@ class CorpusGraph(KindFiles, ScaleInputs, AnswerInputs):
     @property
     def domain(self):
         """The corpus's domain (minirag/domain.py `Domain`), None for the generic core."""
-        return of_corpus(self.corpus.config)
+        return of_corpus(self.corpus.domain)
 
     def documents(self) -> list[str]:
         if self.source.format == "beir":
@@ -118,7 +118,7 @@ class CorpusGraph(KindFiles, ScaleInputs, AnswerInputs):
 
     def synthetic_fits(self) -> list[str]:
         """The fusions with `fit: true` of a corpus without dev questions: they fit on held-out synthetic ones."""
-        if has_dev_questions(self.corpus.config):
+        if has_dev_questions(self.corpus.source):
             return []
         return [r for r, k in self.corpus.retrievers.items() if k.fits_weights()]
 

@@ -137,7 +137,7 @@ class BuiltCorpus:
         return list(self.settings.readers)
 
     def describe_retrievers(self) -> list[dict]:
-        return [{"name": r, "family": kind.family, "description": kind.describe(self.cc),
+        return [{"name": r, "family": kind.family, "description": kind.describe(self.settings),
                  "default": r == self.default_retriever, "scored": kind.scored}
                 for r, kind in self.settings.retrievers.items()]
 

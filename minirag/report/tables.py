@@ -66,7 +66,7 @@ class CorpusTables:
         return load_json(self.layout.eval("assertions.json"), "assertion results") if self.corpus.assertions else []
 
     def describe(self, retriever: str) -> str:
-        return self.corpus.retrievers[retriever].describe(self.corpus.config)
+        return self.corpus.retrievers[retriever].describe(self.corpus)
 
     def score(self, retriever: str, metric: str = "hit@5", level: str = "chunk") -> float:
         return self.metrics["retrieval"][retriever][level][metric]
@@ -193,7 +193,7 @@ class CorpusTables:
         k = self.corpus.diagnose.k
         rows = []
         for r in self.main:
-            for mechanism, control in self.corpus.retrievers[r].controls(r, self.corpus.config):
+            for mechanism, control in self.corpus.retrievers[r].controls(r, self.corpus):
                 inside = diag[f"{r}_doc"].le(k) & diag[f"{r}_doc"].notna()
                 before = diag[f"{control}_doc"].le(k) & diag[f"{control}_doc"].notna()
                 fixed, broken = list(diag["qid"][inside & ~before]), list(diag["qid"][before & ~inside])

@@ -39,11 +39,11 @@ def retrieve_settings(g, w) -> dict:
     every retriever feeding it too (the stage ranks those questions with them live) and how far it shrinks
     their best weights (its fit_questions' shrink: the only one of them the stage reads)."""
     name = w["name"]
-    synthetic = {"feeding": {r: {**retriever_settings(g, {"name": r}), **g.corpus.retrievers[r].config_reads(g.corpus.config)}
+    synthetic = {"feeding": {r: {**retriever_settings(g, {"name": r}), **g.corpus.retrievers[r].config_reads(g.corpus)}
                              for r in g.feeding(name)},
                  "fit_questions": {"shrink": g.corpus.retrievers[name].s.fit_questions.shrink}} \
         if name in g.synthetic_fits() else {}
-    return {**retriever_settings(g, w), "depth": g.corpus.depth, **g.corpus.retrievers[name].config_reads(g.corpus.config),
+    return {**retriever_settings(g, w), "depth": g.corpus.depth, **g.corpus.retrievers[name].config_reads(g.corpus),
             **synthetic}
 
 

@@ -52,7 +52,7 @@ def writes_of(spec: Stage) -> str:
 def where_from(config: Mapping[str, Any], wildcards: dict, value: dict) -> list[str]:
     """Where in a corpus's config one job's settings come from: `retrievers.{name}` for an entry of
     a named collection, `chunk.strategy` for a key of a section, the key itself for the rest."""
-    from ...config.corpus import COLLECTIONS, CorpusSettings
+    from ...config.sections import COLLECTIONS, CorpusSettings
     sections = [f.name for f in fields(CorpusSettings) if isinstance(config[f.name], dict)]
     out, rest = [], set(value)
     for coll in COLLECTIONS:  # an entry's settings whole (some keys aside), or all of them

@@ -115,12 +115,12 @@ class Fusion(Combining):
             fitted_on += f"; their best weights {best} shrunk {shrink:g} of the way to equal weights"
         return {**record, "fitted_on": fitted_on}
 
-    def weights_text(self, cc=None) -> str:
+    def weights_text(self, corpus=None) -> str:
         """The weights as the report names them: given, or fitted on dev or on synthetic questions."""
         if not self.s.fit:
             return "/".join(f"{w:g}" for w in self.given_weights())
         from ...datasets.dev_split import has_dev_questions
-        if cc is None or has_dev_questions(cc):
+        if corpus is None or has_dev_questions(corpus.source):
             return "weights fitted on dev"
         shrink = self.s.fit_questions.shrink
         return "weights fitted on held-out synthetic questions" + (f", shrunk {shrink:g} towards equal" if shrink else "")
@@ -153,8 +153,8 @@ class RRF(Fusion):
         return reciprocal_rank_fusion([r[:n] for r in rankings], self.s.k, top_k=depth,
                                       weights=None if plain else weights)
 
-    def describe(self, cc) -> str:
-        weighted = f", {self.weights_text(cc)}" if self.s.fit or self.s.weights else ""
+    def describe(self, corpus) -> str:
+        weighted = f", {self.weights_text(corpus)}" if self.s.fit or self.s.weights else ""
         return f"RRF k={self.s.k}{weighted} of {' + '.join(self.s.of)}"
 
 
@@ -190,8 +190,8 @@ class Linear(Fusion):
     def fuse(self, rankings, weights, depth) -> Ranking:
         return linear_fusion(rankings, weights, norm=self.s.norm, top_k=depth)
 
-    def describe(self, cc) -> str:
+    def describe(self, corpus) -> str:
         if self.s.fit:
-            return f"linear {self.s.norm} {self.weights_text(cc)} of {' + '.join(self.s.of)}"
+            return f"linear {self.s.norm} {self.weights_text(corpus)} of {' + '.join(self.s.of)}"
         weights = list(self.s.weights) or [self.s.alpha, round(1 - self.s.alpha, 6)]
         return f"linear {self.s.norm} {'/'.join(f'{w:g}' for w in weights)} of {' + '.join(self.s.of)}"
