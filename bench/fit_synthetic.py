@@ -86,7 +86,7 @@ def main() -> int:
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     corpus = BuiltCorpus.open(a.configfile, a.corpus, a.results)
-    graph = CorpusGraph(dict(corpus.cc), corpus.layout, corpus.settings)
+    graph = CorpusGraph(corpus.settings, corpus.layout)
     questions = load_records(corpus.layout.questions, "questions")
     split = {q["qid"]: q.get("split", "test") for q in questions}
     qrels = judged(corpus.layout)
@@ -95,7 +95,7 @@ def main() -> int:
     for name in a.fusions:
         kind = corpus.settings.retrievers[name]
         if not kind.s.fit:  # a fusion of given weights: the same fusion, weighted (RRF's plain formula ignores weights)
-            kind = RetrieverKind.from_spec({**corpus.cc["retrievers"][name], "fit": True}, f"retrievers.{name}")
+            kind = RetrieverKind.from_spec({**corpus.settings.retrievers[name].spec(), "fit": True}, f"retrievers.{name}")
             kind.name = name
         settings = graph.fit_questions_settings(name)
         settings.update({k: v for k, v in (("n", a.n), ("families", a.families), ("seed", a.seed)) if v is not None})
@@ -104,7 +104,7 @@ def main() -> int:
             if "learner" in settings["families"]:
                 reads.update({"lexicon": str(corpus.layout.lexicon), "terms": graph.terms_file()})
             out = fit_questions(settings, **{k: Path(v) for k, v in reads.items()}, out=Path(tmp) / "fit.jsonl")[0]
-            feeding = {"feeding": {r: dict(corpus.cc["retrievers"][r]) for r in graph.feeding(name)}}
+            feeding = {"feeding": {r: corpus.settings.retrievers[r].spec() for r in graph.feeding(name)}}
             fit_set = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
             live = feeding_retrievers(feeding, corpus.sources, depth)
             inputs, synth_qrels, fitted_on = kind.synthetic_inputs(fit_set, live, depth)

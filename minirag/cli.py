@@ -92,11 +92,10 @@ def print_json(value) -> None:
 def cmd_assert(a) -> int:
     from .artifacts.layout import CorpusLayout
     from .artifacts.missing import require
-    from .config.load import load_corpus
-    from .config.typed import Corpus
+    from .config.load import load_checked
     from .evaluation.assertions import format_markdown
     from .stages.assertions import check_runs
-    corpus = Corpus.of(load_corpus(a.configfile, a.corpus))
+    corpus = load_checked(a.configfile, a.corpus)
     if not corpus.assertions:
         raise UsageError(f"corpora.{a.corpus}.assertions", "no assertions file configured")
     layout = CorpusLayout.of(a.results, a.corpus)
@@ -111,12 +110,12 @@ def cmd_assert(a) -> int:
 def corpus_graph(a):
     """The built corpus's folder and the graph of its config's jobs (a usage error when it was never built)."""
     from .artifacts.layout import CorpusLayout
-    from .config.load import load_corpus
+    from .config.load import load_checked
     from .pipeline.graph import CorpusGraph
     layout = CorpusLayout.of(a.results, a.corpus)
     if not (layout.root / "receipts").is_dir():
         raise UsageError(str(layout.root), "no receipts: the corpus has not been built (snakemake -c1 results/report.md)")
-    return layout.root, CorpusGraph(load_corpus(a.configfile, a.corpus), layout)
+    return layout.root, CorpusGraph(load_checked(a.configfile, a.corpus), layout)
 
 
 def cmd_verify(a) -> int:

@@ -1,13 +1,13 @@
 """What each job of the graph reads, for one corpus: the questions the stage specs ask.
 
-`CorpusGraph(cc, layout)` answers, for a corpus's checked config and its results layout,
+`CorpusGraph(corpus, layout)` answers, for a corpus's checked config (config/typed.py) and its results layout,
 which files a job reads besides the fixed ones: the documents of the source, the runs a
 fusion combines, the vectors and query-side files of a dense channel, what a trained stage
 learns from; and which retrievers, embedders, indexes and readers the corpus uses. The stage
 specs (pipeline/stages/) turn these into rules, jobs, artifacts and command lines; tests ask
 the same questions without Snakemake.
 
-    CorpusGraph(cc, CorpusLayout.of("results", "kb")).retrieve("hybrid")
+    CorpusGraph(checked_corpus(config, "kb"), CorpusLayout.of("results", "kb")).retrieve("hybrid")
     -> {"runs": ["results/kb/runs/biencoder.trec", "results/kb/runs/bm25.trec"], "files": {}}
 
 Where each kind's own files are (a kind's `reads` asks the graph) is kind_files.py's `KindFiles`,

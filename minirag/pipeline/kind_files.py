@@ -1,6 +1,6 @@
 """Where each kind's files are, under the keys kinds read them by: the part of the graph a server needs too.
 
-`KindFiles(cc, layout)` answers what a kind's `reads(graph)` asks (rank/kinds/base.py): an
+`KindFiles(corpus, layout)` answers what a kind's `reads(graph)` asks (rank/kinds/base.py): an
 embedder's vectors and the files its query side reads, a BM25 or IVF index, a reranker's
 weights, the lexicon, a fitted fusion's receipt, each under its `file_key`. `retriever_files()`
 is every configured retriever kind's `serves`: what a server's `Sources` open. `CorpusGraph`
@@ -26,9 +26,10 @@ def paths(*items) -> list[str]:
 
 
 class KindFiles:
-    def __init__(self, cc: Mapping[str, Any], layout: CorpusLayout, corpus: Corpus | None = None):
+    def __init__(self, corpus: Corpus | Mapping[str, Any], layout: CorpusLayout):
+        """`corpus`: the corpus's checked config, typed (config/typed.py), or as corpus_config serialises it."""
         self.layout = layout
-        self.corpus = corpus or Corpus.of(cc)  # the checked config typed, its kinds built once
+        self.corpus = corpus if isinstance(corpus, Corpus) else Corpus.of(corpus)
 
     def embedder_files(self, name: str) -> dict:
         """The files (or, for a pretrained model, the folder of files) an embedder reads, by the stage's

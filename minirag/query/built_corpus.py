@@ -66,8 +66,9 @@ def check_query(query: str, max_chars: int | None = None) -> str:
     return query
 
 
-def open_corpus(results: str | Path, corpus: str, cc: dict, settings=None):
-    """(layout, chunks, sources) of a built corpus: the sources hold every configured retriever
+def open_corpus(results: str | Path, corpus: str, settings):
+    """(layout, chunks, sources) of a built corpus (`settings`: its checked config, as KindFiles takes it): the
+    sources hold every configured retriever
     kind's `serves` (pipeline/kind_files.py `retriever_files`), the files a server ranks with."""
     from ..artifacts.layout import CorpusLayout
     from ..pipeline.kind_files import KindFiles
@@ -75,17 +76,18 @@ def open_corpus(results: str | Path, corpus: str, cc: dict, settings=None):
     from .sources import Sources
     layout = CorpusLayout.of(results, corpus)
     chunks = load_chunks(layout.chunks, layout.docs)
-    return layout, chunks, Sources(chunks, KindFiles(cc, layout, settings).retriever_files(), layout.docs)
+    return layout, chunks, Sources(chunks, KindFiles(settings, layout).retriever_files(), layout.docs)
 
 
 class BuiltCorpus:
     """The artifacts of one built corpus, with its retrievers and readers opened on demand."""
 
-    def __init__(self, corpus: str, cc: dict, results: str | Path):
+    def __init__(self, corpus: str, settings, results: str | Path):
+        """`settings`: the corpus's checked config, typed (config/typed.py), or as corpus_config serialises it."""
         from ..config.typed import Corpus
-        self.corpus, self.cc, self.results = corpus, cc, Path(results)
-        self.settings = Corpus.of(cc)  # the checked config typed
-        self.layout, chunks, self.sources = open_corpus(results, corpus, cc, self.settings)
+        self.corpus, self.results = corpus, Path(results)
+        self.settings = settings if isinstance(settings, Corpus) else Corpus.of(settings)
+        self.layout, chunks, self.sources = open_corpus(results, corpus, self.settings)
         self.by_id: dict[str, Chunk] = {c.id: c for c in chunks}
         self._retrievers: dict = {}
         self._readers: dict = {}
@@ -97,9 +99,9 @@ class BuiltCorpus:
         """The corpus `corpus` of the config (default: its first built corpus) as the graph built it."""
         from ..artifacts.missing import MissingArtifact
         from .defaults import build_command, named_corpus
-        corpus, cc = named_corpus(configfile, corpus, results)
+        corpus, settings = named_corpus(configfile, corpus, results)
         try:
-            return cls(corpus, cc, results)
+            return cls(corpus, settings, results)
         except MissingArtifact as exc:
             raise MissingArtifact(f"corpus {corpus!r} is not built ({exc.args[0].split(';')[0]}); "
                                   f"build it with: {build_command(configfile)}") from None

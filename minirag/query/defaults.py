@@ -17,6 +17,7 @@ What it leaves out: opening anything (built_corpus.py).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 DEFAULT_CONFIG = "workflow/config.yaml"
 
@@ -27,16 +28,16 @@ def default_corpus(configfile: str | Path) -> str:
     return corpus_names(load_config(configfile))[0]
 
 
-def named_corpus(configfile: str | Path, corpus: str | None, results: str | Path | None = None) -> tuple[str, dict]:
-    """(the corpus's name, its checked settings): `corpus`, else the config's first built one; the
+def named_corpus(configfile: str | Path, corpus: str | None, results: str | Path | None = None) -> tuple[str, Any]:
+    """(the corpus's name, its checked settings, typed: config/typed.py): `corpus`, else the config's first built one; the
     config file read once (given `results`, from the report's JSON copy of these bytes when there is
     one: config/parsed.py), the corpus checked by minirag's own checks (load.py: no JSON-schema pass)."""
-    from ..config.corpus import ConfigError, corpus_config, corpus_names
+    from ..config.corpus import ConfigError, checked_corpus, corpus_names
     from ..config.load import load_config
     config = load_config(configfile, schema=False, results=results)
     try:
         corpus = corpus or corpus_names(config)[0]
-        return corpus, corpus_config(config, corpus)
+        return corpus, checked_corpus(config, corpus)
     except ConfigError as exc:
         raise ConfigError(f"{configfile}: {exc}" if not str(exc).startswith(str(configfile)) else str(exc)) from None
 

@@ -26,7 +26,7 @@ def report(settings: dict, config: str, out: Path, manifest: Path) -> None:
     corpora, typed = {}, {}
     for name, cc in settings["corpora"].items():
         layout, typed[name] = CorpusLayout.of(results, name), Corpus.of(cc)
-        corpora[name] = (cc, layout, CorpusGraph(cc, layout, typed[name]).jobs())
+        corpora[name] = (cc, layout, CorpusGraph(typed[name], layout).jobs())
         parts.append(render_corpus(CorpusTables(name, typed[name], layout), results, corpora[name][2]))
     atomic_write_text(out, "\n".join(parts).rstrip() + "\n")
     write_json(manifest, build_manifest(typed, results, config))
