@@ -28,7 +28,7 @@ import numpy as np
 
 from ..artifacts.io import sha256_file
 from ..artifacts.layout import CorpusLayout
-from ..settings import PATH_PATTERN, Kind, SettingsError, setting
+from ..settings import PATH_PATTERN, Kind, SettingsError, setting, settings_to_dict
 from .biencoder import BiEncoderConfig
 from .hashing import HashingEmbedder, HashingSettings
 from .vectors import AlignmentError
@@ -119,7 +119,7 @@ class QuestionSettings:
 
     def synthesis(self) -> dict:
         """The settings the synth_pairs stage reads (`repeat` is the encoder's alone)."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "repeat"}
+        return {k: v for k, v in settings_to_dict(self).items() if k != "repeat"}
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,6 @@ from ..answer.reading.retrieval_questions import GENERIC_FAMILIES, families_know
 from ..artifacts.registry import FIGURE_TABLES
 from ..datasets.dev_split import has_dev_questions
 from ..domain import of_corpus
-from ..settings import settings_to_dict
 from ..text.corpus import FOLDERS, SourceSettings
 from .graph_answers import AnswerInputs
 from .graph_scale import ScaleInputs
@@ -140,8 +139,7 @@ class CorpusGraph(KindFiles, ScaleInputs, AnswerInputs):
         encoders = sorted({self.corpus.retrievers[r].embedder() for r in self.feeding(name)} & set(self.synthesising()))
         rerankers = [r for r in self.feeding(name) if self.corpus.retrievers[r].trained]
         fusion, trained = self.corpus.retrievers[name].s, self.corpus.retrievers
-        asked = {k: v for k, v in settings_to_dict(fusion.fit_questions).items() if k != "shrink"}  # retrieve's
-        return {**asked, "families": self.fit_families(name),
+        return {**fusion.fit_questions.synthesis(), "families": self.fit_families(name),
                 "heldout_of": [{"encoder": e, "seed": self.corpus.embedders[e].s.questions.seed,
                                 "share": self.corpus.embedders[e].s.questions.heldout} for e in encoders],
                 "rerankers": [{"reranker": r, "synthetic": trained[r].s.synthetic, "seed": trained[r].s.seed}

@@ -25,7 +25,7 @@ ANSWER = [
                   "tasks": Out("reader_tasks", arg=None)}, size=Size(1280, 15)),
     # the terms file is an input: editing it reruns the stage
     Stage("candidates", names=lambda g: [{"name": r} for r in g.selected_runs()],
-          settings=lambda g, w: {k: v for k, v in settings_to_dict(g.corpus.candidates).items() if k != "terms"},
+          settings=lambda g, w: g.corpus.candidates.selecting(),
           reads=lambda g, w: {**run_files(g, w), **g.candidates(w["name"])}, writes={"out": Out("candidates")},
           size=Size(why="by analogy with prompt, to revise after a build")),
     Stage("prompt", names=lambda g: [{"name": r} for r in g.answered()], settings=lambda g, w: settings_to_dict(g.corpus.prompt),

@@ -28,10 +28,8 @@ def corpus_files(g) -> dict:
 
 
 def retriever_settings(g, w) -> dict:
-    # the embedder's or index's own settings travel in the artifact it reads; a fusion's fit_questions
-    # are the fit_questions job's (its questions are the retrieve job's input), but for the shrink
-    # (retrieve_settings)
-    return {k: v for k, v in g.corpus.retrievers[w["name"]].spec().items() if k != "fit_questions"}
+    # the embedder's or index's own settings travel in the artifact it reads
+    return g.corpus.retrievers[w["name"]].retrieve_settings()
 
 
 def retrieve_settings(g, w) -> dict:
@@ -64,8 +62,7 @@ VECTORS = {"out": Out("vectors"), "sidecar": Out("vectors_sidecar", arg=None)}
 EMBED = [
     # what the synthesiser reads of the encoder's `questions`; `repeat` only retrains the encoder
     Stage("synth_pairs", names=lambda g: named(g.synthesising()),
-          settings=lambda g, w: {k: v for k, v in settings_to_dict(g.corpus.embedders[w["name"]].s.questions).items()
-                                 if k != "repeat"},
+          settings=lambda g, w: g.corpus.embedders[w["name"]].s.questions.synthesis(),
           reads=lambda g, w: {"docs": g.training_docs(), "chunks": str(g.layout.chunks), **g.synth_pairs(w["name"])},
           writes={"out": Out("question_pairs")}, size=Size(runtime=20)),
     Stage("train_biencoder", names=lambda g: named(g.trained()), settings=embedder_settings,

@@ -93,6 +93,10 @@ class RetrieverKind(Kind):
         """A `trained` kind: what its training job (train_reranker) reads besides the corpus and questions."""
         return {}
 
+    def retrieve_settings(self) -> dict:
+        """What its retrieve job reads of its settings, serialised: all of them, unless its kind says."""
+        return self.spec()
+
     def config_reads(self, corpus) -> dict:
         """The part of the config beyond its own settings it ranks with (a feedback run: its reader's settings),
         as the retrieve job's settings carry it (a change reruns the job); `bind` hands it back."""

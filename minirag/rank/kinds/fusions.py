@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Literal
 
-from ...settings import SettingsError, setting
+from ...settings import SettingsError, setting, settings_to_dict
 from ..fit import fit_weights
 from ..fusion import linear_fusion, reciprocal_rank_fusion
 from ..ranking import Ranking, Retriever
@@ -26,6 +26,10 @@ class FitQuestionsSettings:
     # the channel trained on their templates (0: the best grid point; 0.5 chosen on dev, bench/fit_synthetic.py)
     shrink: float = setting(0.5, minimum=0, maximum=1)
 
+    def synthesis(self) -> dict:
+        """The settings the fit_questions stage reads (`shrink` is the retrieve stage's)."""
+        return {k: v for k, v in settings_to_dict(self).items() if k != "shrink"}
+
 
 class Fusion(Combining):
     """A kind that combines the runs named in its `of` setting, with weights the config gives or,
@@ -37,6 +41,11 @@ class Fusion(Combining):
 
     def upstream(self) -> list[str]:
         return list(self.s.of)
+
+    def retrieve_settings(self) -> dict:
+        """Its settings but `fit_questions`: the fit_questions job's (its questions are the retrieve job's
+        input); the stage reads their `shrink` apart (pipeline/stages/index.py)."""
+        return {k: v for k, v in self.spec().items() if k != "fit_questions"}
 
     def serves(self, graph) -> dict:
         """Fitted weights are read back from the run's receipt."""
