@@ -120,7 +120,7 @@ def check_runs(corpus: Corpus, where: str) -> None:
         raise SettingsError(f"{where}.serve: unknown retriever {corpus.serve!r} (have: {have})")
     unknown = [(i, n) for i, n in enumerate(corpus.answer) if n != "*" and n not in corpus.retrievers]
     if unknown:
-        (i, name) = unknown[0]
+        i, name = unknown[0]
         raise SettingsError(f"{where}.answer[{i}]: unknown retriever {name!r} (have: {have}; or * for every run)")
 
 

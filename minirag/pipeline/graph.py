@@ -136,13 +136,13 @@ class CorpusGraph(KindFiles, ScaleInputs, AnswerInputs):
         """What the fit_questions job of the fusion `name` reads: its `fit_questions`, and what each trained
         retriever feeding it trained on: an encoder's synthesised questions by their held-out hash (seed,
         share), a reranker's by its synthesiser's settings (the questions it made are left out)."""
-        encoders = sorted({self.corpus.retrievers[r].embedder() for r in self.feeding(name)} & set(self.synthesising()))
-        rerankers = [r for r in self.feeding(name) if self.corpus.retrievers[r].trained]
-        fusion, trained = self.corpus.retrievers[name].s, self.corpus.retrievers
-        return {**fusion.fit_questions.synthesis(), "families": self.fit_families(name),
-                "heldout_of": [{"encoder": e, "seed": self.corpus.embedders[e].s.questions.seed,
-                                "share": self.corpus.embedders[e].s.questions.heldout} for e in encoders],
-                "rerankers": [{"reranker": r, "synthetic": trained[r].s.synthetic, "seed": trained[r].s.seed}
+        retrievers, embedders = self.corpus.retrievers, self.corpus.embedders
+        encoders = sorted({retrievers[r].embedder() for r in self.feeding(name)} & set(self.synthesising()))
+        rerankers = [r for r in self.feeding(name) if retrievers[r].trained]
+        return {**retrievers[name].s.fit_questions.synthesis(), "families": self.fit_families(name),
+                "heldout_of": [{"encoder": e, "seed": embedders[e].s.questions.seed,
+                                "share": embedders[e].s.questions.heldout} for e in encoders],
+                "rerankers": [{"reranker": r, "synthetic": retrievers[r].s.synthetic, "seed": retrievers[r].s.seed}
                               for r in rerankers]}
 
     def fit_families(self, name: str) -> list[str]:
