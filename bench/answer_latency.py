@@ -54,7 +54,7 @@ def main() -> None:
     built = BuiltCorpus.open(a.configfile, a.corpus, a.results).load_all()
     queries = [q["query"] for q in read_jsonl(built.layout.questions)]
     name, retriever = built.retriever()
-    depth = built.cc["candidates"]["depth"]
+    depth = built.settings.candidates.depth
     steps = {"retrieval alone (top %d)" % depth: lambda q: retriever.search(q, k=depth)}
     if built.selector is not None:
         top = {q: [built.by_id[c] for c, _ in retriever.search(q, k=depth)] for q in queries}

@@ -33,7 +33,7 @@ def main(argv=None) -> None:
     ap.add_argument("--repeat", type=int, default=3)
     a = ap.parse_args(argv)
     corpus = BuiltCorpus.open(a.configfile, a.corpus)
-    kind, sources = corpus.kinds.retrievers[a.retriever], corpus.sources
+    kind, sources = corpus.settings.retrievers[a.retriever], corpus.sources
     inputs = load_run(corpus.layout.run(kind.upstream()[0]))
     qs = load_records(corpus.layout.questions, "questions")
     answer, spent = sources.answer, []

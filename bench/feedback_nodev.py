@@ -25,13 +25,12 @@ from paired_runs import per_question  # noqa: E402
 
 import minirag.artifacts.integrity as integrity  # noqa: E402
 from minirag.answer.training import train_extractive  # noqa: E402
-from minirag.config.corpus import terms_file  # noqa: E402
 from minirag.config.load import load_corpus  # noqa: E402
+from minirag.config.typed import Corpus  # noqa: E402
 from minirag.evaluation.evaluate import build_qrels  # noqa: E402
 from minirag.evaluation.significance import compare  # noqa: E402
 from minirag.evaluation.trec import load_run  # noqa: E402
 from minirag.query.sources import Sources  # noqa: E402
-from minirag.rank.kinds import kind_of  # noqa: E402
 from minirag.text.chunks import load_chunks  # noqa: E402
 
 
@@ -42,8 +41,8 @@ def main() -> int:
     ap.add_argument("--configfile", default="workflow/config.yaml")
     ap.add_argument("--out", type=Path, default=Path("/tmp/feedback-nodev"))
     a = ap.parse_args()
-    cc = load_corpus(a.configfile, a.corpus)
-    kind = kind_of(cc, a.retriever)
+    corpus = Corpus.of(load_corpus(a.configfile, a.corpus))
+    kind = corpus.retrievers[a.retriever]
     root = Path("results") / a.corpus
     out = a.out / f"{kind.s.reader}.npz"
     a.out.mkdir(parents=True, exist_ok=True)
@@ -55,15 +54,15 @@ def main() -> int:
     (a.out / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in qs if q.get("split") != "dev"),
                                            encoding="utf-8")
     files = {"docs": root / "docs.jsonl", "chunks": root / "chunks.jsonl", "lexicon": root / "lexicon.json",
-             "terms": Path(terms_file(cc)), "questions": a.out / "questions.jsonl"}
-    train_extractive(dict(cc["readers"][kind.s.reader]), kind.s.reader, files, out, lambda m: print(m, file=sys.stderr))
+             "terms": Path(corpus.terms_file()), "questions": a.out / "questions.jsonl"}
+    train_extractive(corpus.reader_spec(kind.s.reader), kind.s.reader, files, out, lambda m: print(m, file=sys.stderr))
     chunks = load_chunks(files["chunks"], files["docs"])
     sources = Sources(chunks, {f"reader:{kind.s.reader}": out, "lexicon": files["lexicon"], "terms": files["terms"],
                                "chunks": files["chunks"]}, docs=files["docs"])
     base_name = kind.upstream()[0]
     base = load_run(root / "runs" / f"{base_name}.trec")
     shipped = load_run(root / "runs" / f"{a.retriever}.trec")
-    nodev = {q["qid"]: kind.combine(q["query"], [base.get(q["qid"], [])], sources, cc["depth"]) for q in qs}
+    nodev = {q["qid"]: kind.combine(q["query"], [base.get(q["qid"], [])], sources, corpus.depth) for q in qs}
     answerable = [q for q in qs if q.get("answerable", True)]
     for control_name, control in ((base_name, base), (a.retriever, shipped)):
         for split in ("dev", "test"):

@@ -86,16 +86,16 @@ def main() -> int:
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     corpus = BuiltCorpus.open(a.configfile, a.corpus, a.results)
-    graph = CorpusGraph(dict(corpus.cc), corpus.layout, corpus.kinds)
+    graph = CorpusGraph(corpus.settings, corpus.layout)
     questions = load_records(corpus.layout.questions, "questions")
     split = {q["qid"]: q.get("split", "test") for q in questions}
     qrels = judged(corpus.layout)
     depth = corpus.depth
     rows = []
     for name in a.fusions:
-        kind = corpus.kinds.retrievers[name]
+        kind = corpus.settings.retrievers[name]
         if not kind.s.fit:  # a fusion of given weights: the same fusion, weighted (RRF's plain formula ignores weights)
-            kind = RetrieverKind.from_spec({**corpus.cc["retrievers"][name], "fit": True}, f"retrievers.{name}")
+            kind = RetrieverKind.from_spec({**corpus.settings.retrievers[name].spec(), "fit": True}, f"retrievers.{name}")
             kind.name = name
         settings = graph.fit_questions_settings(name)
         settings.update({k: v for k, v in (("n", a.n), ("families", a.families), ("seed", a.seed)) if v is not None})
@@ -104,7 +104,7 @@ def main() -> int:
             if "learner" in settings["families"]:
                 reads.update({"lexicon": str(corpus.layout.lexicon), "terms": graph.terms_file()})
             out = fit_questions(settings, **{k: Path(v) for k, v in reads.items()}, out=Path(tmp) / "fit.jsonl")[0]
-            feeding = {"feeding": {r: dict(corpus.cc["retrievers"][r]) for r in graph.feeding(name)}}
+            feeding = {"feeding": {r: corpus.settings.retrievers[r].spec() for r in graph.feeding(name)}}
             fit_set = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
             live = feeding_retrievers(feeding, corpus.sources, depth)
             inputs, synth_qrels, fitted_on = kind.synthetic_inputs(fit_set, live, depth)
@@ -125,7 +125,7 @@ def main() -> int:
             row.setdefault("corrected", {})[label] = {
                 "weights": weights, **{s: figures(fused, qrels, [q for q in split if split[q] == s])
                                        for s in ("dev", "test")}}
-        if corpus.kinds.retrievers[name].s.fit:  # the shipped run was fitted on dev: these figures are its own
+        if corpus.settings.retrievers[name].s.fit:  # the shipped run was fitted on dev: these figures are its own
             shipped = load_run(corpus.layout.run(name))
             fused = {q: trec_order(fuse([r.get(q, []) for r in runs], on_dev["weights"])) for q in split}
             row["matches the run file"] = all([c for c, _ in fused[q]] == [c for c, _ in shipped.get(q, [])]

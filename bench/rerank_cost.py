@@ -27,16 +27,16 @@ from minirag.artifacts.layout import CorpusLayout  # noqa: E402
 from minirag.config.corpus import corpus_config  # noqa: E402
 from minirag.config.load import load_config  # noqa: E402
 from minirag.config.merge import deep_merge  # noqa: E402
+from minirag.config.typed import Corpus  # noqa: E402
 from minirag.evaluation.trec import load_run  # noqa: E402
 from minirag.query.built_corpus import open_corpus  # noqa: E402
-from minirag.rank.kinds import kind_of  # noqa: E402
 from minirag.rank.rerank import rerank  # noqa: E402
 
 
-def channel_of(cc: dict, name: str) -> str:
+def channel_of(corpus: Corpus, name: str) -> str:
     """The first channel upstream of `name` (the BM25 or dense run its candidates start from)."""
-    kind = kind_of(cc, name)
-    return channel_of(cc, kind.upstream()[0]) if kind.upstream() else name
+    kind = corpus.retrievers[name]
+    return channel_of(corpus, kind.upstream()[0]) if kind.upstream() else name
 
 
 def best_times(fn, items, repeat: int) -> list[float]:
@@ -64,7 +64,8 @@ def main() -> int:
         config = deep_merge(config, load_config(a.config))
     cc = corpus_config(config, a.corpus)
     layout = CorpusLayout.of(a.results, a.corpus)
-    kind = kind_of(cc, a.retriever)
+    corpus = Corpus.of(cc)
+    kind = corpus.retrievers[a.retriever]
     if not kind.trained:
         raise SystemExit(f"{a.retriever!r} is a {kind.type} retriever, not a reranker")
     _, chunks, sources = open_corpus(a.results, a.corpus, cc)
@@ -79,8 +80,8 @@ def main() -> int:
         x = kind.feature_matrix(query, head, sources, model)  # (N, F)
         rerank(head, x, model["w"], model["b"], n)
 
-    peer_name = channel_of(cc, a.retriever)
-    peer = kind_of(cc, peer_name).open(sources)
+    peer_name = channel_of(corpus, a.retriever)
+    peer = corpus.retrievers[peer_name].open(sources)
     for job in jobs[:3]:  # caches (features of lines, stems) warm as in a long-lived service
         rerank_one(job)
     ours = best_times(rerank_one, jobs, a.repeat)

@@ -36,11 +36,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from minirag.artifacts.integrity import load_records  # noqa: E402
 from minirag.config.corpus import corpus_config  # noqa: E402
 from minirag.config.load import load_config  # noqa: E402
+from minirag.config.typed import Corpus  # noqa: E402
 from minirag.evaluation.evaluate import build_qrels  # noqa: E402
 from minirag.evaluation.trec import load_run  # noqa: E402
 from minirag.index.bm25.index import BM25Settings  # noqa: E402
 from minirag.query.built_corpus import open_corpus  # noqa: E402
-from minirag.rank.kinds import kind_of  # noqa: E402
 from minirag.rank.rerank import FEATURES, fit_logistic, rerank  # noqa: E402
 from minirag.rank.retrievers import BM25Retriever  # noqa: E402
 from minirag.rank.synth import synthesize  # noqa: E402
@@ -61,7 +61,7 @@ def extra(cos: np.ndarray) -> np.ndarray:
 class Bench:
     def __init__(self, results: Path, corpus: str, retriever: str):
         cc = corpus_config(load_config("workflow/config.yaml"), corpus)
-        self.kind = kind_of(cc, retriever)
+        self.kind = Corpus.of(cc).retrievers[retriever]
         if not getattr(self.kind.s, "dense", ""):
             raise SystemExit(f"{retriever!r} is no reranker with `dense:`")
         self.root = results / corpus

@@ -38,12 +38,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from minirag.artifacts.integrity import load_records  # noqa: E402
 from minirag.config.corpus import corpus_config  # noqa: E402
 from minirag.config.load import load_config  # noqa: E402
+from minirag.config.typed import Corpus  # noqa: E402
 from minirag.evaluation.evaluate import build_qrels  # noqa: E402
 from minirag.evaluation.trec import load_run  # noqa: E402
 from minirag.index.bm25.index import BM25Settings  # noqa: E402
 from minirag.query.built_corpus import open_corpus  # noqa: E402
 from minirag.rank.fusion import linear_fusion, reciprocal_rank_fusion  # noqa: E402
-from minirag.rank.kinds import kind_of  # noqa: E402
 from minirag.rank.rerank import FEATURES, fit_logistic  # noqa: E402
 from minirag.rank.retrievers import BM25Retriever  # noqa: E402
 from minirag.rank.synth import synthesize  # noqa: E402
@@ -55,7 +55,7 @@ from rerank_dense import score  # noqa: E402
 class Bench:
     def __init__(self, results: Path, corpus: str, retriever: str, config: str):
         cc = corpus_config(load_config(config), corpus)
-        self.kind = kind_of(cc, retriever)
+        self.kind = Corpus.of(cc).retrievers[retriever]
         s = self.kind.s
         self.root = results / corpus
         _, self.chunks, sources = open_corpus(results, corpus, cc)
@@ -75,7 +75,6 @@ class Bench:
 
     def live(self, name: str):
         """A function (questions, n) -> {qid: ranking} by the configured retriever `name`, live."""
-        from minirag.config.typed import Corpus
         from minirag.query.sources import open_retriever
         r = open_retriever(self.sources, Corpus.of(self.cc), name)
         return lambda qs, n: {q["qid"]: r.search(q["query"], k=n) for q in qs}

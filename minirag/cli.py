@@ -92,17 +92,15 @@ def print_json(value) -> None:
 def cmd_assert(a) -> int:
     from .artifacts.layout import CorpusLayout
     from .artifacts.missing import require
-    from .config.corpus import upstream
-    from .config.load import load_corpus
+    from .config.load import load_checked
     from .evaluation.assertions import format_markdown
     from .stages.assertions import check_runs
-    cc = load_corpus(a.configfile, a.corpus)
-    if not cc["assertions"]:
+    corpus = load_checked(a.configfile, a.corpus)
+    if not corpus.assertions:
         raise UsageError(f"corpora.{a.corpus}.assertions", "no assertions file configured")
     layout = CorpusLayout.of(a.results, a.corpus)
-    runs = [require(layout.run(r), f"run of {r!r}") for r in cc["retrievers"]]
-    results = check_runs(cc["assertions"], layout.questions, layout.docs, layout.chunks, runs,
-                         {n: upstream(s) for n, s in cc["retrievers"].items()})
+    runs = [require(layout.run(r), f"run of {r!r}") for r in corpus.retrievers]
+    results = check_runs(corpus.assertions, layout.questions, layout.docs, layout.chunks, runs, corpus.inputs_of())
     print(format_markdown(results), end="")
     failed = [r for r in results if r.gate and not r.passed]
     log(f"assert: {sum(r.passed for r in results if r.gate)} of {sum(r.gate for r in results)} passed")
@@ -112,12 +110,12 @@ def cmd_assert(a) -> int:
 def corpus_graph(a):
     """The built corpus's folder and the graph of its config's jobs (a usage error when it was never built)."""
     from .artifacts.layout import CorpusLayout
-    from .config.load import load_corpus
+    from .config.load import load_checked
     from .pipeline.graph import CorpusGraph
     layout = CorpusLayout.of(a.results, a.corpus)
     if not (layout.root / "receipts").is_dir():
         raise UsageError(str(layout.root), "no receipts: the corpus has not been built (snakemake -c1 results/report.md)")
-    return layout.root, CorpusGraph(load_corpus(a.configfile, a.corpus), layout)
+    return layout.root, CorpusGraph(load_checked(a.configfile, a.corpus), layout)
 
 
 def cmd_verify(a) -> int:

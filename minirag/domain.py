@@ -9,7 +9,7 @@ corpus's domain) and never imports a domain; the domain imports the core.
 
     DOMAIN = Domain("grammar", hooks={"query.expander": "minirag.domains.grammar.language.expand:QueryExpander"})
     hook("query.expander")            -> the QueryExpander class, imported on first use
-    of_corpus({"domain": "grammar"})  -> that Domain;  of_corpus({"domain": None}) -> None
+    of_corpus("grammar")  -> that Domain;  of_corpus(None) -> None
 
 The extension points (POINTS) are the places where the core's two paths part:
 
@@ -59,7 +59,7 @@ class Domain:
     name: str
     hooks: Mapping[str, str] = field(default_factory=dict)
     defaults: Mapping[str, tuple[str, Any]] = field(default_factory=dict)
-    refuse: Callable[[Mapping[str, Any]], list[tuple[str, str]]] | None = None
+    refuse: Callable[[Any], list[tuple[str, str]]] | None = None  # of a corpus's config/typed.py `Corpus`
     stages: Callable[[], tuple] | None = None
     features: tuple[str, ...] = ()
     question_families: tuple[str, ...] = ()
@@ -107,9 +107,8 @@ def domains() -> tuple[Domain, ...]:
     return tuple(load(name) for name in names())
 
 
-def of_corpus(cc: Mapping[str, Any]) -> Domain | None:
-    """The domain a corpus's checked config names, or None for the generic core."""
-    name = cc.get("domain")
+def of_corpus(name: str | None) -> Domain | None:
+    """The domain a corpus's `domain` names, or None for the generic core."""
     return load(name) if name else None
 
 

@@ -212,6 +212,18 @@ def refuse_unread(cls: type, values: Mapping[str, Any], obj: Any, what: str) -> 
             _fail(f"{what}.{key}", f"not read when {by} is {chosen!r} (it reads: {read})")
 
 
+def read_only(cls: type, values: Mapping[str, Any]) -> dict[str, Any]:
+    """A whole settings dict (as `settings_to_dict` writes it) without the keys the chosen value of the
+    class's `READS` field does not read: they hold their defaults (`refuse_unread` refuses them given),
+    so parsing what is left back gives the same settings."""
+    reads = getattr(cls, "READS", None)
+    if reads is None:
+        return dict(values)
+    by, table = reads
+    unread = {key for keys in table.values() for key in keys} - set(table.get(values[by], ()))
+    return {k: v for k, v in values.items() if k not in unread}
+
+
 _CHECKED: dict[tuple[type, str], Any] = {}
 
 

@@ -293,6 +293,3 @@ def make_reader(spec: Mapping[str, Any], model: str | None = None) -> Reader:
     return cls.from_settings(settings)
 
 
-def reader_kind(cc: Mapping[str, Any], name: str) -> type[Reader]:
-    """The class of the config's reader `name`."""
-    return READERS[cc["readers"][name]["type"]]

@@ -54,10 +54,11 @@ def domain_defaults(collection: str, spec: Any, domain: str | None, langs: tuple
     return spec if key in spec else {**spec, key: default}
 
 
-def refuse_domain_settings(cc: dict, where: str) -> None:
-    """A corpus asking for a setting only a domain serves, without that domain: one line naming the key."""
+def refuse_domain_settings(corpus, where: str) -> None:
+    """A corpus (typed.py `Corpus`) asking for a setting only a domain serves, without that domain: one line
+    naming the key."""
     for d in domains():
-        if cc["domain"] == d.name or d.refuse is None:
+        if corpus.domain == d.name or d.refuse is None:
             continue
-        for key, what in d.refuse(cc):
+        for key, what in d.refuse(corpus):
             raise SettingsError(f"{where}.{key}: {what} needs `domain: {d.name}` on the corpus")

@@ -15,7 +15,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..settings import did_you_mean
-from .corpus import ConfigError, corpus_config
+from ..text.corpus import SourceSettings
+from .corpus import ConfigError, checked_corpus
+from .typed import Corpus
 
 
 def validate(config: dict, where: str) -> None:
@@ -95,29 +97,32 @@ def check_config_files(paths) -> None:
 
 
 def load_corpus(path: str | Path, corpus: str) -> dict:
-    """One corpus's checked settings from a config file."""
+    """One corpus's checked settings from a config file, as builtins (corpus.py `corpus_config`)."""
+    return dict(load_checked(path, corpus).config)
+
+
+def load_checked(path: str | Path, corpus: str) -> Corpus:
+    """One corpus's checked settings from a config file, typed (typed.py)."""
     try:
-        return corpus_config(load_config(path), corpus)
+        return checked_corpus(load_config(path), corpus)
     except ConfigError as exc:
         raise ConfigError(f"{path}: {exc}" if not str(exc).startswith(str(path)) else str(exc)) from None
 
 
-def missing_source(cc: dict, name: str, folders_only: bool = False) -> str | None:
-    """The first file or folder a corpus's source names that is not there (its key path and value), else None:
+def missing_source(src: SourceSettings, name: str, folders_only: bool = False) -> str | None:
+    """The first file or folder a corpus's `source` names that is not there (its key path and value), else None:
     a build would fail in its first job, after Snakemake cleared that job's previous outputs. `folders_only`:
     the check the workflow makes itself, where a dataset's missing file may be a download rule's output."""
-    from ..text.corpus import FOLDERS, GLOBS
+    from ..text.corpus import FOLDERS
     from ..text.folder import holds_documents
-    src = cc["source"]
-    if folders_only and src["format"] not in FOLDERS:
+    if folders_only and src.format not in FOLDERS:
         return None
-    for key in ("path", "questions"):
-        value = src.get(key)
+    for key, value in (("path", src.path), ("questions", src.questions)):
         if value and not Path(value).exists():
             return f"corpora.{name}.source.{key}: {value} not found"
-    glob = src.get("glob") or GLOBS.get(src["format"], "")
-    if glob and Path(src["path"]).is_dir() and not holds_documents(src["path"], glob, src["format"] == "markdown"):
-        return (f"corpora.{name}.source.path: {src['path']} holds no document minirag reads (Markdown, text, HTML, "
+    glob = src.glob  # the format's own when the config names none (corpus.py)
+    if glob and Path(src.path).is_dir() and not holds_documents(src.path, glob, src.format == "markdown"):
+        return (f"corpora.{name}.source.path: {src.path} holds no document minirag reads (Markdown, text, HTML, "
                 f"Word or PDF files matching {glob!r})")
     return None
 
@@ -137,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
             config = load_config(path)
             names = corpus_names(config)
             for name in names:
-                if (problem := missing_source(load_corpus(path, name), name)):
+                if (problem := missing_source(load_checked(path, name).source, name)):
                     raise ConfigError(f"{path}: {problem}")
             report_name(config, [path])  # the workflow's check of the report's name, before Snakemake runs
         except (ConfigError, ValueError) as exc:

@@ -27,7 +27,7 @@ from ..index.bm25.index import BM25Settings
 from ..index.embedders import EMBEDDERS
 from ..rank.kinds import KINDS
 from ..settings import NAME_PATTERN, config_key, type_hints
-from .corpus import CorpusSettings
+from .sections import CorpusSettings
 
 BOUND_KEYWORDS = {"minimum": "minimum", "maximum": "maximum", "exclusive_minimum": "exclusiveMinimum",
                   "min_length": "minLength", "min_items": "minItems", "pattern": "pattern"}

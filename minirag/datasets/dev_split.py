@@ -20,19 +20,17 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping
 
-from ..text.corpus import FOLDERS
+from ..text.corpus import FOLDERS, SourceSettings
 
 
-def has_dev_questions(cc: Mapping[str, Any]) -> bool:
-    """Whether the corpus `cc` (its checked config) has answerable dev questions to fit on."""
-    source = cc["source"]
-    if source["format"] == "squad":
-        return bool(source.get("dev_docs"))
-    if source["format"] not in FOLDERS or not source.get("questions"):
+def has_dev_questions(source: SourceSettings) -> bool:
+    """Whether the corpus whose `source` this is has answerable dev questions to fit on."""
+    if source.format == "squad":
+        return bool(source.dev_docs)
+    if source.format not in FOLDERS or not source.questions:
         return False
-    path = Path(source["questions"])
+    path = Path(source.questions)
     if not path.is_file():
         return False
     stat = path.stat()

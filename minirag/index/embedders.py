@@ -28,7 +28,7 @@ import numpy as np
 
 from ..artifacts.io import sha256_file
 from ..artifacts.layout import CorpusLayout
-from ..settings import PATH_PATTERN, Kind, SettingsError, setting
+from ..settings import PATH_PATTERN, Kind, SettingsError, setting, settings_to_dict
 from .biencoder import BiEncoderConfig
 from .hashing import HashingEmbedder, HashingSettings
 from .vectors import AlignmentError
@@ -76,7 +76,11 @@ class EmbedderKind(Kind):
         """The query side, from the vectors' sidecar alone: the config may have changed since."""
         raise NotImplementedError
 
-    def check(self, cc: Mapping[str, Any], where: str) -> None:
+    def synthesises(self) -> bool:
+        """Whether it trains on questions synthesised from the corpus (the synth_pairs stage)."""
+        return False
+
+    def check(self, corpus, where: str) -> None:
         pass
 
 
@@ -115,7 +119,7 @@ class QuestionSettings:
 
     def synthesis(self) -> dict:
         """The settings the synth_pairs stage reads (`repeat` is the encoder's alone)."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "repeat"}
+        return {k: v for k, v in settings_to_dict(self).items() if k != "repeat"}
 
 
 @dataclass(frozen=True)
@@ -135,9 +139,12 @@ class BiEncoder(EmbedderKind):
     def files(self, layout, name):
         return {"encoder": layout.encoder(name), "tokenizer": layout.tokenizer}
 
+    def synthesises(self):
+        return self.s.questions.n > 0
+
     def training_reads(self, graph, name):
         """A BEIR training split's files, when it trains on its qrels; its synthesised questions."""
-        questions = {"questions": str(graph.layout.question_pairs(name))} if self.s.questions.n > 0 else {}
+        questions = {"questions": str(graph.layout.question_pairs(name))} if self.synthesises() else {}
         return {**(graph.beir_training() if self.s.train_qrels else {}), **questions}
 
     def corpus_embedder(self, texts, files):
@@ -160,9 +167,9 @@ class BiEncoder(EmbedderKind):
         from .biencoder_ensemble import load_encoder
         return BiEncoderEmbedder(load_encoder(files["encoder"]), load_tokenizer(files["tokenizer"]))
 
-    def check(self, cc, where):
-        src = cc["source"]
-        if self.s.train_qrels and not (src["format"] == "beir" and src["train_split"]):
+    def check(self, corpus, where):
+        src = corpus.source
+        if self.s.train_qrels and not (src.format == "beir" and src.train_split):
             raise SettingsError(f"{where}.train_qrels: needs a BEIR source with source.train_split")
 
 
@@ -252,5 +259,3 @@ class Pretrained(EmbedderKind):
         return PretrainedEmbedder(SentenceEncoder.from_folder(folder), batch_size)
 
 
-def embedder_kind(cc: Mapping[str, Any], name: str) -> EmbedderKind:
-    return EmbedderKind.from_spec(cc["embedders"][name], f"embedders.{name}")

@@ -11,47 +11,45 @@ prompt.py, generate.py, train_reader.py).
 
 from __future__ import annotations
 
-from ..config.corpus import answered, domain_files, selector_reader, terms_file
 from ..config.typed import Corpus
 from .graph_scale import paths
 from .stage import Given
 
 
 class AnswerInputs:
-    cc: dict
-    kinds: Corpus
+    corpus: Corpus
     layout: object
 
     def answered(self) -> list[str]:
-        return answered(self.cc)
+        return self.corpus.answered()
 
     def answer_time(self, reader: str) -> tuple[str, ...]:
         """The settings of a reader that only answering reads (changing them retrains nothing)."""
-        return getattr(self.kinds.readers[reader].Settings, "ANSWER_TIME", ())
+        return getattr(self.corpus.readers[reader].Settings, "ANSWER_TIME", ())
 
     def answer_jobs(self) -> list[tuple[str, str]]:
         """(reader, retriever) of every answer file: each reader on each answered run. BEIR and
         gold_docs questions judge documents, not answers: no reader runs there."""
-        return [(reader, r) for reader in self.cc["readers"] for r in answered(self.cc)]
+        return [(reader, r) for reader in self.corpus.readers for r in self.corpus.answered()]
 
     def answers(self) -> list[str]:
         return paths(*(self.layout.answers(reader, r) for reader, r in self.answer_jobs()))
 
     def trained_readers(self) -> list[str]:
-        if not answered(self.cc):
+        if not self.corpus.answered():
             return []
-        return [r for r in self.cc["readers"] if self.kinds.readers[r].trained]
+        return [r for r, kind in self.corpus.readers.items() if kind.trained]
 
     def all_candidates(self) -> list[str]:
         return paths(*(self.layout.candidates(r) for r in self.selected_runs()))
 
     def selected_runs(self) -> list[str]:
         """The runs whose candidates the selector scores: every answered run, when there is a selector."""
-        return answered(self.cc) if self.selector() else []
+        return self.corpus.answered() if self.selector() else []
 
     def generate(self, reader: str) -> dict:
         """A generate job's inputs beyond its prompts: what its reader kind reads (a trained one's weights)."""
-        return self.kinds.readers[reader].reads(self, reader) if reader in self.trained_readers() else {}
+        return self.corpus.readers[reader].reads(self, reader) if reader in self.trained_readers() else {}
 
     def reader_weights(self, reader: str) -> dict:
         """A trained reader's weights, given as the .npz, tracked with its sidecar."""
@@ -60,18 +58,18 @@ class AnswerInputs:
 
     def loss_sidecar(self, name: str) -> str:
         """The sidecar whose loss curve figures/loss-<name>.png draws: a trained encoder's or reader's."""
-        if name in self.cc["readers"]:
+        if name in self.corpus.readers:
             return str(self.layout.reader_model(name).with_suffix(".json"))
         return str(self.layout.encoder_sidecar(name))
 
     def train_reader(self, name: str) -> dict:
         """What a trained reader learns from besides the documents (its kind's `training_reads`)."""
-        return self.kinds.readers[name].training_reads(self, name)
+        return self.corpus.readers[name].training_reads(self, name)
 
     def corpus_files_named(self, names: list[str]) -> dict:
         """The corpus files a kind asks for by name: tokenizer, chunks, lexicon, terms, questions. The lexicon
         and the terms file are a domain's (the grammar's): a corpus without one reads neither."""
-        files = domain_files(self.cc)
+        files = self.corpus.domain_files()
         domain = {"lexicon": self.layout.lexicon, "terms": files["terms"]} if files else {}
         available = {"tokenizer": self.layout.tokenizer, "chunks": self.layout.chunks, "questions": self.layout.questions,
                      **domain}
@@ -81,16 +79,16 @@ class AnswerInputs:
         """The reader whose trained answer selector scores every answered run's candidates (config/corpus.py
         `selector_reader`: the corpus's first `extractive` reader; None: no candidates, prompts as the seed
         builds them)."""
-        return selector_reader(self.cc)
+        return self.corpus.selector_reader()
 
     def terms_file(self) -> str:
         """The domain's terms file the selector reads (the grammar's: candidates.terms, else the one it ships)."""
-        return terms_file(self.cc)
+        return self.corpus.terms_file()
 
     def candidates(self, name: str) -> dict:
         """A candidates job's inputs beyond the run and the chunks: what the selector's kind scores with."""
         selector = self.selector()
-        return self.kinds.readers[selector].selecting_reads(self, selector)
+        return self.corpus.readers[selector].selecting_reads(self, selector)
 
     def prompt(self, name: str) -> dict:
         """The run's scored candidates, when the corpus has an answer selector."""

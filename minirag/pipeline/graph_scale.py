@@ -19,11 +19,11 @@ from .shards import shard_of
 
 
 class ScaleInputs:
-    """Mixed into CorpusGraph: uses its cc, layout, source, documents(), embedder_files(), uses_tokenizer(), trained()."""
+    """Mixed into CorpusGraph: uses its corpus, layout, source, documents(), embedder_files(), uses_tokenizer(), trained()."""
 
     @property
     def shards(self) -> int:
-        return self.cc["shards"]
+        return self.corpus.shards
 
     def shard_ids(self) -> list[int]:
         """The shards of a sharded corpus (shards > 1); [] for one built whole."""
@@ -33,17 +33,17 @@ class ScaleInputs:
         """The source files of one shard: a markdown document's id is its path, so a folder's
         shard lists only its own files and editing one reruns that shard alone; a BEIR corpus is
         one file, read by every shard."""
-        if self.source["format"] in ("beir", "squad"):
+        if self.source.format in ("beir", "squad"):
             return self.documents()
         from ..text.corpus import path_doc_id, source_paths
-        root = Path(self.source["path"])
+        root = Path(self.source.path)
         # planning lists the files; the curate_shard job refuses a symlink leading out (outside_links)
-        return [str(p) for p in source_paths(root, self.source["glob"], outside_links="follow")
+        return [str(p) for p in source_paths(root, self.source.glob, outside_links="follow")
                 if shard_of(path_doc_id(p, root), self.shards) == shard and not {"{", "}"} & set(str(p))]
 
     def shard_source(self, shard: int) -> Given:
         """The source folder as curate_shard gets it, with the files of that shard alone."""
-        return Given(self.source["path"], tuple(self.shard_documents(shard)))
+        return Given(self.source.path, tuple(self.shard_documents(shard)))
 
     def shard_chunks(self) -> list[str]:
         return paths(*(self.layout.shard_chunks(i) for i in self.shard_ids()))
@@ -59,7 +59,7 @@ class ScaleInputs:
 
     def fit_chunks(self, name: str) -> dict:
         """The whole corpus's chunks, for an embedder fitted on them (hashing's IDF)."""
-        return {"fit_chunks": str(self.layout.chunks)} if self.kinds.embedders[name].fitted else {}
+        return {"fit_chunks": str(self.layout.chunks)} if self.corpus.embedders[name].fitted else {}
 
     def embed_shard(self, name: str) -> dict:
         """A shard's embed job's inputs beyond its chunks."""
@@ -68,7 +68,7 @@ class ScaleInputs:
     def training_docs(self) -> str:
         """The documents the tokenizer, the bi-encoder and the reader learn from: the training sample
         when the corpus sets train_cap, else docs.jsonl."""
-        return str(self.layout.train_sample if self.cc["train_cap"] else self.layout.docs)
+        return str(self.layout.train_sample if self.corpus.train_cap else self.layout.docs)
 
     def uses_train_sample(self) -> bool:
-        return bool(self.cc["train_cap"]) and (self.uses_tokenizer() or bool(self.trained()))
+        return bool(self.corpus.train_cap) and (self.uses_tokenizer() or bool(self.trained()))

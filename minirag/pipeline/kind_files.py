@@ -1,6 +1,6 @@
 """Where each kind's files are, under the keys kinds read them by: the part of the graph a server needs too.
 
-`KindFiles(cc, layout)` answers what a kind's `reads(graph)` asks (rank/kinds/base.py): an
+`KindFiles(corpus, layout)` answers what a kind's `reads(graph)` asks (rank/kinds/base.py): an
 embedder's vectors and the files its query side reads, a BM25 or IVF index, a reranker's
 weights, the lexicon, a fitted fusion's receipt, each under its `file_key`. `retriever_files()`
 is every configured retriever kind's `serves`: what a server's `Sources` open. `CorpusGraph`
@@ -13,6 +13,7 @@ What it leaves out: jobs, specs and command lines (graph.py, stage.py).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Mapping
 
 from ..artifacts.layout import CorpusLayout
 from ..config.typed import Corpus
@@ -25,15 +26,16 @@ def paths(*items) -> list[str]:
 
 
 class KindFiles:
-    def __init__(self, cc: dict, layout: CorpusLayout, kinds: Corpus | None = None):
-        self.cc, self.layout = cc, layout
-        self.kinds = kinds or Corpus.of(cc)  # its retriever, embedder and reader kinds, built once
+    def __init__(self, corpus: Corpus | Mapping[str, Any], layout: CorpusLayout):
+        """`corpus`: the corpus's checked config, typed (config/typed.py), or as corpus_config serialises it."""
+        self.layout = layout
+        self.corpus = corpus if isinstance(corpus, Corpus) else Corpus.of(corpus)
 
     def embedder_files(self, name: str) -> dict:
         """The files (or, for a pretrained model, the folder of files) an embedder reads, by the stage's
         argument name: a folder is every file in it, so an edited model file reruns its jobs."""
         out: dict = {}
-        for k, v in self.kinds.embedders[name].files(self.layout, name).items():
+        for k, v in self.corpus.embedders[name].files(self.layout, name).items():
             out[k] = (Given(str(v), tuple(paths(*sorted(q for q in Path(v).rglob("*") if q.is_file()))))
                       if Path(v).is_dir() else str(v))
         return out
@@ -44,12 +46,11 @@ class KindFiles:
                 **{file_key("query", name, k): v for k, v in self.embedder_files(name).items()}}
 
     def over_units(self, index: str | None) -> bool:
-        return index is not None and self.cc["bm25"][index]["items"] == "units"
+        return index is not None and self.corpus.bm25[index].items == "units"
 
     def word_lists(self, index: str | None) -> dict:
         """The stopword and filler lists an index's analyzer reads, when it reads any."""
-        from ..text.analyze import AnalyzerConfig
-        files = AnalyzerConfig.from_dict(self.cc["bm25"][index]["analyzer"]).data_files() if index else []
+        files = self.corpus.bm25[index].analyzer.data_files() if index else []
         return {"word_lists": Given.tracked(files)} if files else {}
 
     def bm25_index(self, name: str) -> dict:
@@ -79,15 +80,13 @@ class KindFiles:
         """The word lists the answer selector reads a question with: its domain's (the grammar's, a
         construction's; `files`: the domain's files, when the caller has them); a generic corpus's selector
         reads none."""
-        from ..config.corpus import domain_files
-        lists = (domain_files(self.cc) if files is None else files).get("lists")
+        lists = (self.corpus.domain_files() if files is None else files).get("lists")
         return {file_key("words", "selector"): Given.tracked(lists)} if lists else {}
 
     def selector_domain(self) -> dict:
         """What the answer selector reads of the corpus's domain: the lexicon, its word lists and its terms
         file; nothing for a corpus without one."""
-        from ..config.corpus import domain_files
-        files = domain_files(self.cc)
+        files = self.corpus.domain_files()
         return {**self.lexicon(), **self.selector_lists(files), "terms": files["terms"]} if files else {}
 
     def fitted(self, name: str) -> dict:
@@ -97,6 +96,6 @@ class KindFiles:
     def retriever_files(self) -> dict:
         """Every configured retriever kind's `serves`, by file key: what a server ranks with."""
         out: dict = {}
-        for r in self.cc["retrievers"]:
-            out.update(self.kinds.retrievers[r].serves(self))
+        for kind in self.corpus.retrievers.values():
+            out.update(kind.serves(self))
         return {k: v.arg if isinstance(v, Given) else v for k, v in out.items() if not isinstance(v, Given) or v.arg}

@@ -66,8 +66,9 @@ def check_query(query: str, max_chars: int | None = None) -> str:
     return query
 
 
-def open_corpus(results: str | Path, corpus: str, cc: dict, kinds=None):
-    """(layout, chunks, sources) of a built corpus: the sources hold every configured retriever
+def open_corpus(results: str | Path, corpus: str, settings):
+    """(layout, chunks, sources) of a built corpus (`settings`: its checked config, as KindFiles takes it): the
+    sources hold every configured retriever
     kind's `serves` (pipeline/kind_files.py `retriever_files`), the files a server ranks with."""
     from ..artifacts.layout import CorpusLayout
     from ..pipeline.kind_files import KindFiles
@@ -75,17 +76,18 @@ def open_corpus(results: str | Path, corpus: str, cc: dict, kinds=None):
     from .sources import Sources
     layout = CorpusLayout.of(results, corpus)
     chunks = load_chunks(layout.chunks, layout.docs)
-    return layout, chunks, Sources(chunks, KindFiles(cc, layout, kinds).retriever_files(), layout.docs)
+    return layout, chunks, Sources(chunks, KindFiles(settings, layout).retriever_files(), layout.docs)
 
 
 class BuiltCorpus:
     """The artifacts of one built corpus, with its retrievers and readers opened on demand."""
 
-    def __init__(self, corpus: str, cc: dict, results: str | Path):
+    def __init__(self, corpus: str, settings, results: str | Path):
+        """`settings`: the corpus's checked config, typed (config/typed.py), or as corpus_config serialises it."""
         from ..config.typed import Corpus
-        self.corpus, self.cc, self.results = corpus, cc, Path(results)
-        self.kinds = Corpus.of(cc)
-        self.layout, chunks, self.sources = open_corpus(results, corpus, cc, self.kinds)
+        self.corpus, self.results = corpus, Path(results)
+        self.settings = settings if isinstance(settings, Corpus) else Corpus.of(settings)
+        self.layout, chunks, self.sources = open_corpus(results, corpus, self.settings)
         self.by_id: dict[str, Chunk] = {c.id: c for c in chunks}
         self._retrievers: dict = {}
         self._readers: dict = {}
@@ -97,9 +99,9 @@ class BuiltCorpus:
         """The corpus `corpus` of the config (default: its first built corpus) as the graph built it."""
         from ..artifacts.missing import MissingArtifact
         from .defaults import build_command, named_corpus
-        corpus, cc = named_corpus(configfile, corpus, results)
+        corpus, settings = named_corpus(configfile, corpus, results)
         try:
-            return cls(corpus, cc, results)
+            return cls(corpus, settings, results)
         except MissingArtifact as exc:
             raise MissingArtifact(f"corpus {corpus!r} is not built ({exc.args[0].split(';')[0]}); "
                                   f"build it with: {build_command(configfile)}") from None
@@ -116,7 +118,7 @@ class BuiltCorpus:
     def served(self) -> tuple[str, str]:
         """(the default retriever, why): the config's `serve`, else the best on the dev split (defaults.py)."""
         from .defaults import served_retriever
-        return served_retriever(self.cc, None if self.cc["serve"] else self.metrics)
+        return served_retriever(self.settings, None if self.settings.serve else self.metrics)
 
     @property
     def default_retriever(self) -> str:
@@ -124,23 +126,22 @@ class BuiltCorpus:
 
     @property
     def default_reader(self) -> str:
-        return next(iter(self.cc["readers"]))
+        return next(iter(self.settings.readers))
 
     @property
     def depth(self) -> int:
-        return self.cc["depth"]
+        return self.settings.depth
 
     def retriever_names(self) -> list[str]:
-        return list(self.cc["retrievers"])
+        return list(self.settings.retrievers)
 
     def reader_names(self) -> list[str]:
-        return list(self.cc["readers"])
+        return list(self.settings.readers)
 
     def describe_retrievers(self) -> list[dict]:
-        from ..config.corpus import family
-        return [{"name": r, "family": family(self.cc, r), "description": self.kinds.retrievers[r].describe(self.cc),
-                 "default": r == self.default_retriever, "scored": self.kinds.retrievers[r].scored}
-                for r in self.cc["retrievers"]]
+        return [{"name": r, "family": kind.family, "description": kind.describe(self.settings),
+                 "default": r == self.default_retriever, "scored": kind.scored}
+                for r, kind in self.settings.retrievers.items()]
 
     @cached_property
     def placeholder(self) -> str:
@@ -152,17 +153,17 @@ class BuiltCorpus:
         return f"Ask {self.corpus} a question" + (f", e.g. {example['query']}" if example else "")
 
     def describe_readers(self) -> list[dict]:
-        return [{"name": r, "type": spec["type"], "default": r == self.default_reader}
-                for r, spec in self.cc["readers"].items()]
+        return [{"name": r, "type": kind.type, "default": r == self.default_reader}
+                for r, kind in self.settings.readers.items()]
 
     # ------------------------------------------------------------ opening
     def retriever(self, name: str | None = None):
         from .sources import open_retriever
         name = self.default_retriever if name is None else name  # "" is a name, and no retriever's
-        if name not in self.cc["retrievers"]:
-            raise UnknownName("retriever", f"no retriever named {name!r} (have: {', '.join(self.cc['retrievers'])})")
+        if name not in self.settings.retrievers:
+            raise UnknownName("retriever", f"no retriever named {name!r} (have: {', '.join(self.settings.retrievers)})")
         if name not in self._retrievers:
-            self._retrievers[name] = open_retriever(self.sources, self.kinds, name)
+            self._retrievers[name] = open_retriever(self.sources, self.settings, name)
         return name, self._retrievers[name]
 
     def reader(self, name: str | None = None):
@@ -170,13 +171,13 @@ class BuiltCorpus:
         from ..answer.readers import make_reader
         from ..artifacts.missing import require
         name = self.default_reader if name is None else name
-        if name not in self.cc["readers"]:
-            raise UnknownName("reader", f"no reader named {name!r} (have: {', '.join(self.cc['readers'])})")
+        if name not in self.settings.readers:
+            raise UnknownName("reader", f"no reader named {name!r} (have: {', '.join(self.settings.readers)})")
         if name not in self._readers:
             model = None
-            if self.kinds.readers[name].trained:
+            if self.settings.readers[name].trained:
                 model = require(self.layout.reader_model(name), f"weights of reader {name!r}")
-            self._readers[name] = make_reader(self.cc["readers"][name], model)
+            self._readers[name] = make_reader(self.settings.reader_spec(name), model)
         return name, self._readers[name]
 
     @cached_property
@@ -193,8 +194,8 @@ class BuiltCorpus:
     def front_lines(self, doc_id: str) -> int:
         """The lines of a document's markdown file before its curated text (its front matter), read once."""
         if doc_id not in self._front:
-            src, doc = self.cc["source"], self.docs[doc_id]  # a converted file has no front matter
-            path = Path(src["path"]) / doc_id if src["format"] in FOLDERS and "source" not in doc else None
+            src, doc = self.settings.source, self.docs[doc_id]  # a converted file has no front matter
+            path = Path(src.path) / doc_id if src.format in FOLDERS and "source" not in doc else None
             self._front[doc_id] = front_lines(path, doc["text"])
         return self._front[doc_id]
 
@@ -204,28 +205,27 @@ class BuiltCorpus:
         terms file), or None when it has none: answers then read the prompt's evidence lines alone."""
         from ..answer.select.selector import load_selector
         from ..artifacts.missing import require
-        from ..config.corpus import domain_files, selector_reader  # as the graph decides, without its imports
-        name = selector_reader(self.cc)
+        name = self.settings.selector_reader()  # as the graph decides, without its imports
         if name is None:
             return None
         model = require(self.layout.reader_model(name), f"weights of reader {name!r}")
-        files = domain_files(self.cc)  # a domain's reader reads its lexicon and terms file too
+        files = self.settings.domain_files()  # a domain's reader reads its lexicon and terms file too
         lexicon, terms = (self.layout.lexicon, files["terms"]) if files else (None, None)
         return load_selector(model, list(self.by_id.values()), self.langs, lexicon, terms,
-                             self.cc["candidates"]["depth"], {"docs": self.layout.docs, "chunks": self.layout.chunks})
+                             self.settings.candidates.depth, {"docs": self.layout.docs, "chunks": self.layout.chunks})
 
     def is_remote(self, reader: str | None = None) -> bool:
         """Whether the reader (default: the first) answers by calling another server."""
         name = reader or self.default_reader
-        return name in self.cc["readers"] and self.kinds.readers[name].remote
+        return name in self.settings.readers and self.settings.readers[name].remote
 
     def load_all(self) -> "BuiltCorpus":
         """Open every retriever and local reader now, so all of them stand on the artifacts read together."""
-        for name in self.cc["retrievers"]:
+        for name in self.settings.retrievers:
             # One search makes every lazy read (a reranker's lexicon, MMR's vectors) happen now.
             self.retriever(name)[1].search("warm up", k=1)
         self.sources.read_all_chunks()
-        for name in self.cc["readers"]:
+        for name in self.settings.readers:
             if not self.is_remote(name):
                 self.reader(name)
         if self.selector is not None:  # every chunk's candidates read now, not on a first question
@@ -242,7 +242,7 @@ class BuiltCorpus:
 
     def scored(self, retriever: str) -> bool:
         """Whether the retriever's scores mean something: a reorder's (a reranker, MMR, a cap) are positions."""
-        return self.kinds.retrievers[retriever].scored
+        return self.settings.retrievers[retriever].scored
 
     def rows(self, ranked, retriever: str) -> list[dict]:
         """The ranking as rows; `score` None when the retriever's scores are positions."""
@@ -261,13 +261,14 @@ class BuiltCorpus:
     def answer(self, query: str, retriever: str | None = None, reader: str | None = None,
                k: int | None = None, max_chars: int = MAX_QUERY_CHARS) -> dict:
         from ..answer.rag import prompt_keywords, rag_answer
+        from ..settings import settings_to_dict
         from .citations import cite
         query = check_query(query, max_chars)
         self.check_k(k)
         t0 = time.perf_counter()
         name, r = self.retriever(retriever)
         reader_name, rd = self.reader(reader)
-        p = self.cc["prompt"]
+        p = settings_to_dict(self.settings.prompt)
         r = Recorded(r)  # the whole ranking the selector read, for the ranks of citations below the top k
         ranked, prompt, answer = rag_answer(query, r, rd, self.by_id, k=k or p["k"], selector=self.selector,
                                             langs=self.langs if self.selector else {}, **prompt_keywords(p))

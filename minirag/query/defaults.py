@@ -3,7 +3,7 @@ and the command that builds a corpus that is not there yet.
 
 - `default_corpus(configfile)`: the config's first built corpus (its `build` list, else its first
   corpus), so `--configfile mine.yaml` alone opens the corpus mine.yaml builds.
-- `served_retriever(cc, metrics)`: the config's `serve` retriever; without one, the main retriever
+- `served_retriever(corpus, metrics)`: the config's `serve` retriever; without one, the main retriever
   the evaluation ranks best on the dev split (chunk hit@5, MRR breaking a tie; the test split when
   there is no dev split); without metrics or an answerable question, the first fusion, else the
   first retriever. It returns the name and one line saying why, which `answer` prints and the page shows.
@@ -17,6 +17,7 @@ What it leaves out: opening anything (built_corpus.py).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 DEFAULT_CONFIG = "workflow/config.yaml"
 
@@ -27,16 +28,16 @@ def default_corpus(configfile: str | Path) -> str:
     return corpus_names(load_config(configfile))[0]
 
 
-def named_corpus(configfile: str | Path, corpus: str | None, results: str | Path | None = None) -> tuple[str, dict]:
-    """(the corpus's name, its checked settings): `corpus`, else the config's first built one; the
+def named_corpus(configfile: str | Path, corpus: str | None, results: str | Path | None = None) -> tuple[str, Any]:
+    """(the corpus's name, its checked settings, typed: config/typed.py): `corpus`, else the config's first built one; the
     config file read once (given `results`, from the report's JSON copy of these bytes when there is
     one: config/parsed.py), the corpus checked by minirag's own checks (load.py: no JSON-schema pass)."""
-    from ..config.corpus import ConfigError, corpus_config, corpus_names
+    from ..config.corpus import ConfigError, checked_corpus, corpus_names
     from ..config.load import load_config
     config = load_config(configfile, schema=False, results=results)
     try:
         corpus = corpus or corpus_names(config)[0]
-        return corpus, corpus_config(config, corpus)
+        return corpus, checked_corpus(config, corpus)
     except ConfigError as exc:
         raise ConfigError(f"{configfile}: {exc}" if not str(exc).startswith(str(configfile)) else str(exc)) from None
 
@@ -54,13 +55,12 @@ def ranked_on(metrics: dict) -> tuple[str, dict]:
     return "test", (metrics.get("retrieval") or {}) if metrics.get("answerable", 0) > 0 else {}
 
 
-def served_retriever(cc: dict, metrics: dict | None) -> tuple[str, str]:
-    """(the retriever to serve by default, why it is the one), as the module docstring says."""
-    from ..config.corpus import main_retrievers
-    from ..rank.kinds import kind_of
-    if cc["serve"]:
-        return cc["serve"], "the config's serve retriever"
-    main = main_retrievers(cc)
+def served_retriever(corpus, metrics: dict | None) -> tuple[str, str]:
+    """(the retriever to serve by default, why it is the one), as the module docstring says; `corpus`: the
+    corpus's config/typed.py `Corpus`."""
+    if corpus.serve:
+        return corpus.serve, "the config's serve retriever"
+    main = corpus.main_retrievers()
     split, figures = ranked_on(metrics or {})
     scored = [r for r in main if r in figures]
     if scored:
@@ -69,8 +69,8 @@ def served_retriever(cc: dict, metrics: dict | None) -> tuple[str, str]:
             return chunk["hit@5"], chunk["mrr"]
         best = max(scored, key=key)  # the first of equals: config order
         return best, f"best chunk hit@5 on the {split} split ({key(best)[0]:.3f}, eval/metrics.json)"
-    first = next((r for r in main if kind_of(cc, r).fuses), main[0])
-    return first, "no evaluation to rank by: the config's first fusion" if kind_of(cc, first).fuses \
+    first = next((r for r in main if corpus.retrievers[r].fuses), main[0])
+    return first, "no evaluation to rank by: the config's first fusion" if corpus.retrievers[first].fuses \
         else "no evaluation to rank by: the config's first retriever"
 
 

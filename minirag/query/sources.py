@@ -172,11 +172,11 @@ class RunOrder:
         return trec_order(self.retriever.search(query, k=max(k, self.depth)))[:k]
 
 
-def open_retriever(sources: Sources, kinds, name: str) -> Retriever:
-    """A live retriever for the corpus's retriever `name` (`kinds`: its config/typed.py `Corpus`, not
-    imported here: the retrieve stage's code is this module's imports), ranking exactly as
-    runs/<name>.trec does."""
-    if name not in kinds.retrievers:
-        raise KeyError(f"retrievers: no retriever named {name!r} (have: {', '.join(kinds.retrievers)})")
-    kind, depth = kinds.retrievers[name], kinds.config["depth"]
-    return RunOrder(kind.live(sources, lambda r: open_retriever(sources, kinds, r), depth), depth)
+def open_retriever(sources: Sources, corpus, name: str) -> Retriever:
+    """A live retriever for the corpus's retriever `name` (`corpus`: its config/typed.py `Corpus`, or what
+    of it the retrieve stage has; not imported here: the retrieve stage's code is this module's imports),
+    ranking exactly as runs/<name>.trec does."""
+    if name not in corpus.retrievers:
+        raise KeyError(f"retrievers: no retriever named {name!r} (have: {', '.join(corpus.retrievers)})")
+    kind, depth = corpus.retrievers[name], corpus.depth
+    return RunOrder(kind.live(sources, lambda r: open_retriever(sources, corpus, r), depth), depth)

@@ -115,7 +115,7 @@ def render_losses(t: CorpusTables, run: str, md_table) -> str:
             questions = {q["qid"]: q["query"] for q in t.test_questions}
             lost = lost.assign(question=lost["qid"].map(questions))[["qid", "question", "gold", "selected", "answer"]]
             examples.append(f"\nLost at **{stage}** (`{first}`, first {len(lost)}):\n\n{md_table(lost)}\n")
-    depth = t.cc["candidates"]["depth"]
+    depth = t.corpus.candidates.depth
     return LOSSES.format(run=run, depth=depth, table=md_table(loss_table(rows), ("Reader",)),
                          examples="".join(examples))
 

@@ -31,18 +31,19 @@ def package_versions() -> dict:
 
 
 def manifest(corpora: dict, results: str | Path, config_path: str | None) -> dict:
+    """`corpora`: each corpus's config/typed.py `Corpus`, by name; the manifest echoes its checked config."""
     files = {}
-    for name, cc in corpora.items():
-        src = Path(cc["source"]["path"])
-        pattern = cc["source"]["glob"] if cc["source"]["format"] in FOLDERS else "**/*"
-        sources = sorted(p for p in src.glob(pattern) if p.is_file())
-        if cc["source"]["format"] in FOLDERS and cc["source"]["questions"]:
-            sources.append(Path(cc["source"]["questions"]))
-        if cc["assertions"]:
-            sources.append(Path(cc["assertions"]))
+    for name, corpus in corpora.items():
+        source = corpus.source
+        pattern = source.glob if source.format in FOLDERS else "**/*"
+        sources = sorted(p for p in Path(source.path).glob(pattern) if p.is_file())
+        if source.format in FOLDERS and source.questions:
+            sources.append(Path(source.questions))
+        if corpus.assertions:
+            sources.append(Path(corpus.assertions))
         root = Path(results) / name
         outputs = sorted(p for p in root.rglob("*") if p.is_file() and not p.name.startswith("."))
         # sha256_file: the files the report's tables read were hashed once already, when verified
         files[name] = {"inputs": {str(p): sha256_file(p) for p in sources},
                        "outputs": {str(p): sha256_file(p) for p in outputs}}
-    return {"config": config_path, "corpora": corpora, "packages": package_versions(), "files": files}
+    return {"config": config_path, "corpora": {name: dict(c.config) for name, c in corpora.items()}, "packages": package_versions(), "files": files}

@@ -147,11 +147,11 @@ From each job's Snakemake benchmark file (last run); {total:.1f} s in all.
 
 
 def render_corpus(t: CorpusTables, results: str | Path, jobs: list) -> str:
-    cc, out = t.cc, []
+    corpus, out = t.corpus, []
     facts = t.overview()
-    note = cc["note"].strip() + "\n\n" if cc.get("note") else ""
+    note = corpus.note.strip() + "\n\n" if corpus.note else ""
     questions = QUESTIONS.format(**facts) if facts["questions"] else NO_QUESTIONS
-    out.append(OVERVIEW.format(name=t.name, note=note, chunking=CHUNKING[cc["chunk"]["strategy"]].format(**cc["chunk"]),
+    out.append(OVERVIEW.format(name=t.name, note=note, chunking=CHUNKING[corpus.chunk.strategy].format(**facts["chunk"]),
                                questions_line=questions, **facts))
     if not facts["questions"]:
         return "\n".join(out + [NOTHING_TO_SCORE.format(name=t.name)] + render_stage_times(t, jobs))
@@ -170,16 +170,16 @@ def render_corpus(t: CorpusTables, results: str | Path, jobs: list) -> str:
     targets = t.targets()
     if len(targets):
         out.append(TARGETS.format(met=int((targets["verdict"] == "met").sum()), total=len(targets),
-                                  file=cc["assertions"], table=md_table(targets), note=delta_note(targets, "Δ over the best input")))
+                                  file=corpus.assertions, table=md_table(targets), note=delta_note(targets, "Δ over the best input")))
     tags = t.tags()
     if len(tags):
         out.append(TAGS.format(min_n=MIN_TAG_QUESTIONS, table=md_table(tags, ("Retriever",))))
     slices = t.slices()
     out.append(SLICES.format(table=md_table(slices.rename(columns={r: f"`{r}`" for r in t.main}))))
-    out += pretrained_notes(t.kinds, t.main, slices) + coverage_notes(t)
+    out += pretrained_notes(t.corpus, t.main, slices) + coverage_notes(t)
     ablation = t.ablation()
     if len(ablation):
-        out.append(ABLATION.format(k=cc["diagnose"]["k"], embedder=cc["diagnose"]["embedder"],
+        out.append(ABLATION.format(k=corpus.diagnose.k, embedder=corpus.diagnose.embedder,
                                    table=md_table(ablation, ("Run",))))
     for name, param, table in t.sweeps():
         figure = t.layout.figure(f"sweep-{name}-{param}").relative_to(results).as_posix()
@@ -187,14 +187,14 @@ def render_corpus(t: CorpusTables, results: str | Path, jobs: list) -> str:
     out.append(render_diagnosis(t))
     mechanisms = t.mechanisms()
     if len(mechanisms):
-        out.append(MECHANISMS.format(k=cc["diagnose"]["k"], table=md_table(mechanisms),
-                                     note=delta_note(mechanisms, f"Δ doc in top {cc['diagnose']['k']}",
+        out.append(MECHANISMS.format(k=corpus.diagnose.k, table=md_table(mechanisms),
+                                     note=delta_note(mechanisms, f"Δ doc in top {corpus.diagnose.k}",
                                                      "the questions the table counts")))
-    if cc["assertions"]:
+    if corpus.assertions:
         a = t.assertions()
         failed = ("\nFailed:\n\n" + md_table(a["failed"]) + "\n") if len(a["failed"]) else ""
-        strict = "strict: a failure fails the build" if cc["strict"] else "recorded; the build does not fail"
-        out.append(ASSERTIONS.format(passed=a["passed"], total=a["total"], file=cc["assertions"], strict=strict,
+        strict = "strict: a failure fails the build" if corpus.strict else "recorded; the build does not fail"
+        out.append(ASSERTIONS.format(passed=a["passed"], total=a["total"], file=corpus.assertions, strict=strict,
                                      table=md_table(a["runs"], ("Run",)), failed=failed))
     out += render_encoders(t, results) + render_answers(t, results)
     return "\n".join(out + render_stage_times(t, jobs))
@@ -209,7 +209,7 @@ def render_answers(t: CorpusTables, results) -> list[str]:
     unanswerable = t.unanswerable(run)
     shown = (f"\nUnanswerable questions and what each reader said over `{run}`:\n\n{md_table(unanswerable)}\n"
              if len(unanswerable) else "")
-    return [ANSWERS.format(k=t.cc["prompt"]["k"], table=md_table(answers, ("Reader", "Run")),
+    return [ANSWERS.format(k=t.corpus.prompt.k, table=md_table(answers, ("Reader", "Run")),
                            note=delta_note(answers, "Δ contains answer vs the reader's best run"), unanswerable=shown)
             + render_squad(t.metrics, md_table) + render_losses(t, run, md_table) + render_reading(t, results)]
 
@@ -221,12 +221,12 @@ def render_stage_times(t: CorpusTables, jobs: list) -> list[str]:
 
 def render_diagnosis(t: CorpusTables) -> str:
     d = t.diagnosis()
-    k = t.cc["diagnose"]["k"]
+    k = t.corpus.diagnose.k
     overlap = ""
     if d["overlap"]:
         overlap = (f"- Mean top-{k} overlap between channels: "
                    + "; ".join(f"`{a}` vs `{b}` {v:.2f}" for (a, b), v in d["overlap"]) + ".\n")
-    share = f"{t.cc['diagnose']['always_share']:.0%}"
+    share = f"{t.corpus.diagnose.always_share:.0%}"
     if len(d["always"]):
         always = (f"\nChunks in the top {k} of more than {share} of questions (\"always on top\"):\n\n"
                   + md_table(d["always"].rename(columns={"retriever": "Channel", "chunk_id": "chunk",

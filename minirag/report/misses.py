@@ -8,15 +8,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..config.corpus import base_retrievers
-
 
 def gold_misses(t, run: str) -> pd.DataFrame:
     """`t`: the corpus's tables (tables.CorpusTables), whose diagnosis.csv, settings and test questions are read."""
     diag = t.csv("diagnosis.csv").set_index("qid")
-    k = t.cc["diagnose"]["k"]
-    depth = t.cc["depth"]
-    channels = base_retrievers(t.cc)
+    k, depth = t.corpus.diagnose.k, t.corpus.depth
+    channels = t.corpus.base_retrievers()
     rows = []
     for q in t.test_questions:
         if not q["answerable"] or q["qid"] not in diag.index:

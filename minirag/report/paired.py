@@ -99,12 +99,12 @@ class PairedScores:
         best mean, as the check chose it), on the target's metric, level and slice of the test split."""
         if result["check"] != "above_inputs":
             return None
-        a = next((x for x in load_assertions(self.t.cc["assertions"])
+        a = next((x for x in load_assertions(self.t.corpus.assertions)
                   if not x.gate and x.index == result["index"]), None)
-        if a is None or a.above_inputs is None or result["retriever"] not in self.t.cc["retrievers"]:
+        if a is None or a.above_inputs is None or result["retriever"] not in self.t.corpus.retrievers:
             return None
         qids = [q["qid"] for q in self.t.test_questions if in_slice(q, a.slice)]
-        upstream = self.t.kinds.retrievers[result["retriever"]].upstream()
+        upstream = self.t.corpus.retrievers[result["retriever"]].upstream()
         means = {r: self.scores(r, a.metric, a.level).loc[lambda s: s.index.isin(qids)].mean() for r in upstream}
         best = max(upstream, key=lambda r: means[r])
         return self.compare(result["retriever"], best, a.metric, a.level, qids)

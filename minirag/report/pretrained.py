@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 from ..artifacts.integrity import load_json
 from ..index.coverage import shares
-from ..index.embedders import PretrainedSettings
 from ..settings import setting
 
 COVERAGE = ("**Warning:** `{embedder}` (`{path}`) cannot represent the corpus's `{lang}` text: {letters:.0%} of the "
@@ -35,20 +34,20 @@ class CoverageLimits:
     truncated: float = setting(0.25, minimum=0, maximum=1)  # texts cut at the model's maximum length
 
 
-def pretrained_notes(kinds, main: list[str], slices) -> list[str]:
+def pretrained_notes(corpus, main: list[str], slices) -> list[str]:
     """For each pretrained encoder's run, its hit@5 by language, and the languages it is weak on
     (more than 0.15 below its best language): a model trained on English is, and the report says so."""
-    out, cc = [], kinds.config
+    out = []
     for r in main:
-        embedder = kinds.retrievers[r].ranking_embedder()
-        if not embedder or not kinds.embedders[embedder].pretrained:
+        embedder = corpus.retrievers[r].ranking_embedder()
+        if not embedder or not corpus.embedders[embedder].pretrained:
             continue
         by_lang = {row["lang"]: row[r] for _, row in slices.iterrows() if row["difficulty"] == "all"}
         langs = {lang: v for lang, v in by_lang.items() if lang != "all"}
         best = max(langs.values(), default=0.0)
         weak = [f"{lang} ({v:.3f})" for lang, v in langs.items() if v < best - 0.15]
         figures = ", ".join(f"{lang} {v:.3f}" for lang, v in by_lang.items())
-        note = f"`{r}` is a pretrained encoder (`{cc['embedders'][embedder].get('path', PretrainedSettings.path)}`): hit@5 {figures}."
+        note = f"`{r}` is a pretrained encoder (`{corpus.embedders[embedder].s.path}`): hit@5 {figures}."
         if weak:
             note += f" It is weak on {', '.join(weak)} against {best:.3f} on its best language: read it as a model of that language."
         out.append(note + "\n")
@@ -59,16 +58,16 @@ def coverage_notes(t, limits: CoverageLimits = CoverageLimits()) -> list[str]:
     """Per pretrained embedder a dense run reads, and per language, a warning when its tokenizer
     spells the text out letter by letter, and a note when it cuts most texts short."""
     out = []
-    for e, spec in t.cc["embedders"].items():
-        runs = [r for r in t.main if t.kinds.retrievers[r].embedder() == e]
-        if not t.kinds.embedders[e].pretrained or not runs:
+    for e, kind in t.corpus.embedders.items():
+        runs = [r for r in t.main if t.corpus.retrievers[r].embedder() == e]
+        if not kind.pretrained or not runs:
             continue
         tokens = load_json(t.layout.vectors_sidecar(e), "vectors sidecar").get("tokens", {})
         for lang, counts in tokens.items():
             share = shares(counts)
             letters = share["unknown"] + share["single_char"]
             if letters > limits.letters:
-                out.append(COVERAGE.format(embedder=e, path=spec.get("path", PretrainedSettings.path), lang=lang,
+                out.append(COVERAGE.format(embedder=e, path=kind.s.path, lang=lang,
                                            letters=letters, texts=counts["texts"],
                                            runs=", ".join(f"`{r}`" for r in runs)) + "\n")
             if share["truncated"] > limits.truncated:

@@ -18,8 +18,8 @@ import pandas as pd
 
 from ..artifacts.integrity import iter_records, load_json, load_records, verified
 from ..artifacts.layout import CorpusLayout
-from ..config.corpus import answered, base_retrievers, main_retrievers, sweep_groups
 from ..config.typed import Corpus
+from ..settings import settings_to_dict
 from .misses import gold_misses
 from .paired import PairedScores, holm_cells
 
@@ -33,10 +33,9 @@ def labelled(df: pd.DataFrame) -> pd.DataFrame:
 
 
 class CorpusTables:
-    def __init__(self, name: str, cc: dict, layout: CorpusLayout):
-        self.name, self.cc, self.layout = name, cc, layout
-        self.kinds = Corpus.of(cc)
-        self.main, self.paired = main_retrievers(cc), PairedScores(self)  # paired: the Δ columns' per-question scores
+    def __init__(self, name: str, corpus: Corpus, layout: CorpusLayout):
+        self.name, self.corpus, self.layout = name, corpus, layout
+        self.main, self.paired = self.corpus.main_retrievers(), PairedScores(self)  # paired: the Δ columns' per-question scores
 
     # ------------------------------------------------------------ artifacts
     @cached_property
@@ -64,10 +63,10 @@ class CorpusTables:
     @cached_property
     def results(self) -> list[dict]:
         """assertions.json: every assertion and target with its run and observed value."""
-        return load_json(self.layout.eval("assertions.json"), "assertion results") if self.cc["assertions"] else []
+        return load_json(self.layout.eval("assertions.json"), "assertion results") if self.corpus.assertions else []
 
     def describe(self, retriever: str) -> str:
-        return self.kinds.retrievers[retriever].describe(self.cc)
+        return self.corpus.retrievers[retriever].describe(self.corpus)
 
     def score(self, retriever: str, metric: str = "hit@5", level: str = "chunk") -> float:
         return self.metrics["retrieval"][retriever][level][metric]
@@ -81,7 +80,7 @@ class CorpusTables:
 
         def counted(rows, key):
             return listed(Counter(r[key] for r in rows))
-        return {"source": self.cc["source"], "chunk": self.cc["chunk"], "n_docs": sum(doc_langs.values()),
+        return {"source": settings_to_dict(self.corpus.source), "chunk": settings_to_dict(self.corpus.chunk), "n_docs": sum(doc_langs.values()),
                 "docs_by_lang": listed(doc_langs), "chars": doc_chars,
                 "n_chunks": len(chars), "median_chars": chars[len(chars) // 2] if chars else 0,
                 "questions": self.metrics["questions"], "answerable": self.metrics["answerable"],
@@ -114,7 +113,7 @@ class CorpusTables:
     def fusion(self) -> pd.DataFrame:
         rows = []
         for r in self.main:
-            kind = self.kinds.retrievers[r]
+            kind = self.corpus.retrievers[r]
             if not kind.fuses:
                 continue
             best = max(kind.upstream(), key=self.score)
@@ -152,11 +151,11 @@ class CorpusTables:
     def ablation(self) -> pd.DataFrame:
         div = self.csv("diversity.csv")
         div = div[div["qid"] == "mean"].set_index("retriever")
-        rows, k = [], self.cc["diagnose"]["k"]
-        kinds = self.kinds.retrievers
-        bases = list(dict.fromkeys(kinds[r].upstream()[0] for r in self.cc["retrievers"] if kinds[r].reorders))
+        rows, k = [], self.corpus.diagnose.k
+        kinds = self.corpus.retrievers
+        bases = list(dict.fromkeys(kind.upstream()[0] for kind in kinds.values() if kind.reorders))
         for base in bases:
-            family = [r for r in self.cc["retrievers"] if kinds[r].reorders and kinds[r].upstream() == [base]]
+            family = [r for r, kind in kinds.items() if kind.reorders and kind.upstream() == [base]]
             family.sort(key=lambda r: kinds[r].ablation_key())
             for r in [base] + family:
                 d = div.loc[r] if r in div.index else {}
@@ -168,9 +167,10 @@ class CorpusTables:
 
     def sweeps(self) -> list[tuple[str, str, pd.DataFrame]]:
         out = []
-        for (name, param), points in sweep_groups(self.cc).items():
-            points = sorted([name] + points, key=lambda p: self.cc["retrievers"][p][param])
-            rows = [{param: f"{self.cc['retrievers'][p][param]:g}", "run": p, "hit@5": self.score(p),
+        value = self.corpus.swept_value
+        for (name, param), points in self.corpus.sweep_groups().items():
+            points = sorted([name] + points, key=lambda p: value(p, param))
+            rows = [{param: f"{value(p, param):g}", "run": p, "hit@5": self.score(p),
                      "mrr": self.score(p, "mrr"), "ndcg@10": self.score(p, "ndcg@10")} for p in points]
             out.append((name, param, labelled(pd.DataFrame(rows))))
         return out
@@ -181,7 +181,7 @@ class CorpusTables:
         overlap = self.csv("overlap.csv")
         overlap = overlap[overlap["qid"] == "mean"].drop(columns="qid")
         always = self.csv("always_on_top.csv")
-        always = always[always["retriever"].isin(base_retrievers(self.cc))]
+        always = always[always["retriever"].isin(self.corpus.base_retrievers())]
         return {"questions": len(diag), "shared_miss": int(diag["shared_miss"].astype(str).eq("True").sum()),
                 "overlap": [(pair.split("|"), float(v)) for pair, v in overlap.iloc[0].items()] if len(overlap) else [],
                 "always": always[["retriever", "chunk_id", "doc_id", "count"]].head(10)}
@@ -190,10 +190,10 @@ class CorpusTables:
         """Per mechanism (a title field, a cap, MMR), the questions whose gold document enters
         (fixed) or leaves (broken) the top k against the same run without it."""
         diag = self.csv("diagnosis.csv")
-        k = self.cc["diagnose"]["k"]
+        k = self.corpus.diagnose.k
         rows = []
         for r in self.main:
-            for mechanism, control in self.kinds.retrievers[r].controls(r, self.cc):
+            for mechanism, control in self.corpus.retrievers[r].controls(r, self.corpus):
                 inside = diag[f"{r}_doc"].le(k) & diag[f"{r}_doc"].notna()
                 before = diag[f"{control}_doc"].le(k) & diag[f"{control}_doc"].notna()
                 fixed, broken = list(diag["qid"][inside & ~before]), list(diag["qid"][before & ~inside])
@@ -213,7 +213,7 @@ class CorpusTables:
         for r in gate:
             per_run[0][r["retriever"]] += 1
             per_run[1][r["retriever"]] += r["passed"]
-        runs = pd.DataFrame([{"Run": run, "what": self.describe(run) if run in self.cc["retrievers"] else "",
+        runs = pd.DataFrame([{"Run": run, "what": self.describe(run) if run in self.corpus.retrievers else "",
                               "passed": f"{per_run[1][run]} of {n}"} for run, n in per_run[0].items()])
         failed = pd.DataFrame([{"assertion": r["assertion"], "observed": r["observed"]} for r in gate if not r["passed"]],
                               columns=["assertion", "observed"])
@@ -222,8 +222,8 @@ class CorpusTables:
     # ------------------------------------------------------------ encoders and answers
     def encoders(self) -> list[dict]:
         out = []
-        for e in self.cc["embedders"]:
-            if not self.kinds.embedders[e].trained or not self.layout.encoder_sidecar(e).exists():
+        for e, kind in self.corpus.embedders.items():
+            if not kind.trained or not self.layout.encoder_sidecar(e).exists():
                 continue
             side = load_json(self.layout.encoder_sidecar(e), "encoder sidecar")
             out.append({"name": e, "pairs": side["training_pairs"], "by_source": side["pairs_by_source"],
@@ -233,9 +233,9 @@ class CorpusTables:
 
     def controls_of(self, embedder: str) -> pd.DataFrame:
         """The seed's sanity check: a trained encoder's dense runs against every untrained (hashing) one."""
-        dense = {r: self.kinds.retrievers[r].dense_embedder() for r in self.main
-                 if self.kinds.retrievers[r].dense_embedder()}
-        controls = [r for r, e in dense.items() if self.kinds.embedders[e].control]
+        dense = {r: self.corpus.retrievers[r].dense_embedder() for r in self.main
+                 if self.corpus.retrievers[r].dense_embedder()}
+        controls = [r for r, e in dense.items() if self.corpus.embedders[e].control]
         rows = [{"trained": t, "control": c, "hit@5": self.score(t), "control hit@5": self.score(c),
                  "ndcg@10": self.score(t, "ndcg@10"), "control ndcg@10": self.score(c, "ndcg@10")}
                 for t, e in dense.items() if e == embedder for c in controls]
@@ -257,18 +257,18 @@ class CorpusTables:
     def unanswerable(self, run: str) -> pd.DataFrame:
         """What each reader said over `run` to each unanswerable test question."""
         said = {reader: {r["qid"]: r["answer"] for r in load_records(self.layout.answers(reader, run), "answers")}
-                for reader in self.cc["readers"]}
+                for reader in self.corpus.readers}
         return pd.DataFrame([{"qid": q["qid"], "question": q["query"], **{f"`{r}`": said[r][q["qid"]] for r in said}}
                              for q in self.test_questions if not q["answerable"]])
 
     def trained_readers(self) -> dict[str, dict]:
         """Each trained reader's sidecar (config, training, held-out scores), by name."""
         return {r: load_json(self.layout.reader_model(r).with_suffix(".json"), "reader sidecar")
-                for r in self.cc["readers"] if self.kinds.readers[r].trained and answered(self.cc)}
+                for r, kind in self.corpus.readers.items() if kind.trained and self.corpus.answered()}
 
     def answer_run(self) -> str | None:
         """The run whose answers the unanswerable table shows: the best retriever, if it is answered."""
-        runs = answered(self.cc)
+        runs = self.corpus.answered()
         if not runs:
             return None
         best = self.best_retriever()

@@ -9,7 +9,6 @@ from __future__ import annotations
 import pandas as pd
 
 from ..answer.minigpt.reader import score_heldout, support_sweep
-from ..answer.readers import Reader, reader_kind
 from .answering import render_selector
 from .cells import md_table
 from .tables import CorpusTables
@@ -64,7 +63,7 @@ Trained in {seconds:.1f} s ({summary}).{figure}
 
 def render_reading(t: CorpusTables, results) -> str:
     """Each trained reader's account, by the section its kind asks for (`Reader.report`)."""
-    return "".join(SECTIONS[reader_kind(t.cc, name).report](t, name, meta, results)
+    return "".join(SECTIONS[t.corpus.readers[name].report](t, name, meta, results)
                    for name, meta in t.trained_readers().items())
 
 
@@ -89,7 +88,7 @@ def render_training(t: CorpusTables, name: str, meta: dict, results) -> str:
 def render_reading_tasks(t: CorpusTables, name: str, meta: dict, results) -> str:
     """The Mini-GPT: its held-out reading tasks, the support sweep and its loss curve."""
     # the support threshold is an answering setting, applied here to the recorded outcomes
-    _, settings = Reader.settings_of(t.cc["readers"][name], f"readers.{name}")
+    settings = t.corpus.reader_settings[name]
     h, alone = score_heldout(meta["heldout_outcomes"], settings.min_support), meta["heldout_model_alone"]
     rows = [("true context: answer and citation right", "true", "answer_and_cite", "≥ 0.8"),
             ("true context: answer right", "true", "answer", ""),

@@ -76,7 +76,7 @@ def pipeline_of(model: str, built) -> tuple[str | None, str | None]:
     if model == DEFAULT_MODEL:
         return None, None
     retriever, _, reader = model.partition("+")
-    if retriever not in built.cc["retrievers"] or (reader and reader not in built.cc["readers"]):
+    if retriever not in built.settings.retrievers or (reader and reader not in built.settings.readers):
         raise RequestFailed(404, "model", f"no model {model!r}: use {DEFAULT_MODEL!r} or '<retriever>+<reader>' "
                             "(GET /v1/models lists them)", "model_not_found")
     return retriever, reader or None
@@ -89,7 +89,7 @@ def add_routes(app: FastAPI) -> None:
     async def models() -> dict[str, Any]:
         built = live.current.built
         created = int(live.current.loaded_at)
-        names = [DEFAULT_MODEL] + [f"{r}+{rd}" for r in built.cc["retrievers"] for rd in built.cc["readers"]]
+        names = [DEFAULT_MODEL] + [f"{r}+{rd}" for r in built.settings.retrievers for rd in built.settings.readers]
         return {"object": "list", "data": [{"id": n, "object": "model", "created": created, "owned_by": "minirag"}
                                            for n in names]}
 

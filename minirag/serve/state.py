@@ -27,13 +27,13 @@ from ..artifacts.io import sha256_file
 from ..query.built_corpus import BuiltCorpus
 
 
-def served_files(cc: dict, root: Path) -> list[Path]:
+def served_files(corpus, root: Path) -> list[Path]:
     """What a snapshot of the corpus at `root` reads: the inputs of its retrieve, candidates and
     generate jobs, from their stage specs (CorpusGraph.served)."""
     from ..artifacts.layout import CorpusLayout
     from ..pipeline.graph import CorpusGraph
     # what is not there is not loaded either (a corpus without questions has no metrics)
-    return [Path(p) for p in CorpusGraph(cc, CorpusLayout(Path(root))).served() if Path(p).is_file()]
+    return [Path(p) for p in CorpusGraph(corpus, CorpusLayout(Path(root))).served() if Path(p).is_file()]
 
 
 def manifest_path(configfile: str | Path, results: str | Path) -> Path:
@@ -52,9 +52,9 @@ class Snapshot:
     @classmethod
     def load(cls, configfile: str | Path, corpus: str, results: str | Path) -> "Snapshot":
         # Hash first: a file replaced while we open it changes the receipts folder, which loads again.
-        from ..config.load import load_corpus
+        from ..config.load import load_checked
         root = Path(results) / corpus
-        artifacts = {str(p): sha256_file(p) for p in served_files(load_corpus(configfile, corpus), root)}
+        artifacts = {str(p): sha256_file(p) for p in served_files(load_checked(configfile, corpus), root)}
         built = BuiltCorpus.open(configfile, corpus, results).load_all()
         return cls(built, artifacts)
 

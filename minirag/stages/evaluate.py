@@ -27,7 +27,7 @@ def evaluate(settings: dict, corpus: str, questions: Path, docs: Path, chunks: P
     answered = {f"{p.parent.name}/{p.stem}": {r["qid"]: r for r in load_records(p, "answers")} for p in answers}
     scored = {p.stem: load_candidates(p) for p in candidates}
     result = score(corpus, qs, load_chunks(chunks, docs), ranked, answered, scored,
-                   d.tags if (d := of_corpus(settings)) else ())
+                   d.tags if (d := of_corpus(settings["domain"])) else ())
     write_evaluation(out_dir, result, qs, list(ranked), list(answered))
     log(f"evaluate: {len(qs)} questions, {len(ranked)} runs -> {out_dir}")
     return [Path(out_dir) / name for name in EVAL_FILES]

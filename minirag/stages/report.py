@@ -9,6 +9,7 @@ from pathlib import Path
 from ..artifacts.io import atomic_write_text, write_json
 from ..artifacts.layout import CorpusLayout
 from ..config.parsed import write_parsed
+from ..config.typed import Corpus
 from ..history.log import path_of as history_path
 from ..history.record import record_build
 from ..pipeline.graph import CorpusGraph
@@ -22,13 +23,13 @@ def report(settings: dict, config: str, out: Path, manifest: Path) -> None:
     """Render each corpus's section from its tables; hash every input and output into the manifest."""
     results = settings["results"]
     parts = [HEADER.format(config=config, manifest=Path(manifest).as_posix())]
-    corpora = {}
+    corpora, typed = {}, {}
     for name, cc in settings["corpora"].items():
-        layout = CorpusLayout.of(results, name)
-        corpora[name] = (cc, layout, CorpusGraph(cc, layout).jobs())
-        parts.append(render_corpus(CorpusTables(name, cc, layout), results, corpora[name][2]))
+        layout, typed[name] = CorpusLayout.of(results, name), Corpus.of(cc)
+        corpora[name] = (cc, layout, CorpusGraph(typed[name], layout).jobs())
+        parts.append(render_corpus(CorpusTables(name, typed[name], layout), results, corpora[name][2]))
     atomic_write_text(out, "\n".join(parts).rstrip() + "\n")
-    write_json(manifest, build_manifest(settings["corpora"], results, config))
+    write_json(manifest, build_manifest(typed, results, config))
     # the config's YAML kept as JSON by its bytes' sha256, which `search` and `answer` read without PyYAML
     # (config/parsed.py); like the history, a file beside the report, not one of its outputs
     write_parsed(config, results)

@@ -22,8 +22,8 @@ def feeding_retrievers(settings: dict, sources: Sources, depth: int):
     if "feeding" not in settings:
         return None
     feeding = settings["feeding"]
-    kinds = SimpleNamespace(retrievers={r: job_kind(feeding[r], r) for r in feeding}, config={"depth": depth})
-    return lambda r: open_retriever(sources, kinds, r)
+    corpus = SimpleNamespace(retrievers={r: job_kind(feeding[r], r) for r in feeding}, depth=depth)
+    return lambda r: open_retriever(sources, corpus, r)
 
 
 def retrieve(settings: dict, name: str, questions: Path, docs: Path, chunks: Path, out: Path, runs: list[Path] = (),

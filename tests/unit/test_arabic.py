@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from minirag.config.corpus import corpus_config
 from minirag.config.typed import Corpus
 from minirag.text.analyze import DATA_DIR, Analyzer, AnalyzerConfig
 from minirag.text.arabic import normalize_arabic
@@ -70,11 +71,11 @@ def test_the_report_warns_on_a_one_language_corpus_the_model_cannot_read(tmp_pat
                                                      "single_char": 58418, "truncated": 191}}}))
 
     class Tables:
-        cc = {"embedders": {"minilm": {"type": "pretrained", "path": "pkg:m/model"}},
-              "retrievers": {"minilm": {"type": "dense", "embedder": "minilm"},
-                             "bm25": {"type": "bm25", "index": "plain"}}}
+        corpus = Corpus.of(corpus_config({"corpora": {"c": {
+            "embedders": {"minilm": {"type": "pretrained", "path": "pkg:m/model"}, "hashing": {"type": "hashing"}},
+            "retrievers": {"minilm": {"type": "dense", "embedder": "minilm"},
+                           "bm25": {"type": "bm25", "index": "plain"}}}}}, "c"))
         main = ["minilm", "bm25"]
-        kinds = Corpus.of({**cc, "readers": {}})
 
         class layout:
             @staticmethod

@@ -1,7 +1,8 @@
 import pytest
 
 from minirag.artifacts.layout import CorpusLayout
-from minirag.config.corpus import ConfigError, answered, corpus_config, corpus_names
+from minirag.config.corpus import ConfigError, corpus_config, corpus_names
+from minirag.config.typed import Corpus
 from minirag.pipeline.graph import CorpusGraph
 from minirag.pipeline.stages import settings_of
 
@@ -43,7 +44,7 @@ def test_sweep_expands_into_one_retriever_per_value():
     assert "sweep" not in cc["retrievers"]["rrf"]
     assert stage_settings(cc, "retrieve", "rrf@k=5") == {"type": "rrf", "of": ["dense", "bm25"], "k": 5, "weights": [],
                                                      "fit": False, "depth": 100}
-    assert answered(cc) == ["dense", "bm25", "rrf"]  # sweep points are scored on retrieval only
+    assert Corpus.of(cc).answered() == ["dense", "bm25", "rrf"]  # sweep points are scored on retrieval only
 
 
 @pytest.mark.parametrize("retrievers, message", [
@@ -156,10 +157,10 @@ def test_settings_carry_every_default_from_their_dataclass():
 def test_answer_names_the_runs_every_reader_answers_in_config_order():
     rs = {"dense": {"type": "dense"}, "bm25": {"type": "bm25"},
           "rrf": {"type": "rrf", "of": ["dense", "bm25"], "sweep": {"k": [5]}}}
-    assert answered(corpus_config(cfg(retrievers=rs, answer=["rrf", "dense"]), "c")) == ["dense", "rrf"]
-    assert answered(corpus_config(cfg(retrievers=rs, answer=["rrf@k=5"]), "c")) == ["rrf@k=5"]  # asked for
-    assert answered(corpus_config(cfg(retrievers=rs, answer=[]), "c")) == []  # retrieval metrics only
-    assert answered(corpus_config(cfg(retrievers=rs), "c")) == ["dense", "bm25", "rrf"]  # default "*"
+    assert Corpus.of(corpus_config(cfg(retrievers=rs, answer=["rrf", "dense"]), "c")).answered() == ["dense", "rrf"]
+    assert Corpus.of(corpus_config(cfg(retrievers=rs, answer=["rrf@k=5"]), "c")).answered() == ["rrf@k=5"]  # asked for
+    assert Corpus.of(corpus_config(cfg(retrievers=rs, answer=[]), "c")).answered() == []  # retrieval metrics only
+    assert Corpus.of(corpus_config(cfg(retrievers=rs), "c")).answered() == ["dense", "bm25", "rrf"]  # default "*"
     with pytest.raises(ConfigError, match=r"corpora.c.answer\[1\]: unknown retriever 'nope'"):
         corpus_config(cfg(retrievers=rs, answer=["bm25", "nope"]), "c")
 
@@ -190,7 +191,7 @@ def test_the_default_experiment_is_lean_and_the_ablation_study_holds_its_runs_wi
     for section in ("retrievers", "embedders", "bm25"):
         assert {n: study[section][n] for n in lean[section]} == lean[section], section
     assert "feedback-dense" in study["retrievers"] and "feedback-dense" not in lean["retrievers"]
-    assert answered(study) == answered(lean) == ["bm25", "hybrid", "lexical-rerank"]
+    assert Corpus.of(study).answered() == Corpus.of(lean).answered() == ["bm25", "hybrid", "lexical-rerank"]
 
 
 @pytest.mark.parametrize("name", ["history", "configs", "logs", "benchmarks"])

@@ -90,6 +90,6 @@ def test_reading_the_copy_loads_no_yaml(config, tmp_path):
     results = tmp_path / "results"
     write_parsed(config, results)
     code = (f"import sys; from minirag.query.defaults import named_corpus; "
-            f"print(named_corpus({str(config)!r}, None, {str(results)!r})[1]['depth'], 'yaml' in sys.modules)")
+            f"print(named_corpus({str(config)!r}, None, {str(results)!r})[1].depth, 'yaml' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["50", "False"]

@@ -119,8 +119,8 @@ def test_only_a_grammar_corpus_has_the_conjugation_column_and_slice():
 
 def test_the_grammar_is_found_by_its_name_and_fills_only_known_extension_points():
     from minirag.domain import POINTS, Domain, load, names, of_corpus
-    assert "grammar" in names() and of_corpus({"domain": None}) is None
-    grammar = of_corpus({"domain": "grammar"})
+    assert "grammar" in names() and of_corpus(None) is None
+    grammar = of_corpus("grammar")
     assert grammar is load("grammar") and set(grammar.hooks) <= set(POINTS)
     assert all(grammar.hook(point) is not None for point in grammar.hooks)  # each "module:attribute" resolves
     assert [s.rule for s in grammar.stage_specs()] == ["lexicon"]

@@ -7,8 +7,8 @@ import pytest
 
 from minirag.answer.readers import Answer
 from minirag.config.corpus import ConfigError, corpus_config
+from minirag.config.typed import Corpus
 from minirag.rank.feedback import answer_form, feedback_order
-from minirag.rank.kinds import kind_of
 from minirag.text.words import fold
 
 TEXTS = {"a": "ser: fui, fuiste", "b": "tener: Tuve, tuviste", "c": "estar: estuve", "d": "yo tuvé ayer",
@@ -74,7 +74,7 @@ class FakeSources:
 
 def feedback_kind():
     cc = corpus_config(CONFIG, "c")
-    return kind_of(cc, "fb")
+    return Corpus.of(cc).retrievers["fb"]
 
 
 @pytest.mark.parametrize("answer, expected", [
@@ -92,7 +92,7 @@ def test_the_kind_reorders_by_its_readers_answer_and_an_abstention_or_a_long_ans
 def test_the_kind_puts_the_chunks_holding_the_answers_verb_first_its_lemmas_from_the_sources_lexicon():
     corpus = {**CONFIG["corpora"]["c"], "retrievers": {**CONFIG["corpora"]["c"]["retrievers"],
                                                        "fb": {"type": "feedback", "of": "b", "reader": "x", "n": 6}}}
-    kind = kind_of(corpus_config({"corpora": {"c": corpus}}, "c"), "fb")
+    kind = Corpus.of(corpus_config({"corpora": {"c": corpus}}, "c")).retrievers["fb"]
     sources = FakeSources(Answer("tuve [#1]", ["a"], False, 0.9, 0.0))
     assert [c for c, _ in kind.combine("preterite of tener", [RUN], sources, 100)] == ["a", "b", "f", "d", "c", "e"]
 
@@ -137,7 +137,7 @@ def test_the_retrieve_job_carries_its_readers_settings_so_a_threshold_change_rer
 def test_its_reader_answers_as_over_an_answered_run_candidates_depth_and_the_prompt_settings():
     prompt = {"k": 4, "answers": 1, "template": "default", "evidence_lines": 5, "evidence_chars": 200}
     corpus = {**CONFIG["corpora"]["c"], "candidates": {"depth": 15}, "prompt": prompt}
-    kind = kind_of(corpus_config({"corpora": {"c": corpus}}, "c"), "fb")
+    kind = Corpus.of(corpus_config({"corpora": {"c": corpus}}, "c")).retrievers["fb"]
     sources = FakeSources(Answer("tuve [#1]", ["f"], False, 0.9, 0.0))
     kind.combine("preterite of tener", [RUN], sources, 100)
     depth, given = sources.asked[0][4:]

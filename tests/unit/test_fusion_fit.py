@@ -93,19 +93,20 @@ def test_bad_fit_questions_settings_are_one_line_naming_the_key(bad, key):
 
 def test_which_corpora_have_dev_questions_is_told_from_the_source(tmp_path):
     from minirag.datasets.dev_split import has_dev_questions
+    from minirag.text.corpus import SourceSettings
     questions = tmp_path / "q.jsonl"
     questions.write_text('{"qid": "a", "query": "x", "split": "test"}\n', encoding="utf-8")
-    markdown = {"source": {"format": "markdown", "questions": str(questions)}}
+    markdown = SourceSettings(format="markdown", questions=str(questions))
     assert not has_dev_questions(markdown)
-    assert not has_dev_questions({"source": {"format": "markdown", "questions": ""}})
+    assert not has_dev_questions(SourceSettings(format="markdown", questions=""))
     questions.write_text('{"qid": "a", "query": "x", "split": "test"}\n'
                          '{"qid": "b", "query": "y", "split": "dev", "answerable": false}\n', encoding="utf-8")
     assert not has_dev_questions(markdown)  # an unanswerable dev question has nothing to rank
     questions.write_text('{"qid": "a", "query": "x", "split": "dev"}\n', encoding="utf-8")
     assert has_dev_questions(markdown)
-    assert has_dev_questions({"source": {"format": "squad", "dev_docs": ["Normans"]}})
-    assert not has_dev_questions({"source": {"format": "squad", "dev_docs": []}})
-    assert not has_dev_questions({"source": {"format": "beir"}})
+    assert has_dev_questions(SourceSettings(format="squad", dev_docs=("Normans",)))
+    assert not has_dev_questions(SourceSettings(format="squad", dev_docs=()))
+    assert not has_dev_questions(SourceSettings(format="beir"))
 
 
 def test_a_fit_on_synthetic_questions_says_so_and_none_left_keeps_the_configs_weights():

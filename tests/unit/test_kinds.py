@@ -10,12 +10,13 @@ from minirag.config.schema import config_schema
 from minirag.config.typed import Corpus
 from minirag.pipeline.graph import CorpusGraph
 from minirag.query.sources import open_retriever
-from minirag.rank.kinds import KINDS, Combining, kind_of
+from minirag.rank.kinds import KINDS, Combining
 from minirag.settings import setting
 
 
 def describe_retriever(cc, name):
-    return kind_of(cc, name).describe(cc)
+    corpus = Corpus.of(cc)
+    return corpus.retrievers[name].describe(corpus)
 
 
 def kb_like_config(analyzer: dict) -> dict:

@@ -11,11 +11,11 @@ from minirag.artifacts.integrity import write_receipt
 from minirag.artifacts.layout import CorpusLayout
 from minirag.config.corpus import ConfigError, corpus_config
 from minirag.config.load import validate
+from minirag.config.typed import Corpus
 from minirag.index.hashing import HashingEmbedder
 from minirag.index.vectors import AlignmentError, save_vectors, vectors_sidecar_path
 from minirag.pipeline.kind_files import KindFiles
 from minirag.query.sources import Sources
-from minirag.rank.kinds.base import kind_of
 from minirag.rank.rerank import FEATURES
 from minirag.rank.rerank_dense import DENSE_FEATURES, DenseFeatures
 
@@ -88,11 +88,11 @@ def test_the_option_names_its_key_when_wrong():
 def test_with_the_option_the_jobs_read_the_vectors_and_the_encoder_and_the_model_has_two_more_features():
     cc = corpus_config(corpus({"dense": "hashing"}), "c")
     graph = KindFiles(cc, CorpusLayout.of("results", "c"))
-    kind = kind_of(cc, "r")
+    kind = Corpus.of(cc).retrievers["r"]
     assert kind.features() == FEATURES + DENSE_FEATURES and kind.embedder() == "hashing"
     assert "vectors:hashing" in kind.reads(graph) and "vectors:hashing" in kind.serves(graph)
     assert kind.training_reads(graph)["files"] == graph.vectors("hashing")
-    plain = kind_of(corpus_config(corpus({}), "c"), "r")
+    plain = Corpus.of(corpus_config(corpus({}), "c")).retrievers["r"]
     assert plain.features() == FEATURES and plain.embedder() is None
     assert not any(k.startswith("vectors:") for k in plain.reads(graph)) and "files" not in plain.training_reads(graph)
 
@@ -100,7 +100,7 @@ def test_with_the_option_the_jobs_read_the_vectors_and_the_encoder_and_the_model
 def test_the_report_sets_it_against_the_same_reranker_without_the_cosine():
     config = corpus({"dense": "hashing"})
     config["corpora"]["c"]["retrievers"]["r0"] = {"type": "rerank", "of": "b"}
-    cc = corpus_config(config, "c")
-    assert kind_of(cc, "r").controls("r", cc) == [("learned rerank of the top 100 with hashing's cosine", "b"),
+    c = Corpus.of(corpus_config(config, "c"))
+    assert c.retrievers["r"].controls("r", c) == [("learned rerank of the top 100 with hashing's cosine", "b"),
                                                   ("hashing's cosine as a feature", "r0")]
-    assert kind_of(cc, "r0").controls("r0", cc) == [("learned rerank of the top 100", "b")]
+    assert c.retrievers["r0"].controls("r0", c) == [("learned rerank of the top 100", "b")]

@@ -1,6 +1,7 @@
 """Which retriever `search`, `answer` and the page use when the config names none (query/defaults.py)."""
 
 from minirag.config.corpus import corpus_config
+from minirag.config.typed import Corpus
 from minirag.query.defaults import served_retriever
 
 
@@ -9,7 +10,7 @@ def figures(**hit5):
 
 
 def test_the_best_on_dev_is_served_and_test_is_never_looked_at_when_dev_has_questions():
-    cc = corpus_config({"corpora": {"c": {}}}, "c")
+    cc = Corpus.of(corpus_config({"corpora": {"c": {}}}, "c"))
     metrics = {"answerable": 40, "retrieval": figures(dense=0.9, bm25=0.1, rrf=0.1),
                "splits": {"dev": {"answerable": 20, "retrieval": figures(dense=0.2, bm25=0.7, rrf=0.5)}}}
     name, why = served_retriever(cc, metrics)
@@ -17,7 +18,7 @@ def test_the_best_on_dev_is_served_and_test_is_never_looked_at_when_dev_has_ques
 
 
 def test_a_corpus_without_questions_serves_its_first_fusion_and_says_nothing_was_ranked():
-    cc = corpus_config({"corpora": {"c": {}}}, "c")
+    cc = Corpus.of(corpus_config({"corpora": {"c": {}}}, "c"))
     empty = {"questions": 0, "answerable": 0, "retrieval": figures(dense=0.0, bm25=0.0, rrf=0.0), "splits": None}
     assert served_retriever(cc, empty) == ("rrf", "no evaluation to rank by: the config's first fusion")
     dev_only_unanswerable = {**empty, "splits": {"dev": {"answerable": 0, "retrieval": figures(dense=0.0, bm25=0.0)}}}

@@ -85,15 +85,17 @@ def test_the_graph_embeds_with_the_folder_and_reembeds_when_the_model_changes(tm
 def test_the_report_says_where_a_pretrained_encoder_is_weak():
     import pandas as pd
 
+    from minirag.config.corpus import corpus_config
     from minirag.config.typed import Corpus
     from minirag.report.pretrained import pretrained_notes
-    kinds = Corpus.of({"embedders": {"m": {"type": "pretrained", "path": "some/folder"}, "h": {"type": "hashing"}},
-                    "retrievers": {"m": {"type": "dense", "embedder": "m"}, "h": {"type": "dense", "embedder": "h"}},
-                    "readers": {}})
+    corpus = Corpus.of(corpus_config({"corpora": {"c": {
+        "embedders": {"m": {"type": "pretrained", "path": "some/folder"}, "h": {"type": "hashing"}},
+        "retrievers": {"m": {"type": "dense", "embedder": "m"}, "h": {"type": "dense", "embedder": "h"}},
+        "diagnose": {"embedder": "h"}}}}, "c"))
     slices = pd.DataFrame([{"lang": "all", "difficulty": "all", "m": 0.5, "h": 0.3},
                            {"lang": "en", "difficulty": "all", "m": 0.8, "h": 0.3},
                            {"lang": "es", "difficulty": "all", "m": 0.4, "h": 0.3},
                            {"lang": "es", "difficulty": "paraphrase", "m": 0.1, "h": 0.3}])
-    notes = pretrained_notes(kinds, ["m", "h"], slices)
+    notes = pretrained_notes(corpus, ["m", "h"], slices)
     assert len(notes) == 1 and "`m`" in notes[0] and "weak on es (0.400)" in notes[0] and "0.100" not in notes[0]
-    assert "weak" not in pretrained_notes(kinds, ["m"], slices[slices["lang"] != "es"])[0]
+    assert "weak" not in pretrained_notes(corpus, ["m"], slices[slices["lang"] != "es"])[0]

@@ -94,7 +94,7 @@ def test_without_dev_questions_a_fitted_fusion_fits_on_held_out_synthetic_questi
         corpus = BuiltCorpus.open("q.yaml", "mini")
         channels = [corpus.retriever(r)[1] for r in ("tiny", "bm25")]
         inputs = [{q["qid"]: ch.search(q["query"], k=corpus.depth) for q in questions} for ch in channels]
-        kind = corpus.kinds.retrievers["hybrid-fit"]
+        kind = corpus.settings.retrievers["hybrid-fit"]
         mine = fit_weights(lambda rs, w: kind.fuse(rs, w, corpus.depth), inputs,
                            {q["qid"]: {q["chunk"]: 1} for q in questions}, shrink=0.5)
     finally:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from minirag.config.corpus import (
     ConfigError,
-    corpus_config,
+    checked_corpus,
     corpus_names,
     params_json,
 )
@@ -34,10 +34,11 @@ os.environ["PATH"] = os.pathsep.join(
 RESULTS = "results"
 try:
     check_config_files([*workflow.configfiles, *(workflow.overwrite_configfiles or [])])
-    CORPORA = {name: corpus_config(config, name) for name in corpus_names(config)}
+    # each corpus's checked config, typed (minirag/config/typed.py)
+    CORPORA = {name: checked_corpus(config, name) for name in corpus_names(config)}
     # a folder that is not there would fail curate after Snakemake cleared the last good build's documents
-    for name, cc in CORPORA.items():
-        if problem := missing_source(cc, name, folders_only=True):
+    for name, corpus in CORPORA.items():
+        if problem := missing_source(corpus.source, name, folders_only=True):
             raise ConfigError(problem)
     REPORT = report_name(config, workflow.overwrite_configfiles or workflow.configfiles)
 except (ConfigError, ValueError) as exc:
@@ -60,7 +61,7 @@ if SPECIAL:
 L = CorpusLayout(Path(RESULTS) / "{corpus}")
 
 
-SHARDED = [name for name, c in CORPORA.items() if c["shards"] > 1]
+SHARDED = [name for name, c in CORPORA.items() if c.shards > 1]
 WHOLE = [name for name in CORPORA if name not in SHARDED]
 
 

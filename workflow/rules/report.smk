@@ -44,7 +44,11 @@ rule report:
     params:
         # config order kept (not sorted): it is the order of the report's sections
         settings=json.dumps(
-            {"corpora": CORPORA, "results": RESULTS}, ensure_ascii=False
+            {
+                "corpora": {name: dict(c.config) for name, c in CORPORA.items()},
+                "results": RESULTS,
+            },
+            ensure_ascii=False,
         ),
         config=config_path(),
     shell:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-from ...settings import PATH_PATTERN, setting
+from ...settings import PATH_PATTERN, setting, settings_to_dict
 
 
 @dataclass(frozen=True)
@@ -18,6 +18,11 @@ class CandidateSettings:
     depth: int = setting(20, minimum=1)   # the top chunks of a run whose cells and clauses are candidates
     keep: int = setting(10, minimum=1)    # answers recorded per question in candidates/<retriever>.jsonl
     terms: str = ""                       # the grammatical-terms file; "" = minirag/domains/grammar/data/grammar_terms.tsv
+
+    def selecting(self) -> dict:
+        """The settings the candidates stage reads: `terms` names a file, an input of its job (editing the
+        file reruns it)."""
+        return {k: v for k, v in settings_to_dict(self).items() if k != "terms"}
 
 
 @dataclass(frozen=True)

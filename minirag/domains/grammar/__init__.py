@@ -23,27 +23,35 @@ from minirag.text.expansion import ExpansionSettings
 EXPANSIONS = tuple(f.name for f in fields(ExpansionSettings))  # retrievers.<name>.expand: each the grammar's
 
 
-def refused(cc) -> list[tuple[str, str]]:
-    """The grammar's settings a corpus without the domain asks for: (key path, what it is)."""
+def refused(corpus) -> list[tuple[str, str]]:
+    """The grammar's settings a corpus (config/typed.py `Corpus`) without the domain asks for: (key path,
+    what it is)."""
     out = []
-    for name, spec in cc["retrievers"].items():
+    for name, kind in corpus.retrievers.items():
+        expand = getattr(kind.s, "expand", None)
         out += [(f"retrievers.{name}.expand.{key}", "query expansion through the grammar's lexicon")
-                for key in EXPANSIONS if spec.get("expand", {}).get(key)]
-        if "learner" in spec.get("fit_questions", {}).get("families", ()):
+                for key in EXPANSIONS if expand is not None and getattr(expand, key)]
+        if "learner" in families(kind.s, "fit_questions"):
             out.append((f"retrievers.{name}.fit_questions.families", "the learner question family"))
-    for name, spec in cc["embedders"].items():
-        if "learner" in spec.get("questions", {}).get("families", ()):
+    for name, kind in corpus.embedders.items():
+        if "learner" in families(kind.s, "questions"):
             out.append((f"embedders.{name}.questions.families", "the learner question family"))
     out += [(f"readers.{name}.features", "the grammar feature set")
-            for name, spec in cc["readers"].items() if "grammar" in spec.get("features", ())]
-    if cc["candidates"]["terms"]:
+            for name, s in corpus.reader_settings.items() if "grammar" in getattr(s, "features", ())]
+    if corpus.candidates.terms:
         out.append(("candidates.terms", "a grammatical-terms file"))
     return out
 
 
+def families(settings, key: str) -> tuple[str, ...]:
+    """The question families of a kind's `key` section (`questions`, `fit_questions`), if it has one."""
+    section = getattr(settings, key, None)
+    return section.families if section is not None else ()
+
+
 def uses_lexicon(g) -> bool:
     """Whether any job of the corpus reads lexicon.json: a query expansion, learner questions, a reader."""
-    return (any(g.kinds.retrievers[r].expansion().enabled() for r in g.cc["retrievers"])
+    return (any(kind.expansion().enabled() for kind in g.corpus.retrievers.values())
             or any(g.synth_pairs(e) for e in g.synthesising())
             or any("lexicon" in g.fit_questions(r) for r in g.synthetic_fits())
             or any("lexicon" in g.train_reader(r) for r in g.trained_readers()))

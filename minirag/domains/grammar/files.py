@@ -5,18 +5,17 @@ What it leaves out: reading them (select/terms.py, language/slots.py).
 
 from __future__ import annotations
 
-from typing import Any, Mapping
-
 from minirag.artifacts.io import as_input
 
 from .language.slots import CONSTRUCTION_LISTS, PARADIGM_LISTS, QUERY_TENSE_LISTS, list_files
 from .select.terms import DEFAULT_TERMS
 
 
-def reader_files(cc: Mapping[str, Any]) -> dict:
-    """What the answer selector reads of the grammar ("reader.files"): the terms file (candidates.terms, else
-    the one the domain ships) and the word lists it reads a question's construction with."""
-    return {"terms": cc["candidates"]["terms"] or as_input(DEFAULT_TERMS), "lists": list_files(*CONSTRUCTION_LISTS)}
+def reader_files(corpus) -> dict:
+    """What the answer selector reads of the grammar ("reader.files", of a config/typed.py `Corpus`): the terms
+    file (candidates.terms, else the one the domain ships) and the word lists it reads a question's
+    construction with."""
+    return {"terms": corpus.candidates.terms or as_input(DEFAULT_TERMS), "lists": list_files(*CONSTRUCTION_LISTS)}
 
 
 def expansion_lists(expand) -> tuple[str, ...]:

@@ -114,9 +114,9 @@ class CandidateScorer:
         weights = np.concatenate([w for _, w in parts]) if parts else np.zeros(0, dtype=np.float32)
         self.stats["postings"] += len(items)
         if self.n_items <= self.scatter_ratio * len(items):  # an (N,) sum and scan beat sorting the items
-            acc = np.bincount(items, weights, minlength=self.n_items)  # (N,) float64
-            cands = np.flatnonzero(acc > 0)  # weights are positive here (`usable`)
-            return cands, acc[cands]
+            sums = np.bincount(items, weights, minlength=self.n_items)  # (N,) float64
+            cands = np.flatnonzero(sums > 0)  # weights are positive here (`usable`)
+            return cands, sums[cands]
         x = np.sort(items)
         keep = np.ones(len(x), dtype=bool)
         np.not_equal(x[1:], x[:-1], out=keep[1:])
@@ -133,24 +133,24 @@ class CandidateScorer:
         parts = [lst for t in terms for lst in self._lists(t)]
         items = np.concatenate([i for i, _ in parts]) if parts else np.zeros(0, dtype=np.int32)
         self.stats["postings"] += len(items)
-        acc = np.bincount(items, np.concatenate([w for _, w in parts]) if parts else None,
+        sums = np.bincount(items, np.concatenate([w for _, w in parts]) if parts else None,
                           minlength=self.n_items).astype(np.float64, copy=False)  # (N,)
         rows = [self.dense_row[t] for t in terms if t in self.dense_row]
         for r in rows:
-            acc += self.dense[r]
+            sums += self.dense[r]
             self.stats["postings"] += self.n_items
-        # (acc + rest) * MARGIN >= theta, one comparison; MARGIN's slack dwarfs this rounding
+        # (sums + rest) * MARGIN >= theta, one comparison; MARGIN's slack dwarfs this rounding
         floor = theta / MARGIN - rest if theta > 0 else 0.0
         if rows or self.n_items <= self.scatter_ratio * len(items):  # a scan of N beats gathering the items
-            cands = np.flatnonzero(acc > floor) if floor <= 0 else np.flatnonzero(acc >= floor)
-            return cands, acc[cands]
+            cands = np.flatnonzero(sums > floor) if floor <= 0 else np.flatnonzero(sums >= floor)
+            return cands, sums[cands]
         # else only the items of the lists can pass: look at those (far fewer than N), sort the few that pass
-        passed = items[acc[items] > floor] if floor <= 0 else items[acc[items] >= floor]  # (M,) repeats
+        passed = items[sums[items] > floor] if floor <= 0 else items[sums[items] >= floor]  # (M,) repeats
         passed.sort()
         keep = np.ones(len(passed), dtype=bool)
         np.not_equal(passed[1:], passed[:-1], out=keep[1:])
         cands = passed[keep]
-        return cands, acc[cands]
+        return cands, sums[cands]
 
     def _lookup(self, t: int, cands: np.ndarray) -> dict[tuple[str, int], np.ndarray]:
         """Term t's lists' weights in the candidates (ascending): {(kind, t): (C,) float64, 0

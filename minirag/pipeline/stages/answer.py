@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...settings import settings_to_dict
 from ..stage import Out, Size, Stage
 
 
@@ -13,7 +14,7 @@ def run_files(g, w) -> dict:
 def reader_settings(g, w) -> dict:
     """What training reads of a reader's settings: what only answering reads does not retrain it."""
     answering = g.answer_time(w["name"])
-    return {k: v for k, v in g.cc["readers"][w["name"]].items() if k not in answering}
+    return {k: v for k, v in g.corpus.reader_spec(w["name"]).items() if k not in answering}
 
 
 ANSWER = [
@@ -24,13 +25,13 @@ ANSWER = [
                   "tasks": Out("reader_tasks", arg=None)}, size=Size(1280, 15)),
     # the terms file is an input: editing it reruns the stage
     Stage("candidates", names=lambda g: [{"name": r} for r in g.selected_runs()],
-          settings=lambda g, w: {k: v for k, v in g.cc["candidates"].items() if k != "terms"},
+          settings=lambda g, w: g.corpus.candidates.selecting(),
           reads=lambda g, w: {**run_files(g, w), **g.candidates(w["name"])}, writes={"out": Out("candidates")},
           size=Size(why="by analogy with prompt, to revise after a build")),
-    Stage("prompt", names=lambda g: [{"name": r} for r in g.answered()], settings=lambda g, w: dict(g.cc["prompt"]),
+    Stage("prompt", names=lambda g: [{"name": r} for r in g.answered()], settings=lambda g, w: settings_to_dict(g.corpus.prompt),
           reads=lambda g, w: {**run_files(g, w), **g.prompt(w["name"])}, writes={"out": Out("prompts")}),
     Stage("generate", per="{reader}.{name}", names=lambda g: [{"reader": a, "name": r} for a, r in g.answer_jobs()],
-          settings=lambda g, w: dict(g.cc["readers"][w["reader"]]),
+          settings=lambda g, w: g.corpus.reader_spec(w["reader"]),
           reads=lambda g, w: {"prompts": str(g.layout.prompts(w["name"])), **g.generate(w["reader"])},
           writes={"out": Out("answers")}),
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...text.chunker import ChunkSettings
+from ...settings import settings_to_dict
 from ..stage import Out, Stage
 
 
@@ -12,18 +12,18 @@ def one(flag: bool = True) -> list[dict]:
 
 
 def curate_settings(g, w) -> dict:
-    src = g.source
+    src = settings_to_dict(g.source)
     return {k: src[k] for k in ("format", "fields", "default_lang", "langs", "outside_links")}
 
 
 def question_settings(g) -> dict:
-    src = g.source
+    src = settings_to_dict(g.source)
     out = {k: src[k] for k in ("format", "split", "questions_format", "question_langs", "strict_qrels")}
     return {**out, "dev_docs": list(src["dev_docs"])} if src["format"] == "squad" else out
 
 
 def chunk_settings(g, w) -> dict:
-    return ChunkSettings(**g.cc["chunk"]).used()  # checked once, by corpus_config
+    return g.corpus.chunk.used()
 
 
 def docs(g) -> dict:
@@ -32,24 +32,24 @@ def docs(g) -> dict:
 
 CORPUS = [
     Stage("curate", per=None, names=lambda g: one(), settings=curate_settings,
-          values=lambda g, w: {"glob": g.source["glob"]},
+          values=lambda g, w: {"glob": g.source.glob},
           reads=lambda g, w: {"source": g.source_files()}, writes={"out": Out("docs")}),
     Stage("questions", per=None, names=lambda g: one(),
           settings=lambda g, w: question_settings(g),
           reads=lambda g, w: {**({"source": g.question_files()} if g.question_files() else {}), **docs(g)},
           writes={"out": Out("questions")}),
     Stage("train_sample", per=None, names=lambda g: one(g.uses_train_sample()),
-          settings=lambda g, w: {"train_cap": g.cc["train_cap"], "train_seed": g.cc["train_seed"]},
+          settings=lambda g, w: {"train_cap": g.corpus.train_cap, "train_seed": g.corpus.train_seed},
           reads=lambda g, w: docs(g), writes={"out": Out("train_sample")}),
     Stage("train_tokenizer", per=None, names=lambda g: one(g.uses_tokenizer()),
-          settings=lambda g, w: dict(g.cc["tokenizer"]),
+          settings=lambda g, w: settings_to_dict(g.corpus.tokenizer),
           reads=lambda g, w: {"docs": g.training_docs()}, writes={"out": Out("tokenizer")}),
 ]
 
 SHARD_DOCS = [
     Stage("curate_shard", module="curate", per="{shard}", settings=curate_settings,
           names=lambda g: [{"shard": str(i)} for i in g.shard_ids()],
-          values=lambda g, w: {"glob": g.source["glob"], "shard": w["shard"], "shards": g.shards},
+          values=lambda g, w: {"glob": g.source.glob, "shard": w["shard"], "shards": g.shards},
           reads=lambda g, w: {"source": g.shard_source(int(w["shard"]))}, writes={"out": Out("shard_docs")}),
     Stage("chunk_shard", module="chunk", per="{shard}", settings=chunk_settings,
           names=lambda g: [{"shard": str(i)} for i in g.shard_ids()],

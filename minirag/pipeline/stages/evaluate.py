@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ...artifacts.registry import ARTIFACTS, FIGURE_TABLES
+from ...settings import settings_to_dict
 from ..stage import Out, Stage
 
 
@@ -13,20 +14,20 @@ def scored(g) -> dict:
 
 def diagnose_settings(g, w) -> dict:
     base = g.base_retrievers()
-    return {**g.cc["diagnose"], "base": base, "fused": [n for n in g.cc["retrievers"] if n not in base]}
+    return {**settings_to_dict(g.corpus.diagnose), "base": base, "fused": [n for n in g.corpus.retrievers if n not in base]}
 
 
 EVALUATE = [
     Stage("evaluate", per=None, names=lambda g: [{}], values=lambda g, w: {"corpus": g.layout.root.name},
-          settings=lambda g, w: {"domain": g.cc["domain"]},
+          settings=lambda g, w: {"domain": g.corpus.domain},
           reads=lambda g, w: {**scored(g), "answers": g.answers(), "candidates": g.all_candidates()},
           writes={"out_dir": Out("eval", arg="folder")}),
     Stage("diagnose", per=None, names=lambda g: [{}], settings=diagnose_settings,
-          reads=lambda g, w: {**scored(g), "vectors": str(g.layout.vectors(g.cc["diagnose"]["embedder"]))},
+          reads=lambda g, w: {**scored(g), "vectors": str(g.layout.vectors(g.corpus.diagnose.embedder))},
           writes={"out_dir": Out("diagnosis", arg="folder")}),
-    Stage("assertions", per=None, names=lambda g: [{}] * bool(g.cc["assertions"]),
-          settings=lambda g, w: {"strict": g.cc["strict"], "inputs_of": g.inputs_of()},
-          reads=lambda g, w: {"assertions": g.cc["assertions"], **scored(g)},
+    Stage("assertions", per=None, names=lambda g: [{}] * bool(g.corpus.assertions),
+          settings=lambda g, w: {"strict": g.corpus.strict, "inputs_of": g.inputs_of()},
+          reads=lambda g, w: {"assertions": g.corpus.assertions, **scored(g)},
           writes={"out": Out("assertions:assertions.md"), "table": Out("assertions:assertions.json", arg=None)}),
     Stage("sweep_figure", per="{swept}-{param}", names=lambda g: [{"swept": n, "param": p} for n, p in g.sweeps()],
           settings=lambda g, w: g.sweep_settings(w["swept"], w["param"]),
@@ -34,7 +35,7 @@ EVALUATE = [
           reads=lambda g, w: {"metrics": str(g.layout.eval("metrics.json"))},
           writes={"out": Out("sweep_figure", report={"caption": "../report/sweep.rst", "subcategory": "sweeps"})}),
     Stage("summary_figure", per="{figure}", names=lambda g: [{"figure": f} for f in g.summary_figures()],
-          settings=lambda g, w: {"retrievers": g.main_retrievers(), "k": g.cc["diagnose"]["k"]},
+          settings=lambda g, w: {"retrievers": g.main_retrievers(), "k": g.corpus.diagnose.k},
           values=lambda g, w: {"figure": w["figure"]}, constraints={"figure": "|".join(FIGURE_TABLES)},
           reads=lambda g, w: {"tables": [str(ARTIFACTS[k].at(g.layout.root)) for k in FIGURE_TABLES[w["figure"]]]},
           writes={"out": Out("summary_figure", report={"caption": "../report/summary.rst", "subcategory": "summary"})}),

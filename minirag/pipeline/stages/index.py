@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...settings import settings_to_dict
 from ..stage import Out, Size, Stage
 
 
@@ -27,11 +28,8 @@ def corpus_files(g) -> dict:
 
 
 def retriever_settings(g, w) -> dict:
-    # the embedder's or index's own settings travel in the artifact it reads; a fusion's fit_questions
-    # are the fit_questions job's (its questions are the retrieve job's input), but for the shrink
-    # (retrieve_settings)
-    return {k: v for k, v in g.cc["retrievers"][w["name"]].items()
-            if k not in ("sweep_of", "sweep_param", "fit_questions")}
+    # the embedder's or index's own settings travel in the artifact it reads
+    return g.corpus.retrievers[w["name"]].retrieve_settings()
 
 
 def retrieve_settings(g, w) -> dict:
@@ -39,20 +37,20 @@ def retrieve_settings(g, w) -> dict:
     every retriever feeding it too (the stage ranks those questions with them live) and how far it shrinks
     their best weights (its fit_questions' shrink: the only one of them the stage reads)."""
     name = w["name"]
-    synthetic = {"feeding": {r: {**retriever_settings(g, {"name": r}), **g.kinds.retrievers[r].config_reads(g.cc)}
+    synthetic = {"feeding": {r: {**retriever_settings(g, {"name": r}), **g.corpus.retrievers[r].config_reads(g.corpus)}
                              for r in g.feeding(name)},
-                 "fit_questions": {"shrink": g.cc["retrievers"][name]["fit_questions"]["shrink"]}} \
+                 "fit_questions": {"shrink": g.corpus.retrievers[name].s.fit_questions.shrink}} \
         if name in g.synthetic_fits() else {}
-    return {**retriever_settings(g, w), "depth": g.cc["depth"], **g.kinds.retrievers[name].config_reads(g.cc),
+    return {**retriever_settings(g, w), "depth": g.corpus.depth, **g.corpus.retrievers[name].config_reads(g.corpus),
             **synthetic}
 
 
 def embedder_settings(g, w) -> dict:
-    return dict(g.cc["embedders"][w["name"]])
+    return g.corpus.embedders[w["name"]].spec()
 
 
 def bm25_settings(g, w) -> dict:
-    return dict(g.cc["bm25"][w["name"]])
+    return settings_to_dict(g.corpus.bm25[w["name"]])
 
 
 def name_value(g, w) -> dict:
@@ -64,7 +62,7 @@ VECTORS = {"out": Out("vectors"), "sidecar": Out("vectors_sidecar", arg=None)}
 EMBED = [
     # what the synthesiser reads of the encoder's `questions`; `repeat` only retrains the encoder
     Stage("synth_pairs", names=lambda g: named(g.synthesising()),
-          settings=lambda g, w: {k: v for k, v in g.cc["embedders"][w["name"]]["questions"].items() if k != "repeat"},
+          settings=lambda g, w: g.corpus.embedders[w["name"]].s.questions.synthesis(),
           reads=lambda g, w: {"docs": g.training_docs(), "chunks": str(g.layout.chunks), **g.synth_pairs(w["name"])},
           writes={"out": Out("question_pairs")}, size=Size(runtime=20)),
     Stage("train_biencoder", names=lambda g: named(g.trained()), settings=embedder_settings,
@@ -115,7 +113,7 @@ RANK = [
           settings=lambda g, w: g.fit_questions_settings(w["name"]), reads=lambda g, w: g.fit_questions(w["name"]),
           writes={"out": Out("fit_questions")},
           size=Size(runtime=20, why="the synth_pairs synthesiser and the rerankers' own: sized as it")),
-    Stage("retrieve", names=lambda g: named(g.cc["retrievers"]), values=name_value, settings=retrieve_settings,
+    Stage("retrieve", names=lambda g: named(g.corpus.retrievers), values=name_value, settings=retrieve_settings,
           reads=lambda g, w: {"questions": str(g.layout.questions), **corpus_files(g), **g.retrieve(w["name"])},
           writes={"out": Out("run")}),
 ]

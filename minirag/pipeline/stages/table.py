@@ -17,8 +17,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import inspect
+from dataclasses import fields, is_dataclass
 
 from ...artifacts.layout import CorpusLayout
+from ...settings import settings_to_dict
 from ..stage import Stage, path_params
 
 DOC_CONFIGS = ("workflow/config.yaml", "workflow/config.ablations.yaml")
@@ -47,26 +49,31 @@ def writes_of(spec: Stage) -> str:
     return ", ".join(out)
 
 
-COLLECTIONS = ("embedders", "bm25", "retrievers", "readers")
-SECTIONS = ("source", "tokenizer", "chunk", "candidates", "prompt", "diagnose")
+def entry_keys(corpus) -> dict[str, dict[str, set[str]]]:
+    """The keys a job reads of each entry of the corpus's named collections (a retriever's: its retrieve job's)."""
+    return {"embedders": {n: set(kind.spec()) for n, kind in corpus.embedders.items()},
+            "bm25": {n: set(settings_to_dict(s)) for n, s in corpus.bm25.items()},
+            "retrievers": {n: set(kind.retrieve_settings()) for n, kind in corpus.retrievers.items()},
+            "readers": {n: set(corpus.reader_spec(n)) for n in corpus.readers}}
 
 
-def where_from(cc: dict, wildcards: dict, value: dict) -> list[str]:
-    """Where in a corpus's config one job's settings come from: `retrievers.{name}` for an entry of
-    a named collection, `chunk.strategy` for a key of a section, the key itself for the rest."""
+def where_from(corpus, wildcards: dict, value: dict) -> list[str]:
+    """Where in a corpus's config (config/typed.py) one job's settings come from: `retrievers.{name}` for an
+    entry of a named collection, `chunk.strategy` for a key of a section, the key itself for the rest."""
+    from ...config.sections import CorpusSettings
+    sections = {f.name: set(settings_to_dict(getattr(corpus, f.name))) for f in fields(CorpusSettings)
+                if is_dataclass(getattr(corpus, f.name))}
     out, rest = [], set(value)
-    for coll in COLLECTIONS:  # an entry's settings whole (some keys aside), or all of them
+    for coll, entries in entry_keys(corpus).items():  # an entry's settings whole, or all of them
         for wildcard in ("name", "reader"):
-            # a sweep's bookkeeping and a fusion's fit_questions (its fit_questions job's) are not the retrieve job's
-            entry = set(cc[coll].get(wildcards.get(wildcard, ""), {})) - {"sweep_of", "sweep_param", "fit_questions"}
+            entry = entries.get(wildcards.get(wildcard, ""), set())
             if entry and rest and (entry <= rest or rest <= entry):
                 out.append(f"{coll}.{{{wildcard}}}")
                 rest -= entry
-    plain = sorted(k for k in rest if k in cc and not isinstance(cc[k], dict))
+    plain = sorted(k for k in rest if k in {f.name for f in fields(CorpusSettings)} and k not in sections)
     out += plain
     rest -= set(plain)
-    for section in SECTIONS:
-        keys = set(cc[section])
+    for section, keys in sections.items():
         if keys <= rest:
             out.append(section)
             rest -= keys
@@ -83,7 +90,7 @@ def settings_of(spec: Stage, graphs) -> str:
     for g in graphs:
         for w in spec.names(g):
             value = spec.settings(g, w)
-            found.update(dict.fromkeys(where_from(g.cc, w, value) if isinstance(value, dict) else ["(a value)"]))
+            found.update(dict.fromkeys(where_from(g.corpus, w, value) if isinstance(value, dict) else ["(a value)"]))
     return ", ".join(found) if found else "(no job in these configs)"
 
 

@@ -13,13 +13,14 @@ A kind holds everything minirag knows about it:
   `rank(job)` ranks a retrieve job's questions (a fitted fusion fits its weights first) and
   `live(...)` gives the retriever `search`/`answer` rank with (`ComposedRetriever` over its inputs'),
   so both rank alike;
-- how the report shows it: `describe(cc)` and `controls(cc)`, the runs to set it against, and its
+- how the report shows it: `describe(corpus)` and `controls(name, corpus)`, the runs to set it against, and its
   roles there (`fuses`, `reorders`, `ablation_key`, `ranking_embedder`, `dense_embedder`).
 
 Config checks, the retrieve rule's inputs, the retrieve stage, the live loader and the
 report loop over `KINDS`; a new kind is one subclass in the module of its family (it
 registers itself) and its test: channels.py (dense, ivf, bm25), fusions.py (rrf, linear),
-reorders.py (cap, mmr, rerank, feedback); base.py holds `RetrieverKind`, `Combining` and `kind_of`.
+reorders.py (cap, mmr, rerank, feedback); base.py holds `RetrieverKind` and `Combining`.
+A method given `corpus` gets the corpus's typed config (config/typed.py `Corpus`, not imported here).
 
 What it leaves out: the formulas (fusion.py, diversify.py, rerank.py, feedback.py), what kinds share
 (query/sources.py hands a kind its `sources`: the chunks, the file map, a cache), and the config's
@@ -28,6 +29,6 @@ sweep expansion (config/corpus.py).
 from __future__ import annotations
 
 from . import channels, fusions, reorders  # noqa: F401  (importing a family registers its kinds)
-from .base import KINDS, Combining, RetrieverKind, kind_of
+from .base import KINDS, Combining, RetrieverKind
 
-__all__ = ["KINDS", "Combining", "RetrieverKind", "kind_of"]
+__all__ = ["KINDS", "Combining", "RetrieverKind"]

@@ -1,4 +1,4 @@
-"""The base of every retriever kind, its registry `KINDS`, and `kind_of` (a config entry's kind)."""
+"""The base of every retriever kind and its registry `KINDS`."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ class RetrieverKind(Kind):
     reorders: ClassVar[bool] = False  # it re-orders one run: the report's ablation table lists it under that run
     scored: ClassVar[bool] = True     # False: its run's scores are positions (n, n-1, ...), not shown to users
     config_keys: ClassVar[tuple[str, ...]] = ()  # the keys of its `config_reads`, beside its settings in a job's
-    name: str = ""                    # the config's name for it (kind_of sets it)
+    name: str = ""                    # the config's name for it (config/typed.py sets it)
 
     # what it reads
     def upstream(self) -> list[str]:
@@ -93,7 +93,11 @@ class RetrieverKind(Kind):
         """A `trained` kind: what its training job (train_reranker) reads besides the corpus and questions."""
         return {}
 
-    def config_reads(self, cc: Mapping[str, Any]) -> dict:
+    def retrieve_settings(self) -> dict:
+        """What its retrieve job reads of its settings, serialised: all of them, unless its kind says."""
+        return self.spec()
+
+    def config_reads(self, corpus) -> dict:
         """The part of the config beyond its own settings it ranks with (a feedback run: its reader's settings),
         as the retrieve job's settings carry it (a change reruns the job); `bind` hands it back."""
         return {}
@@ -105,23 +109,23 @@ class RetrieverKind(Kind):
         """How it expands queries with the lexicon stage's translations and forms (off unless set)."""
         return getattr(self.s, "expand", ExpansionSettings())
 
-    def check(self, name: str, cc: Mapping[str, Any], where: str) -> None:
-        """Every name this kind refers to exists; errors name the key."""
+    def check(self, name: str, corpus, where: str) -> None:
+        """Every name this kind refers to exists in the corpus's config; errors name the key."""
         for other in self.upstream():
-            if other not in cc["retrievers"]:
+            if other not in corpus.retrievers:
                 raise SettingsError(f"{where}.{self.upstream_key}: unknown retriever {other!r} "
-                                    f"(have: {', '.join(cc['retrievers'])})")
+                                    f"(have: {', '.join(corpus.retrievers)})")
             if other == name:
                 raise SettingsError(f"{where}.{self.upstream_key}: a retriever cannot take its own run as input")
-        if self.embedder() is not None and self.embedder() not in cc["embedders"]:
+        if self.embedder() is not None and self.embedder() not in corpus.embedders:
             raise SettingsError(f"{where}.{self.embedder_key}: unknown embedder {self.embedder()!r} "
-                                f"(have: {', '.join(cc['embedders']) or 'none'})")
+                                f"(have: {', '.join(corpus.embedders) or 'none'})")
         if self.expansion().persons > 0 and self.expansion().tenses == 0:
             raise SettingsError(f"{where}.expand.persons: weighs up the forms of the query's tense in its person; "
                                 "set expand.tenses too")
-        if self.index() is not None and self.index() not in cc["bm25"]:
+        if self.index() is not None and self.index() not in corpus.bm25:
             raise SettingsError(f"{where}.index: unknown bm25 index {self.index()!r} "
-                                f"(have: {', '.join(cc['bm25']) or 'none'})")
+                                f"(have: {', '.join(corpus.bm25) or 'none'})")
 
     # how it ranks: by itself from what it reads (a channel), unless it is `Combining`
     def open(self, sources) -> Retriever:
@@ -146,10 +150,10 @@ class RetrieverKind(Kind):
         return self.open(sources)
 
     # how the report shows it
-    def describe(self, cc: Mapping[str, Any]) -> str:
+    def describe(self, corpus) -> str:
         raise NotImplementedError
 
-    def controls(self, name: str, cc: Mapping[str, Any]) -> list[tuple[str, str]]:
+    def controls(self, name: str, corpus) -> list[tuple[str, str]]:
         """(mechanism, run without it) pairs: what this run adds, and the run to set it against."""
         return []
 
@@ -198,9 +202,3 @@ def job_kind(settings: Mapping[str, Any], name: str) -> RetrieverKind:
     return kind
 
 
-def kind_of(cc: Mapping[str, Any], name: str) -> RetrieverKind:
-    """The kind of the config's retriever `name`, with its settings."""
-    kind = RetrieverKind.from_spec(cc["retrievers"][name], f"retrievers.{name}")
-    kind.name = name
-    kind.bind(kind.config_reads(cc))
-    return kind

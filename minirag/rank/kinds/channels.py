@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from ...index.ivf import IVFSettings
-from ...settings import SettingsError, settings_from_dict
+from ...settings import SettingsError
 from ...text.expansion import ExpansionSettings
 from ..ranking import Retriever
-from .base import RetrieverKind, kind_of
+from .base import RetrieverKind
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ class Dense(RetrieverKind):
         store.add(sources.chunks, vectors)
         return DenseRetriever(store)
 
-    def describe(self, cc) -> str:
+    def describe(self, corpus) -> str:
         return f"dense, {self.s.embedder}"
 
 
@@ -90,13 +90,13 @@ class IVF(RetrieverKind):
         return IVFRetriever(ivf, sources.query_embedder(self.s.embedder, sidecar), [c.id for c in sources.chunks],
                             self.s.nprobe)
 
-    def describe(self, cc) -> str:
+    def describe(self, corpus) -> str:
         return f"IVF, {self.s.embedder}, nprobe {self.s.nprobe} of {self.s.nlist} lists"
 
-    def controls(self, name, cc) -> list[tuple[str, str]]:
+    def controls(self, name, corpus) -> list[tuple[str, str]]:
         """Set against the exact (flat) dense run over the same vectors: what the approximation costs."""
-        return [(f"IVF nprobe {self.s.nprobe}/{self.s.nlist}", other) for other, o in cc["retrievers"].items()
-                if o["type"] == Dense.type and o["embedder"] == self.s.embedder and "sweep_of" not in o]
+        return [(f"IVF nprobe {self.s.nprobe}/{self.s.nlist}", other) for other, o in corpus.retrievers.items()
+                if o.type == Dense.type and o.s.embedder == self.s.embedder and other not in corpus.swept]
 
 
 @dataclass(frozen=True)
@@ -116,9 +116,9 @@ class BM25(RetrieverKind):
     def reads(self, graph) -> dict:
         return {**graph.bm25_index(self.s.index), **(graph.lexicon(self.s.expand) if self.s.expand.enabled() else {})}
 
-    def check(self, name, cc, where) -> None:
-        super().check(name, cc, where)
-        if self.s.expand.enabled() and cc_bm25(cc, self.s.index).analyzer.char_ngrams:
+    def check(self, name, corpus, where) -> None:
+        super().check(name, corpus, where)
+        if self.s.expand.enabled() and corpus.bm25[self.s.index].analyzer.char_ngrams:
             raise SettingsError(f"{where}.expand: index {self.s.index!r} holds character n-grams; "
                                 "query expansion needs an index of words")
 
@@ -148,31 +148,24 @@ class BM25(RetrieverKind):
             return BM25Retriever(bm, [u.id for u in expected], [u.metadata["parent"] for u in expected], expander)
         return BM25Retriever(bm, [c.id for c in expected], expander=expander)
 
-    def describe(self, cc) -> str:
-        return cc_bm25(cc, self.s.index).describe() + self.s.expand.describe()
+    def describe(self, corpus) -> str:
+        return corpus.bm25[self.s.index].describe() + self.s.expand.describe()
 
     # (mechanism, index setting, its value without the mechanism)
     INDEX_MECHANISMS: ClassVar[tuple[tuple[str, str, Any], ...]] = (
         ("title field", "title_weight", 0.0), ("context", "with_context", False), ("children", "items", "chunks"))
 
-    def controls(self, name, cc) -> list[tuple[str, str]]:
+    def controls(self, name, corpus) -> list[tuple[str, str]]:
         """Each mechanism is set against a BM25 run that differs only by lacking it: an index
         without the title field, the context or the children (units), or a query not expanded."""
-        mine, spec = cc["bm25"][self.s.index], cc["retrievers"][name]
+        mine, bm25 = corpus.bm25[self.s.index], [(r, k) for r, k in corpus.retrievers.items() if k.type == self.type]
         out = []
         for mechanism, key, off in self.INDEX_MECHANISMS:
-            if mine.get(key) != off:
-                without = {**mine, key: off}
-                out += [(mechanism, other) for other, o in cc["retrievers"].items()
-                        if o["type"] == self.type and cc["bm25"][o["index"]] == without
-                        and o.get("expand") == spec.get("expand")]
+            if getattr(mine, key) != off:
+                without = replace(mine, **{key: off})
+                out += [(mechanism, other) for other, o in bm25
+                        if corpus.bm25[o.s.index] == without and o.s.expand == self.s.expand]
         if self.s.expand.enabled():
             out += [("expansion" + self.s.expand.describe().removeprefix(", expanded"), other)
-                    for other, o in cc["retrievers"].items()
-                    if o["type"] == self.type and o["index"] == self.s.index and not kind_of(cc, other).expansion().enabled()]
+                    for other, o in bm25 if o.s.index == self.s.index and not o.expansion().enabled()]
         return out
-
-
-def cc_bm25(cc, index: str):
-    from ...index.bm25.index import BM25Settings
-    return settings_from_dict(BM25Settings, cc["bm25"][index], f"bm25.{index}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Literal
 
-from ...settings import SettingsError, setting
+from ...settings import SettingsError, setting, settings_to_dict
 from ..fit import fit_weights
 from ..fusion import linear_fusion, reciprocal_rank_fusion
 from ..ranking import Ranking, Retriever
@@ -26,6 +26,10 @@ class FitQuestionsSettings:
     # the channel trained on their templates (0: the best grid point; 0.5 chosen on dev, bench/fit_synthetic.py)
     shrink: float = setting(0.5, minimum=0, maximum=1)
 
+    def synthesis(self) -> dict:
+        """The settings the fit_questions stage reads (`shrink` is the retrieve stage's)."""
+        return {k: v for k, v in settings_to_dict(self).items() if k != "shrink"}
+
 
 class Fusion(Combining):
     """A kind that combines the runs named in its `of` setting, with weights the config gives or,
@@ -37,6 +41,11 @@ class Fusion(Combining):
 
     def upstream(self) -> list[str]:
         return list(self.s.of)
+
+    def retrieve_settings(self) -> dict:
+        """Its settings but `fit_questions`: the fit_questions job's (its questions are the retrieve job's
+        input); the stage reads their `shrink` apart (pipeline/stages/index.py)."""
+        return {k: v for k, v in self.spec().items() if k != "fit_questions"}
 
     def serves(self, graph) -> dict:
         """Fitted weights are read back from the run's receipt."""
@@ -115,12 +124,12 @@ class Fusion(Combining):
             fitted_on += f"; their best weights {best} shrunk {shrink:g} of the way to equal weights"
         return {**record, "fitted_on": fitted_on}
 
-    def weights_text(self, cc=None) -> str:
+    def weights_text(self, corpus=None) -> str:
         """The weights as the report names them: given, or fitted on dev or on synthetic questions."""
         if not self.s.fit:
             return "/".join(f"{w:g}" for w in self.given_weights())
         from ...datasets.dev_split import has_dev_questions
-        if cc is None or has_dev_questions(cc):
+        if corpus is None or has_dev_questions(corpus.source):
             return "weights fitted on dev"
         shrink = self.s.fit_questions.shrink
         return "weights fitted on held-out synthetic questions" + (f", shrunk {shrink:g} towards equal" if shrink else "")
@@ -153,8 +162,8 @@ class RRF(Fusion):
         return reciprocal_rank_fusion([r[:n] for r in rankings], self.s.k, top_k=depth,
                                       weights=None if plain else weights)
 
-    def describe(self, cc) -> str:
-        weighted = f", {self.weights_text(cc)}" if self.s.fit or self.s.weights else ""
+    def describe(self, corpus) -> str:
+        weighted = f", {self.weights_text(corpus)}" if self.s.fit or self.s.weights else ""
         return f"RRF k={self.s.k}{weighted} of {' + '.join(self.s.of)}"
 
 
@@ -190,8 +199,8 @@ class Linear(Fusion):
     def fuse(self, rankings, weights, depth) -> Ranking:
         return linear_fusion(rankings, weights, norm=self.s.norm, top_k=depth)
 
-    def describe(self, cc) -> str:
+    def describe(self, corpus) -> str:
         if self.s.fit:
-            return f"linear {self.s.norm} {self.weights_text(cc)} of {' + '.join(self.s.of)}"
+            return f"linear {self.s.norm} {self.weights_text(corpus)} of {' + '.join(self.s.of)}"
         weights = list(self.s.weights) or [self.s.alpha, round(1 - self.s.alpha, 6)]
         return f"linear {self.s.norm} {'/'.join(f'{w:g}' for w in weights)} of {' + '.join(self.s.of)}"

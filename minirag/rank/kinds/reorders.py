@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
 
-from ...settings import SettingsError, setting
+from ...settings import SettingsError, setting, settings_to_dict
 from ...text.analyze import AnalyzerConfig
 from ...text.expansion import ExpansionSettings
 from ..diversify import mmr, source_cap
@@ -32,10 +32,10 @@ class Reorder(Combining):
     def mechanism(self) -> str:
         raise NotImplementedError
 
-    def describe(self, cc) -> str:
+    def describe(self, corpus) -> str:
         return f"{self.upstream()[0]} + {self.mechanism()}"
 
-    def controls(self, name, cc) -> list[tuple[str, str]]:
+    def controls(self, name, corpus) -> list[tuple[str, str]]:
         return [(self.mechanism(), self.upstream()[0])]
 
 
@@ -125,10 +125,10 @@ class Rerank(Reorder):
         from ..rerank_dense import feature_names
         return feature_names(bool(self.s.dense))
 
-    def check(self, name, cc, where) -> None:
-        super().check(name, cc, where)
-        src = cc["source"]
-        if self.s.train_qrels and not (src["format"] == "beir" and src["train_split"]):
+    def check(self, name, corpus, where) -> None:
+        super().check(name, corpus, where)
+        src = corpus.source
+        if self.s.train_qrels and not (src.format == "beir" and src.train_split):
             raise SettingsError(f"{where}.train_qrels: needs a BEIR source with source.train_split")
 
     def reads(self, graph) -> dict:
@@ -180,13 +180,14 @@ class Rerank(Reorder):
     def mechanism(self) -> str:
         return f"learned rerank of the top {self.s.candidates}" + (f" with {self.s.dense}'s cosine" if self.s.dense else "")
 
-    def controls(self, name, cc) -> list[tuple[str, str]]:
+    def controls(self, name, corpus) -> list[tuple[str, str]]:
         """Set against its input run and, with dense features, against a reranker that differs only by lacking them."""
-        out = super().controls(name, cc)
+        out = super().controls(name, corpus)
         if self.s.dense:
-            mine = {**cc["retrievers"][name], "dense": ""}
-            out += [(f"{self.s.dense}'s cosine as a feature", other) for other, o in cc["retrievers"].items()
-                    if other != name and o == mine]
+            mine = replace(self.s, dense="")
+            out += [(f"{self.s.dense}'s cosine as a feature", other) for other, o in corpus.retrievers.items()
+                    if other != name and o.type == self.type and o.s == mine
+                    and corpus.swept.get(other) == corpus.swept.get(name)]
         return out
 
 
@@ -210,27 +211,26 @@ class Feedback(Reorder):
     reader_spec: dict | None = None  # its reader's config entry (bind)
     reading: dict | None = None      # {"depth": candidates.depth, "prompt": the prompt settings} (bind)
 
-    def check(self, name, cc, where) -> None:
-        super().check(name, cc, where)
-        readers = cc.get("readers", {})
+    def check(self, name, corpus, where) -> None:
+        super().check(name, corpus, where)
+        readers = corpus.readers
         if self.s.reader not in readers:
             raise SettingsError(f"{where}.reader: unknown reader {self.s.reader!r} (have: {', '.join(readers) or 'none'})")
-        spec = readers[self.s.reader]
-        if spec.get("type") != "extractive":
-            raise SettingsError(f"{where}.reader: {self.s.reader!r} is a {spec.get('type')} reader; feedback needs an "
+        if readers[self.s.reader].type != "extractive":
+            raise SettingsError(f"{where}.reader: {self.s.reader!r} is a {readers[self.s.reader].type} reader; feedback needs an "
                                 f"extractive one (it answers with a short span)")
 
     def reader(self) -> str:
         return self.s.reader
 
-    def config_reads(self, cc) -> dict:
+    def config_reads(self, corpus) -> dict:
         """Its reader's settings (threshold, abstain), how much of the run its selector reads (candidates.depth)
         and the prompt it answers from (prompt: k, answers, template, evidence): changing any of them re-ranks,
         as they re-answer."""
-        if self.s.reader not in cc["readers"]:
+        if self.s.reader not in corpus.readers:
             return {}
-        return {"readers": {self.s.reader: dict(cc["readers"][self.s.reader])},
-                "reading": {"depth": cc["candidates"]["depth"], "prompt": dict(cc["prompt"])}}
+        return {"readers": {self.s.reader: corpus.reader_spec(self.s.reader)},
+                "reading": {"depth": corpus.candidates.depth, "prompt": settings_to_dict(corpus.prompt)}}
 
     def bind(self, part) -> None:
         self.reader_spec = part.get("readers", {}).get(self.s.reader)
@@ -246,7 +246,7 @@ class Feedback(Reorder):
         from ..feedback import answer_form, feedback_order
         run = rankings[0][:depth]
         if self.reader_spec is None or self.reading is None:
-            raise ValueError(f"retrievers.{self.name}: its reader's settings were not bound (rank/kinds/base.py kind_of)")
+            raise ValueError(f"retrievers.{self.name}: its reader's settings were not bound (config/typed.py Corpus.of)")
         answer = sources.answer(self.s.reader, self.reader_spec, query, [cid for cid, _ in run],
                                 self.reading["depth"], self.reading["prompt"])
         form = None if answer.abstained else answer_form(answer.text, self.s.max_words)
