@@ -22,6 +22,7 @@ other half only.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import subprocess
 import sys
@@ -61,7 +62,6 @@ def variant(name: str, prefix: str, reader: dict, questions: Path | None = None)
 
 
 def dev_fold(qid: str) -> int:
-    import hashlib
     return int(hashlib.sha256(("cv:" + qid).encode()).hexdigest(), 16) % 2
 
 

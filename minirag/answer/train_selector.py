@@ -37,7 +37,7 @@ from .reading.synthesized import LearnerQuestion
 from .select.generic import GenericFeaturizer, span_key
 from .select.keys import answer_key
 from .select.scorer import AnswerScorer, Group
-from .select.selector import SIMILARITY, AnswerSelector, domain_feature_set, feature_names, pool
+from .select.selector import AnswerSelector, domain_feature_set, feature_names, pool
 from .select.settings import SelectorSettings
 from .select.similarity import Similarity
 
@@ -209,9 +209,9 @@ def train_selector(docs: list[dict], chunks: list[Chunk], lexicon: dict, terms: 
     selector = AnswerSelector(vocab, None, s.depth, s.features,
                               GenericFeaturizer.from_texts([c.text for c in chunks]) if generic else None, chunks)
     similarity, signals, off = similarity_for(s, selector, chunks, langs, log)
-    features = s.features + ((SIMILARITY,) if similarity is not None else ())
-    selector.features, selector.similarity = features, similarity
-    names, null_names = feature_names(features)
+    if similarity is not None:
+        selector.use_similarity(similarity)
+    names, null_names = feature_names(selector.features)
     bm25 = bm25_over(chunks, training_analyzer(s.features, set(langs.values()) - {""}))
     learner = synthesized(docs, terms, lexicon, s, vocab)
     items, groups = [], []
@@ -244,7 +244,7 @@ def train_selector(docs: list[dict], chunks: list[Chunk], lexicon: dict, terms: 
     if similarity is not None:
         scorer.extra = similarity.arrays()
     report = {"threshold": threshold, "rule": rule, "dev_heldout": dev, "calibrated_on": dev["calibrated_on"],
-              "feature_sets": list(features), "signals": signals, **off,
+              "feature_sets": list(selector.features), "signals": signals, **off,
               "features": list(names), "null_features": list(null_names),
               "weights": scorer.describe(names),
               "training": {"learner_questions": len(learner),  # its wall time is the job's benchmark file's

@@ -30,7 +30,7 @@ EXPLAIN_RE = re.compile(
     re.IGNORECASE)
 CUES = frozenset({"when", "use", "used", "difference", "between", "work", "works", "vs", "versus", "cuando", "usa",
                   "utiliza", "uso", "usamos", "debo", "usar", "diferencia", "entre"})
-MIN_WORDS, COVER, MAX_WORDS = 1, 0.75, 60
+COVER, MAX_WORDS = 0.75, 60
 
 
 def asked_stems(query: str) -> list[str]:
@@ -43,10 +43,10 @@ def asked_stems(query: str) -> list[str]:
 
 
 def explanation(query: str, lines: list[str]) -> Verdict | None:
-    """The first prose sentence of `lines` (best chunk first) that covers the question's content words, or None
-    (module docstring)."""
+    """The longest sentence of `lines` (best chunk first, the first of equals) that covers the question's
+    content words, or None (module docstring)."""
     asked = asked_stems(query)
-    if len(asked) < MIN_WORDS:
+    if not asked:
         return None
     best = None
     for line, sentence, ws, _, cover in covering(lines, asked):

@@ -36,7 +36,7 @@ from .stating import StatingIndex
 
 LINES = 6  # generic: the candidates of a question's six best-covering sentences compete
 BEYOND = 3  # generic: chunks beyond the run read for a question asking an attribute the run may not state
-POLAR_TOP = 5  # generic: a yes/no question is decided from the lines of the top five chunks only (polar.py)
+POLAR_TOP = 5  # a yes/no (polar.py) or rule question (explain.py) is decided from the top five chunks' lines
 SIMILAR_LINES = 2  # generic, with similarity: the candidates of the two sentences closest in meaning compete too (dev)
 SIMILARITY = "similarity"  # the feature set of pretrained similarity (similarity.py), on top of the generic one
 
@@ -112,6 +112,12 @@ class Read:
     def texts(self) -> list[str]:
         return self.kept([c.text for b, _ in self.blocks for c in b.candidates])
 
+    def top_lines(self, top: int, cells: bool = True) -> list[str]:
+        """The distinct evidence lines of the kept candidates of the `top` best chunks, in row order (without
+        table rows: `cells` False)."""
+        return list(dict.fromkeys(c.line for i in range(len(self.X))
+                                  if (c := self.candidate(i)).n <= top and (cells or c.kind != "cell")))
+
     def candidate(self, i: int) -> Candidate:
         """The i-th candidate (feature row i) with its chunk's rank."""
         i = int(self.rows[i]) if self.rows is not None else i
@@ -157,8 +163,8 @@ class Selection:
                 "answers": answers, "keys": sorted(set(keys) - {""}), **({"rule": self.rule} if self.rule else {})}
 
     def decided_by(self, v: Verdict, rule: str) -> "Selection":
-        """The selection with a rule's answer first (a polar question's deciding span, a rule's sentence), certain (p 1, none 0), cited from the
-        first candidate of its line."""
+        """The selection with a rule's answer first (a polar question's deciding span, a rule's sentence),
+        certain (p 1, none 0), cited from the first candidate of its line."""
         best = next(i for i in range(len(self.read.X)) if self.read.candidate(i).line == v.line)
         others = [a for a in self.answers if answer_key(a.text) != answer_key(v.text)]
         return Selection(self.read, self.p, 0.0, [Answer(v.text, 1.0, best), *others], rule)
@@ -238,6 +244,10 @@ class AnswerSelector:
         for i in range(0, len(chunks), self.depth):
             self.blocks(chunks[i:i + self.depth], langs)
 
+    def use_similarity(self, similarity: Similarity) -> None:
+        """Read with pretrained similarity from now on (training makes it from the prepared blocks)."""
+        self.features, self.similarity = self.features + (SIMILARITY,), similarity
+
     def prepared(self) -> list:
         """Every chunk's candidates read so far (after `prepare`, the corpus's)."""
         return list(self._blocks.values())
@@ -281,13 +291,10 @@ class AnswerSelector:
         p, p_none = self.scorer.probabilities(r.X, r.z) if len(r.X) else (np.zeros(0), 1.0)
         selection = Selection(r, p, p_none, pool(r.texts, p, r.keys, r.analysis))
         if self.generic is not None and question_stems(query):
-            lines = list(dict.fromkeys(c.line for i in range(len(r.X)) if (c := r.candidate(i)).n <= POLAR_TOP))
-            if (v := verdict(query, lines)) is not None:
+            if (v := verdict(query, r.top_lines(POLAR_TOP))) is not None:
                 return selection.decided_by(v, "polar")
         if asked_stems(query):
-            lines = list(dict.fromkeys(c.line for i in range(len(r.X))
-                                       if (c := r.candidate(i)).n <= POLAR_TOP and c.kind != "cell"))
-            if (v := explanation(query, lines)) is not None:
+            if (v := explanation(query, r.top_lines(POLAR_TOP, cells=False))) is not None:
                 return selection.decided_by(v, "explain")
         return selection
 

@@ -33,11 +33,6 @@ FORMAT = "minirag-similarity/1"
 BATCH = 32  # texts per forward pass when the corpus's texts are encoded at training time
 
 
-def texts_of(block) -> tuple[list[str], list[str]]:
-    """A generic block's sentence (or row) per candidate, and its column header ("" for prose)."""
-    return block.line_texts, block.header_texts
-
-
 class Similarity:
     """A sentence encoder with the corpus's texts' vectors, and the features it gives each candidate."""
 
@@ -106,8 +101,9 @@ class Similarity:
         X = np.zeros((n, len(SIMILAR)), dtype=np.float32)
         if not n:
             return X
-        lines = np.concatenate([self.block_rows(b)[0] for b in blocks])     # (m,)
-        headers = np.concatenate([self.block_rows(b)[1] for b in blocks])   # (m,)
+        rows = [self.block_rows(b) for b in blocks]
+        lines = np.concatenate([r[0] for r in rows])                          # (m,)
+        headers = np.concatenate([r[1] for r in rows])                        # (m,)
         cos = self.vectors @ self.question(query)                           # (T,)
         X[:, 0] = cos[lines]
         X[:, 1] = X[:, 0] >= X[:, 0].max() - 1e-6
@@ -118,9 +114,9 @@ class Similarity:
         return X
 
     def block_rows(self, block) -> tuple[np.ndarray, np.ndarray]:
+        """A generic block's rows of its candidates' sentences and headers (-1: prose has none), kept on it."""
         if block.similar_rows is None:
-            lines, headers = texts_of(block)
-            block.similar_rows = (self.rows(lines), self.rows(headers))
+            block.similar_rows = (self.rows(block.line_texts), self.rows(block.header_texts))
         return block.similar_rows
 
     @staticmethod
