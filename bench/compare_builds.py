@@ -63,10 +63,11 @@ def record_changes(old: list, new: list) -> list[str]:
         return [f"(records differ: {len(old)} vs {len(new)})"]
     added = sorted({k for r in new for k in r} - {k for r in old for k in r})
     dropped = sorted({k for r in old for k in r} - {k for r in new for k in r})
-    same = all({k: v for k, v in b.items() if k in a} == {k: v for k, v in a.items() if k in b}
-               for a, b in zip(old, new))
+    differ = sum({k: v for k, v in b.items() if k in a} != {k: v for k, v in a.items() if k in b}
+                 for a, b in zip(old, new))
     return ([f"keys added: {', '.join(added)}"] * bool(added) + [f"keys dropped: {', '.join(dropped)}"] * bool(dropped)
-            + [f"shared keys {'identical' if same else 'differ'} in all {len(old)} records"])
+            + [f"shared keys differ in {differ} of {len(old)} records" if differ
+               else f"shared keys identical in all {len(old)} records"])
 
 
 def compare(old: Path, new: Path) -> dict:

@@ -16,7 +16,8 @@ Choices are made on the dev split; the test split is read once, at the end, and 
 bench/README.md with the command that printed it. A variant (`--prefix` and `--set`) is the corpus's config
 renamed, with settings on its `extractive` reader, written under results/suite-variants/. `--dev-folds`
 chooses without the test split: each half of dev is scored by a reader that trained and calibrated on the
-other half only.
+other half only; `--no-dev` scores all of dev by a reader that saw no dev question, as on a folder of
+someone's documents without questions.
 """
 
 from __future__ import annotations
@@ -65,13 +66,14 @@ def dev_fold(qid: str) -> int:
     return int(hashlib.sha256(("cv:" + qid).encode()).hexdigest(), 16) % 2
 
 
-def fold_questions(name: str, k: int) -> Path:
+def fold_questions(name: str, k: int | None) -> Path:
     """The corpus's dev questions with fold `k` relabelled test (what the fold's reader never trains or
-    calibrates on) and its test questions left out (never read)."""
+    calibrates on; k None: all of them) and its test questions left out (never read)."""
     rows = [q for q in read_jsonl(ROOT / f"bench/suite/{name}/questions.jsonl") if q["split"] == "dev"]
-    out = VARIANTS / f"{name}-dev-fold{k}.jsonl"
+    out = VARIANTS / f"{name}-dev-fold{'s' if k is None else k}.jsonl"
     VARIANTS.mkdir(parents=True, exist_ok=True)
-    out.write_text("".join(json.dumps({**q, "split": "test" if dev_fold(q["qid"]) == k else "dev"}) + "\n"
+    out.write_text("".join(json.dumps({**q, "split": "test" if k is None or dev_fold(q["qid"]) == k else "dev"})
+                           + "\n"
                            for q in rows), encoding="utf-8")
     return out
 
@@ -106,20 +108,28 @@ def scores(questions: list[dict], answers: dict[str, dict], spans: dict[str, str
             "answerable_f1_never_abstaining": mean([f1(spans.get(q["qid"], said(q)), accepted(q)) for q in answerable])}
 
 
-def evaluate(name: str, reader: str, split: str, prefix: str = "", folds: bool = False) -> list[dict]:
-    """Scores per run; `folds`: the two dev folds' builds (cv0-, cv1- before `prefix`), each scored on the
-    half it never saw, pooled."""
-    parts = [(ROOT / "results" / f"cv{k}-{prefix}{name}", "test") for k in (0, 1)] if folds else \
+def held_out(mode: str) -> list[tuple[str, int | None]]:
+    """(name prefix, the dev fold it is scored on; None: all of dev) of each build of a held-out `mode`."""
+    return {"dev-folds": [("cv0-", 0), ("cv1-", 1)], "no-dev": [("nd-", None)]}.get(mode, [])
+
+
+def evaluate(name: str, reader: str, split: str, prefix: str = "", mode: str = "") -> list[dict]:
+    """Scores per run; a held-out `mode`: its builds (cv0-, cv1- or nd- before `prefix`), each scored on the
+    dev questions it never saw, pooled."""
+    parts = [(ROOT / "results" / f"{pre}{prefix}{name}", "test") for pre, _ in held_out(mode)] or \
         [(ROOT / "results" / (prefix + name), split)]
     pooled: dict[str, tuple[list, dict, dict]] = {}
     for results, part in parts:
         questions = [q for q in read_jsonl(results / "questions.jsonl") if part == "all" or q.get("split", "test") == part]
+        scored = {q["qid"] for q in questions}
         for path in sorted((results / "answers" / reader).glob("*.jsonl")):
             qs, answers, spans = pooled.setdefault(path.stem, ([], {}, {}))
             qs += questions
-            answers.update({a["qid"]: a for a in read_jsonl(path)})
-            spans.update(best_spans(results / "candidates" / path.name))
-    return [{"corpus": name, "reader": reader, "run": run, "split": "dev folds" if folds else split,
+            # only this build's scored questions: a fold's build answers the other fold too, as dev questions
+            # it trained and calibrated on, and those answers must not stand in for the other build's
+            answers.update({a["qid"]: a for a in read_jsonl(path) if a["qid"] in scored})
+            spans.update({k: v for k, v in best_spans(results / "candidates" / path.name).items() if k in scored})
+    return [{"corpus": name, "reader": reader, "run": run, "split": mode or split,
              **scores(qs, answers, spans)} for run, (qs, answers, spans) in pooled.items()]
 
 
@@ -135,22 +145,25 @@ def main() -> None:
     ap.add_argument("--dev-folds", action="store_true",
                     help="2-fold cross-validation within dev: each fold's reader trained and calibrated on the other "
                          "half of dev, scored on its own (builds cv0-/cv1-<prefix><corpus>; the test split unread)")
+    ap.add_argument("--no-dev", action="store_true",
+                    help="a reader that never saw a dev question (trained and calibrated on synthesized ones alone, as "
+                         "on a folder without questions), scored on all of dev (builds nd-<prefix><corpus>)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
+    mode = "dev-folds" if args.dev_folds else "no-dev" if args.no_dev else ""
     names = args.corpus or list(CORPORA)
     import yaml
     reader = {k: yaml.safe_load(v) for k, v in (kv.split("=", 1) for kv in args.set)}
     if args.build:
         for name in names:
-            if args.dev_folds:
-                for k in (0, 1):
-                    build(f"cv{k}-{args.prefix}{name}",
-                          variant(name, f"cv{k}-{args.prefix}", reader, fold_questions(name, k)))
+            if mode:
+                for pre, k in held_out(mode):
+                    build(f"{pre}{args.prefix}{name}", variant(name, pre + args.prefix, reader, fold_questions(name, k)))
             elif args.prefix or reader:
                 build(args.prefix + name, variant(name, args.prefix, reader))
             else:
                 build(name)
-    rows = [r for name in names for r in evaluate(name, args.reader, args.split, args.prefix, args.dev_folds)]
+    rows = [r for name in names for r in evaluate(name, args.reader, args.split, args.prefix, mode)]
     if args.json:
         print(json.dumps(rows, indent=2))
         return
