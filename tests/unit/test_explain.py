@@ -27,3 +27,14 @@ def test_only_questions_asking_for_a_rule_are_read_this_way():
                   "Is ser irregular?", "How do I descale it?"):
         assert asked_stems(other) == [], other
         assert explanation(other, LINES) is None
+
+
+def test_function_words_set_against_each_other_are_what_it_asks_about():
+    assert asked_stems("When do I use a or an?") == ["a", "an"]
+    assert asked_stems("¿Cuándo se usa por o para?") == ["por", "para"]
+    # content words contrasted: the articles beside them are no part of the question
+    assert "the" not in asked_stems("What is the difference between the subjunctive and the indicative?")
+    lines = ["Por and para both translate as for.", "Para is used for goals.",
+             "Use por for a cause or a duration, and para for a purpose or a destination."]
+    assert explanation("When do I use por vs para?", lines).line == lines[2]
+    assert explanation("When do I use por vs para?", lines[1:2]) is None

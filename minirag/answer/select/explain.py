@@ -30,7 +30,20 @@ EXPLAIN_RE = re.compile(
     re.IGNORECASE)
 CUES = frozenset({"when", "use", "used", "difference", "between", "work", "works", "vs", "versus", "cuando", "usa",
                   "utiliza", "uso", "usamos", "debo", "usar", "diferencia", "entre"})
+CONTRAST = frozenset({"vs", "vs.", "versus", "or", "and", "o", "y"})
 COVER, MAX_WORDS = 0.75, 60
+
+
+def contrasted(words: list[str]) -> set[int]:
+    """Positions of function words a question sets against each other ("por vs para", "a or an"): what it
+    asks about, though a function word is otherwise no content word. Both sides must be function words:
+    "the subjunctive and the indicative" contrasts the content words, not "the"."""
+    out = set()
+    for i in range(1, len(words) - 1):
+        left, right = fold(words[i - 1]), fold(words[i + 1])
+        if fold(words[i]) in CONTRAST and left in FUNCTION and right in FUNCTION:
+            out |= {i - 1, i + 1}
+    return out
 
 
 def asked_stems(query: str) -> list[str]:
@@ -38,8 +51,9 @@ def asked_stems(query: str) -> list[str]:
     if not EXPLAIN_RE.match(query):
         return []
     words = [t.strip(PUNCT + "¿¡") for t in tokens(query)]
-    return list(dict.fromkeys(crude_stem(w) for w in words
-                              if w and fold(w) not in FUNCTION and fold(w) not in CUES and len(w) > 1))
+    kept = contrasted(words)
+    return list(dict.fromkeys(crude_stem(w) for i, w in enumerate(words) if w and (
+        i in kept or (fold(w) not in FUNCTION and fold(w) not in CUES and len(w) > 1))))
 
 
 def explanation(query: str, lines: list[str]) -> Verdict | None:
