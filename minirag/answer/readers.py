@@ -40,7 +40,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Mapping
 
 from ..settings import Kind, setting
@@ -104,6 +104,11 @@ class Reader(Kind):
         return {**graph.corpus_files_named([k for k in cls.training_inputs if k != "docs"]),
                 **(graph.selector_lists() if cls.selects else {})}
 
+    @classmethod
+    def for_source(cls, settings, source):
+        """Its settings with what the corpus's source decides filled in (the config check calls it once)."""
+        return settings
+
     @property
     def name(self) -> str:
         return self.type
@@ -157,6 +162,12 @@ class ExtractiveReader(Reader):
     training_inputs = ("docs", "chunks", "lexicon", "terms", "questions")
     grammar_inputs = ("lexicon", "terms")
     SUPPORT = 0.5  # without a selector: abstain below this share of the question's words found
+
+    @classmethod
+    def for_source(cls, settings: SelectorSettings, source) -> SelectorSettings:
+        if settings.minimal_edits is None:  # a SQuAD source's unanswerable questions are minimal edits
+            return replace(settings, minimal_edits=source.format == "squad")
+        return settings
 
     @classmethod
     def train(cls, settings: dict, name: str, files: dict, out, log) -> None:

@@ -120,7 +120,7 @@ def synthesized(docs: list[dict], terms: Any, lexicon: dict, s: SelectorSettings
     out = []
     if (fs := domain_feature_set(s.features)) is not None:
         out += fs.questions(docs, terms, lexicon, s.questions, s.seed, vocab)
-    return out + (synthesize_generic(docs, s.questions, s.seed) if "generic" in s.features else [])
+    return out + (synthesize_generic(docs, s.questions, s.seed, s.minimal_edits) if "generic" in s.features else [])
 
 
 def similarity_for(s: SelectorSettings, selector: AnswerSelector, chunks: list[Chunk], langs: dict[str, str],

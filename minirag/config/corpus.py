@@ -99,6 +99,7 @@ def _checked_corpus(user: Mapping[str, Any], where: str) -> Corpus:
     cc["readers"] = {}
     for name, spec in entries("readers").items():
         reader_cls, reader = Reader.settings_of(spec, f"{where}.readers.{name}")
+        reader = reader_cls.for_source(reader, sections.source)
         cc["readers"][name] = {"type": reader_cls.type, **settings_to_dict(reader)}
     corpus = Corpus.of(cc, sections)
     refuse_domain_settings(corpus, where)

@@ -154,7 +154,9 @@ def render_corpus(t: CorpusTables, results: str | Path, jobs: list) -> str:
     out.append(OVERVIEW.format(name=t.name, note=note, chunking=CHUNKING[corpus.chunk.strategy].format(**facts["chunk"]),
                                questions_line=questions, **facts))
     if not facts["questions"]:
-        return "\n".join(out + [NOTHING_TO_SCORE.format(name=t.name)] + render_stage_times(t, jobs))
+        # its readers are trained all the same: on what, with which signals, how they abstain
+        return "\n".join(out + [NOTHING_TO_SCORE.format(name=t.name), render_reading(t, results)]
+                         + render_stage_times(t, jobs))
     out.append(FIGURES.format(**{f: t.layout.figure(f"summary-{f}").relative_to(results).as_posix()
                                  for f in ("retrievers", "overlap", "losses")}))
     for level in ("chunk", "doc"):

