@@ -115,6 +115,14 @@ def test_a_question_the_manual_does_not_answer_gets_no_answer():
     assert answer("Does the kettle work with Alexa?") is None
 
 
+def test_a_question_naming_what_the_manual_never_names_is_abstained_on():
+    docs, chunks, selector, _ = manual()
+    for query in ("What does E9 mean?", "How do I pair it with Alexa?"):  # the manual's codes are E1-E6
+        picked = selector.select(query, chunks[:10], {})
+        assert picked.rule == "unnamed" and picked.p_none == 1.0 and answer(query) is None, query
+    assert selector.select("What does E3 mean?", chunks[:10], {}).rule != "unnamed"
+
+
 def test_the_grammar_features_go_on_top_of_the_generic_ones():
     from minirag.answer.select.generic import GENERIC, NULL_GENERIC
     from minirag.answer.select.selector import feature_names

@@ -1,26 +1,29 @@
 """A question naming what the corpus never names is abstained on (select/unnamed.py)."""
 
-from minirag.answer.select.generic import GenericFeaturizer
-from minirag.answer.select.unnamed import unnamed
+from minirag.answer.select.unnamed import Names
 
-PAGES = GenericFeaturizer.from_texts([
-    "The Kestrel 60 weighs 3.1 kg. Error E1: the hopper is missing. Error E3: overheating.",
-    "Clean the burrs every two weeks. The Kestrel's warranty lasts three years."]).idf
+PAGES = Names(["The Kestrel 60 weighs 3.1 kg. Error E1: the hopper is missing. Error E3: overheating.",
+               "Clean the burrs every two weeks. The Kestrel's warranty lasts three years. See Step 2."])
 
 
 def test_a_name_or_code_no_page_holds_is_unnamed():
-    assert unnamed("How long is a Zumba class?", PAGES) == ["Zumba"]
-    assert unnamed("What does E9 mean?", PAGES) == ["E9"]
-    assert unnamed("Who won the 2018 World Cup?", PAGES) == ["World", "Cup"]
+    assert PAGES.unnamed("How long is a Zumba class?") == ["Zumba"]
+    assert PAGES.unnamed("What does E9 mean?") == ["E9"]
+    assert PAGES.unnamed("Who won the 2018 World Cup?") == ["World", "Cup"]
+
+
+def test_a_name_the_pages_number_is_unnamed_with_a_number_they_never_give_it():
+    assert PAGES.unnamed("How heavy is the Kestrel 80?") == ["Kestrel 80"]
+    assert PAGES.unnamed("What comes after Step 3?") == ["Step 3"]
+    assert PAGES.unnamed("How heavy is the Kestrel 60?") == []
 
 
 def test_what_the_pages_name_in_any_form_is_not():
-    for asked in ("How heavy is the Kestrel 60?", "What does E3 mean?", "Is the Kestrel's hopper washable?",
-                  "What's the kestrel warranty?"):
-        assert unnamed(asked, PAGES) == [], asked
+    for asked in ("What does E3 mean?", "Is the Kestrel's hopper washable?", "What's the kestrel warranty?"):
+        assert PAGES.unnamed(asked) == [], asked
 
 
 def test_a_question_s_own_wording_is_never_a_name():
     # lowercase words, a sentence's first word, numbers alone and contractions are the asker's wording
-    assert unnamed("How big is my kid's grinder? Honestly I'm lost.", PAGES) == []
-    assert unnamed("Does the Kestrel 80 grind finer?", PAGES) == []  # a number alone: no name
+    assert PAGES.unnamed("How big is my kid's grinder? Honestly I'm lost.") == []
+    assert PAGES.unnamed("Can I grind 80 g at once?") == []

@@ -33,7 +33,7 @@ from .polar import Verdict, question_stems, verdict
 from .scorer import AnswerScorer
 from .similarity import NULL_SIMILAR, SIMILAR, Similarity
 from .stating import StatingIndex
-from .unnamed import unnamed
+from .unnamed import Names
 
 LINES = 6  # generic: the candidates of a question's six best-covering sentences compete
 BEYOND = 3  # generic: chunks beyond the run read for a question asking an attribute the run may not state
@@ -213,6 +213,8 @@ class AnswerSelector:
         fs = domain_feature_set(self.features)  # imported only for a selector that has one
         self.featurizer = fs(vocab) if fs is not None else None
         self.generic = generic if "generic" in self.features else None
+        # generic alone: what the corpus names, to abstain on questions naming what it never does (unnamed.py)
+        self.names = Names([c.text for c in corpus]) if corpus is not None and generic and fs is None else None
         self.lines = LINES
         if "generic" in self.features and generic is None:
             raise ValueError("generic features need the corpus's IDF (GenericFeaturizer)")
@@ -292,7 +294,7 @@ class AnswerSelector:
         r = self.read(query, chunks, langs)
         p, p_none = self.scorer.probabilities(r.X, r.z) if len(r.X) else (np.zeros(0), 1.0)
         selection = Selection(r, p, p_none, pool(r.texts, p, r.keys, r.analysis))
-        if self.generic is not None and self.featurizer is None and unnamed(query, self.generic.idf):
+        if self.names is not None and self.names.unnamed(query):
             return replace(selection, p_none=1.0, rule="unnamed")  # the corpus never names what it asks about
         if self.generic is not None and question_stems(query):
             if (v := verdict(query, r.top_lines(POLAR_TOP))) is not None:
