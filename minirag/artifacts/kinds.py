@@ -1,6 +1,6 @@
 """Every artifact kind a stage writes, as (kind, path pattern, job, job name, content check): generated
-from the stage specs by `python -m minirag.pipeline.artifact_table > minirag/artifacts/kinds.py`; edit
-the stage's spec (its module in minirag/stages/), not this file."""
+from the stage specs by `python -m minirag.pipeline.artifact_table`; edit the stage's spec (its module in
+minirag/stages/), not this file."""
 
 KINDS = (
     ('docs', 'docs.jsonl', 'curate', None, 'records'),

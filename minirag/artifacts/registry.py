@@ -4,10 +4,10 @@ An `Artifact` is a file pattern under `results/<corpus>/` with the wildcards of 
 writes it, the job (stage and name pattern) whose receipt vouches for it, and the name of
 its content check in content.py. Each stage declares the kinds it makes in its spec (its module
 in minirag/stages/); the table of them all, `KINDS` in kinds.py, is generated from the specs
-(`python -m minirag.pipeline.artifact_table > minirag/artifacts/kinds.py`, a test fails until it
-is current), so that the loaders below the stages read it without importing them. From it
-follow the layout's paths (layout.py), which job wrote a file (`producer_of`, how a loader
-finds the receipt to check against) and which content check `verify` and the loaders run:
+(`python -m minirag.pipeline.artifact_table`, a test fails until it is current), so that the
+loaders below the stages read it without importing them. From it follow the layout's paths
+(layout.py), which job wrote a file (`producer_of`, how a loader finds the receipt to check
+against) and which content check `verify` and the loaders run:
 
     producer_of("results/kb/runs/bm25.trec")
     -> (Path("results/kb"), ARTIFACTS["run"], {"name": "bm25"})

@@ -1,6 +1,9 @@
 """The artifact table (minirag/artifacts/kinds.py), generated from the stage specs:
 
-    python -m minirag.pipeline.artifact_table > minirag/artifacts/kinds.py
+    python -m minirag.pipeline.artifact_table            rewrites minirag/artifacts/kinds.py
+    python -m minirag.pipeline.artifact_table --print    prints it
+
+(Not `> kinds.py`: the shell would empty the file before the specs, which import it, are read.)
 
 Each stage declares the kinds it makes in its spec (`Out(kind, at=..., check=...)`); the loaders, the
 layout and `producer_of` sit below the stages and read this table instead of importing them. A new
@@ -12,12 +15,16 @@ What it leaves out: the `Artifact` record and what follows from the table (artif
 
 from __future__ import annotations
 
+import argparse
+from pathlib import Path
+
 HEADER = '''"""Every artifact kind a stage writes, as (kind, path pattern, job, job name, content check): generated
-from the stage specs by `python -m minirag.pipeline.artifact_table > minirag/artifacts/kinds.py`; edit
-the stage's spec (its module in minirag/stages/), not this file."""
+from the stage specs by `python -m minirag.pipeline.artifact_table`; edit the stage's spec (its module in
+minirag/stages/), not this file."""
 
 KINDS = (
 '''
+TABLE = Path(__file__).resolve().parents[1] / "artifacts" / "kinds.py"
 
 
 def rows(specs) -> list[tuple]:
@@ -38,5 +45,18 @@ def render(specs=None) -> str:
     return HEADER + "".join(f"    {row!r},\n" for row in rows(specs)) + ")\n"
 
 
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m minirag.pipeline.artifact_table",
+                                 description=f"Rewrite {TABLE.relative_to(TABLE.parents[2])} from the stage specs.")
+    ap.add_argument("--print", action="store_true", help="print the table instead")
+    args = ap.parse_args(argv)
+    if args.print:
+        print(render(), end="")
+    else:
+        from ..artifacts.io import atomic_write_text
+        atomic_write_text(TABLE, render())
+    return 0
+
+
 if __name__ == "__main__":
-    print(render(), end="")
+    raise SystemExit(main())

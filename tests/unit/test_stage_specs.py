@@ -93,7 +93,7 @@ def test_each_spec_has_a_place_of_its_own_and_the_list_comes_in_that_order():
 def test_the_committed_artifact_table_is_the_one_the_specs_declare():
     committed = (REPO / "minirag" / "artifacts" / "kinds.py").read_text(encoding="utf-8")
     assert committed == render(STAGES), \
-        "regenerate: python -m minirag.pipeline.artifact_table > minirag/artifacts/kinds.py"
+        "regenerate: python -m minirag.pipeline.artifact_table"
 
 
 def test_a_kind_declared_by_two_stages_is_refused():
