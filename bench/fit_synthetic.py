@@ -36,7 +36,7 @@ from minirag.pipeline.graph import CorpusGraph  # noqa: E402
 from minirag.query.built_corpus import BuiltCorpus  # noqa: E402
 from minirag.rank.fit import best_point, fit_weights, grid_scores, question_score  # noqa: E402
 from minirag.rank.kinds import RetrieverKind  # noqa: E402
-from minirag.stages.fit_questions import fit_questions  # noqa: E402
+from minirag.stages.fit_questions import fit_questions, fit_reads, fit_settings  # noqa: E402
 from minirag.stages.retrieve import feeding_retrievers  # noqa: E402
 
 
@@ -97,10 +97,10 @@ def main() -> int:
         if not kind.s.fit:  # a fusion of given weights: the same fusion, weighted (RRF's plain formula ignores weights)
             kind = RetrieverKind.from_spec({**corpus.settings.retrievers[name].spec(), "fit": True}, f"retrievers.{name}")
             kind.name = name
-        settings = graph.fit_questions_settings(name)
+        settings = fit_settings(graph, name)
         settings.update({k: v for k, v in (("n", a.n), ("families", a.families), ("seed", a.seed)) if v is not None})
         with tempfile.TemporaryDirectory() as tmp:
-            reads = graph.fit_questions(name)
+            reads = fit_reads(graph, name)
             if "learner" in settings["families"]:
                 reads.update({"lexicon": str(corpus.layout.lexicon), "terms": graph.terms_file()})
             out = fit_questions(settings, **{k: Path(v) for k, v in reads.items()}, out=Path(tmp) / "fit.jsonl")[0]

@@ -27,7 +27,7 @@ The extension points (POINTS) are the places where the core's two paths part:
 A domain's question tags (`tags`) become columns of losses.csv and slices of the report.
 
 What it leaves out: the settings themselves (config/domain.py fills a domain's defaults and refuses
-its settings on a corpus without it) and the stage specs (pipeline/stages/ adds each domain's).
+its settings on a corpus without it) and the stage specs (pipeline/stages/ adds each domain's to the stage modules').
 """
 
 from __future__ import annotations

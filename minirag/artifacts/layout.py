@@ -24,8 +24,8 @@ names one artifact:
       receipts/<stage>[.<name>].json   what each job read and wrote, by sha256 (integrity.py)
       missing/<n>.txt  the n-th time the workflow found artifacts deleted, naming them (and so rebuilt them)
 
-Each path comes from the artifact registry (registry.py), which also says which job wrote a
-file; the layout adds the files that are no artifact kind (logs, benchmarks, receipts, notes).
+Each path comes from the artifact registry (registry.py, whose table the stage specs declare), which
+also says which job wrote a file; `at(kind, **wildcards)` names any kind, and the layout adds the files that are no artifact kind (logs, benchmarks, receipts, notes).
 
 What it leaves out: which artifacts a corpus has (the config decides) and reading them.
 """
@@ -137,10 +137,6 @@ class CorpusLayout:
     def question_pairs(self, embedder: str) -> Path:
         """The synth_pairs stage's questions for an encoder: pairs/<embedder>.jsonl."""
         return self.at("question_pairs", name=embedder)
-
-    def fit_questions(self, retriever: str) -> Path:
-        """The held-out synthetic questions a fitted fusion fits on without a dev split: fit/<retriever>.jsonl."""
-        return self.at("fit_questions", name=retriever)
 
     def reranker(self, retriever: str) -> Path:
         return self.at("reranker", name=retriever)

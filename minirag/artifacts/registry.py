@@ -1,16 +1,16 @@
-"""Every artifact kind a corpus's jobs write, declared once: its path, its producing job, its check.
+"""Every artifact kind a corpus's jobs write: its path, its producing job, its check.
 
 An `Artifact` is a file pattern under `results/<corpus>/` with the wildcards of the job that
 writes it, the job (stage and name pattern) whose receipt vouches for it, and the name of
-its content check in content.py. From this one table follow the layout's paths
+its content check in content.py. Each stage declares the kinds it makes in its spec (its module
+in minirag/stages/); the table of them all, `KINDS` in kinds.py, is generated from the specs
+(`python -m minirag.pipeline.artifact_table`, a test fails until it is current), so that the
+loaders below the stages read it without importing them. From it follow the layout's paths
 (layout.py), which job wrote a file (`producer_of`, how a loader finds the receipt to check
 against) and which content check `verify` and the loaders run:
 
     producer_of("results/kb/runs/bm25.trec")
     -> (Path("results/kb"), ARTIFACTS["run"], {"name": "bm25"})
-
-The stage specs (pipeline/stages/) name these kinds in what each stage writes, and a test
-checks that every spec's outputs agree with the job declared here.
 
 What it leaves out: which artifacts a corpus has (the config and the specs decide), reading
 them (the loaders) and receipts themselves (integrity.py).
@@ -22,6 +22,8 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+
+from .kinds import KINDS
 
 WILDCARD = re.compile(r"\{(\w+)\}")
 # what a wildcard may hold inside a path: a shard is a number, a reader name has no dot
@@ -69,79 +71,26 @@ class Artifact:
         return m.groupdict() if m else None
 
 
-def _kinds(*items: Artifact) -> dict[str, Artifact]:
-    return {a.kind: a for a in items}
-
-
-BM25_FILES = ("index.npz", "vocab.json", "params.json", "items.json")
-SHARD_BM25_FILES = ("postings.npz", "vocab.json", "items.json")
-IVF_FILES = ("centroids.npy", "offsets.npy", "order.npy", "vectors_by_list.npy", "meta.json")
-EVAL_FILES = ("metrics.json", "per_query.csv", "slices.csv", "qrels.chunk.txt", "qrels.doc.txt", "answers.csv",
-              "per_query_metrics.csv", "losses.csv")
-DIAGNOSIS_FILES = ("diagnosis.csv", "overlap.csv", "always_on_top.csv", "diversity.csv")
-ASSERTION_FILES = ("assertions.md", "assertions.json")
-
-
-def _check_of(file: str) -> str | None:
+def check_of(file: str) -> str | None:
     """The content check of a file in a multi-file artifact, by what it holds."""
     return {".json": "json_file", ".jsonl": "records"}.get(Path(file).suffix)
 
 
-def _files(prefix: str, folder: str, job: str, name: str | None, files: tuple[str, ...],
-           checks: dict[str, str] = {}) -> list[Artifact]:
-    return [Artifact(f"{prefix}:{f}", f"{folder}/{f}", job, name, checks.get(f, _check_of(f))) for f in files]
-
-
-ARTIFACTS: dict[str, Artifact] = _kinds(
-    Artifact("docs", "docs.jsonl", "curate", check="records"),
-    Artifact("questions", "questions.jsonl", "questions", check="records"),
-    Artifact("train_sample", "train_sample.jsonl", "train_sample", check="records"),
-    Artifact("tokenizer", "tokenizer.json", "train_tokenizer", check="json_file"),
-    Artifact("chunks", "chunks.jsonl", "chunk", check="records"),
-    Artifact("units", "units.jsonl", "units", check="records"),
-    Artifact("lexicon", "lexicon.json", "lexicon", check="json_file"),
-    Artifact("question_pairs", "pairs/{name}.jsonl", "synth_pairs", "{name}", "records"),
-    Artifact("encoder", "encoders/{name}.npz", "train_biencoder", "{name}", "weights"),
-    Artifact("encoder_sidecar", "encoders/{name}.json", "train_biencoder", "{name}", "json_file"),
-    Artifact("vectors", "vectors/{name}.npy", "embed", "{name}", "vectors"),
-    Artifact("vectors_sidecar", "vectors/{name}.json", "embed", "{name}", "json_file"),
-    Artifact("embed_cache", "cache/{name}.npz", "embed_cache", "{name}", "embed_cache"),
-    *_files("bm25", "bm25/{name}", "bm25", "{name}", BM25_FILES, {"index.npz": "bm25_index"}),
-    *_files("ivf", "ivf/{name}", "ivf", "{name}", IVF_FILES, {"vectors_by_list.npy": "ivf"}),
-    Artifact("reranker", "rerankers/{name}.npz", "train_reranker", "{name}", "weights"),
-    Artifact("reranker_sidecar", "rerankers/{name}.json", "train_reranker", "{name}", "json_file"),
-    Artifact("fit_questions", "fit/{name}.jsonl", "fit_questions", "{name}", "records"),
-    Artifact("run", "runs/{name}.trec", "retrieve", "{name}", "run"),
-    Artifact("reader", "readers/{name}.npz", "train_reader", "{name}", "weights"),
-    Artifact("reader_sidecar", "readers/{name}.json", "train_reader", "{name}", "reader_sidecar"),
-    Artifact("reader_tasks", "readers/{name}.tasks.jsonl", "train_reader", "{name}", "records"),
-    Artifact("candidates", "candidates/{name}.jsonl", "candidates", "{name}", "candidates"),
-    Artifact("prompts", "prompts/{name}.jsonl", "prompt", "{name}", "records"),
-    Artifact("answers", "answers/{reader}/{name}.jsonl", "generate", "{reader}.{name}", "records"),
-    *_files("eval", "eval", "evaluate", None, EVAL_FILES),
-    *_files("diagnosis", "eval", "diagnose", None, DIAGNOSIS_FILES),
-    *_files("assertions", "eval", "assertions", None, ASSERTION_FILES),
-    Artifact("sweep_figure", "figures/sweep-{swept}-{param}.png", "sweep_figure", "{swept}-{param}", "figure"),
-    Artifact("loss_figure", "figures/loss-{name}.png", "loss_figure", "{name}", "figure"),
-    Artifact("summary_figure", "figures/summary-{figure}.png", "summary_figure", "{figure}", "figure"),
-    Artifact("shard_docs", "shards/{shard}/docs.jsonl", "curate_shard", "{shard}", "records"),
-    Artifact("shard_chunks", "shards/{shard}/chunks.jsonl", "chunk_shard", "{shard}", "records"),
-    Artifact("shard_vectors", "shards/{shard}/vectors/{name}.npy", "embed_shard", "{shard}.{name}", "vectors"),
-    Artifact("shard_vectors_sidecar", "shards/{shard}/vectors/{name}.json", "embed_shard", "{shard}.{name}",
-             "json_file"),
-    *_files("shard_bm25", "shards/{shard}/bm25/{name}", "bm25_shard", "{shard}.{name}", SHARD_BM25_FILES,
-            {"postings.npz": "bm25_postings"}),
-)
-
-
-# what each summary figure the report opens with is drawn from, as artifact kinds, in the order its stage reads
-FIGURE_TABLES = {"retrievers": ("eval:per_query_metrics.csv", "questions"), "overlap": ("diagnosis:overlap.csv",),
-                 "losses": ("eval:losses.csv",)}
+ARTIFACTS: dict[str, Artifact] = {row[0]: Artifact(*row) for row in KINDS}
 
 
 def files_of(prefix: str) -> list[Artifact]:
     """The artifacts of a multi-file kind ("bm25", "eval", ...), in their declared order."""
     return [a for k, a in ARTIFACTS.items() if k.startswith(prefix + ":")]
+
+
+def file_names(prefix: str) -> tuple[str, ...]:
+    """The files of a multi-file kind in its folder, in their declared order: file_names("bm25")."""
+    return tuple(a.pattern.rsplit("/", 1)[1] for a in files_of(prefix))
+
+
+BM25_FILES, SHARD_BM25_FILES, IVF_FILES = file_names("bm25"), file_names("shard_bm25"), file_names("ivf")
+EVAL_FILES, DIAGNOSIS_FILES = file_names("eval"), file_names("diagnosis")
 
 
 def producer_of(path: str | Path) -> tuple[Path, Artifact, dict[str, str]]:

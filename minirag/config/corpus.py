@@ -6,7 +6,7 @@ its settings dataclass (sections.py: the only homes of the defaults are the data
 code that reads them), each named entry as its kind, checks types, bounds, cross-field rules and
 every name a setting refers to, with the key path in the message, and returns the typed tree
 (typed.py `Corpus`); `corpus_config` is its serialised form, plain builtins. Each stage's spec
-(pipeline/stages/) takes exactly the values it reads, so Snakemake reruns a stage only when one
+(beside its function in minirag/stages/) takes exactly the values it reads, so Snakemake reruns a stage only when one
 of *its* values changes.
 
 Named collections (`embedders`, `bm25`, `retrievers`) replace the defaults whole: a

@@ -3,12 +3,13 @@
 `CorpusGraph(corpus, layout)` answers, for a corpus's checked config (config/typed.py) and its results layout,
 which files a job reads besides the fixed ones: the documents of the source, the runs a
 fusion combines, the vectors and query-side files of a dense channel, what a trained stage
-learns from; and which retrievers, embedders, indexes and readers the corpus uses. The stage
-specs (pipeline/stages/) turn these into rules, jobs, artifacts and command lines; tests ask
-the same questions without Snakemake.
+learns from; and which retrievers, embedders, indexes and readers the corpus uses: what several
+stages, the report or a server ask. What one stage alone asks is a function of the graph in
+that stage's module (minirag/stages/), beside its spec; the specs turn both into rules, jobs,
+artifacts and command lines, and tests ask the same questions without Snakemake.
 
-    CorpusGraph(checked_corpus(config, "kb"), CorpusLayout.of("results", "kb")).retrieve("hybrid")
-    -> {"runs": ["results/kb/runs/biencoder.trec", "results/kb/runs/bm25.trec"], "files": {}}
+    CorpusGraph(checked_corpus(config, "kb"), CorpusLayout.of("results", "kb")).used_indexes()
+    -> ["plain", "grammar"]
 
 Where each kind's own files are (a kind's `reads` asks the graph) is kind_files.py's `KindFiles`,
 which the graph is one of.
@@ -22,13 +23,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..answer.reading.retrieval_questions import GENERIC_FAMILIES, families_known
-from ..artifacts.registry import FIGURE_TABLES
 from ..datasets.dev_split import has_dev_questions
 from ..domain import of_corpus
-from ..text.corpus import FOLDERS, SourceSettings
+from ..text.corpus import SourceSettings
 from .graph_answers import AnswerInputs
 from .graph_scale import ScaleInputs
-from .kind_files import KindFiles, paths
+from .jobs import paths
+from .kind_files import KindFiles
 from .stage import Given, as_list, tracked
 
 
@@ -51,22 +52,6 @@ class CorpusGraph(KindFiles, ScaleInputs, AnswerInputs):
         return sorted(str(p) for p in Path(self.source.path).glob(self.source.glob)
                       if p.is_file() and "{" not in str(p) and "}" not in str(p))
 
-    def source_files(self) -> Given:
-        """The documents, given to curate as their folder (a BEIR collection's folder, a SQuAD file)."""
-        return Given(self.source.path, tuple(self.documents()))
-
-    def question_files(self) -> Given | None:
-        """What the questions stage reads: the BEIR folder's queries and qrels, or the questions file."""
-        if self.source.format == "beir":
-            root = Path(self.source.path)
-            return Given(self.source.path, tuple(paths(root / "queries.jsonl",
-                                                          root / "qrels" / f"{self.source.split}.tsv")))
-        if self.source.format == "squad":
-            return Given(self.source.path, (self.source.path,))
-        if not self.source.questions:  # a markdown corpus without questions yet: nothing to score
-            return None
-        return Given(self.source.questions, (self.source.questions,))
-
     def chunk(self) -> dict:
         # Only token-bounded strategies read the tokenizer; the others must not rerun when it changes.
         return {"tokenizer": str(self.layout.tokenizer)} if self.corpus.chunk.strategy in ("tokens", "sections") else {}
@@ -80,10 +65,6 @@ class CorpusGraph(KindFiles, ScaleInputs, AnswerInputs):
     def beir_splits(self) -> dict:
         return {"train_split": self.source.train_split, "eval_split": self.source.split}
 
-    def train(self, name: str) -> dict:
-        """What training the embedder `name` reads besides the documents, chunks and tokenizer (its kind's `training_reads`)."""
-        return self.corpus.embedders[name].training_reads(self, name)
-
     def synthesising(self) -> list[str]:
         """The trained encoders that train on questions synthesised from the corpus (synth_pairs)."""
         return [e for e in self.trained() if self.corpus.embedders[e].synthesises()]
@@ -93,27 +74,6 @@ class CorpusGraph(KindFiles, ScaleInputs, AnswerInputs):
         if all(f in GENERIC_FAMILIES for f in self.corpus.embedders[name].s.questions.families):
             return {}
         return {"lexicon": str(self.layout.lexicon), "terms": self.terms_file()}
-
-    def bm25(self, name: str) -> dict:
-        """The units an index over units reads, and its analyzer's word lists."""
-        return {**({"units": str(self.layout.units)} if self.over_units(name) else {}), **self.word_lists(name)}
-
-    def ivf(self, name: str) -> dict:
-        """The vectors (and sidecar) an IVF index is built from."""
-        embedder = self.corpus.ivf_indexes()[name]["embedder"]
-        return {"vectors": str(self.layout.vectors(embedder)), "sidecar": str(self.layout.vectors_sidecar(embedder))}
-
-    def retrieve(self, name: str) -> dict:
-        """A retrieve job's input runs (in its kind's order) and the files its kind reads, by file key; a
-        fusion fitted on synthetic questions also reads them and what its upstream retrievers rank them with."""
-        kind = self.corpus.retrievers[name]
-        runs = {"runs": paths(*(self.layout.run(r) for r in kind.upstream()))} if kind.upstream() else {}
-        if name not in self.synthetic_fits():
-            return {**runs, "files": kind.reads(self)}
-        files = dict(kind.reads(self))
-        for r in self.feeding(name):
-            files.update(self.corpus.retrievers[r].serves(self))
-        return {**runs, "fit_questions": str(self.layout.fit_questions(name)), "files": files}
 
     def synthetic_fits(self) -> list[str]:
         """The fusions with `fit: true` of a corpus without dev questions: they fit on held-out synthetic ones."""
@@ -132,19 +92,6 @@ class CorpusGraph(KindFiles, ScaleInputs, AnswerInputs):
                 todo += self.corpus.retrievers[r].upstream()
         return [r for r in self.corpus.retrievers if r in found]
 
-    def fit_questions_settings(self, name: str) -> dict:
-        """What the fit_questions job of the fusion `name` reads: its `fit_questions`, and what each trained
-        retriever feeding it trained on: an encoder's synthesised questions by their held-out hash (seed,
-        share), a reranker's by its synthesiser's settings (the questions it made are left out)."""
-        retrievers, embedders = self.corpus.retrievers, self.corpus.embedders
-        encoders = sorted({retrievers[r].embedder() for r in self.feeding(name)} & set(self.synthesising()))
-        rerankers = [r for r in self.feeding(name) if retrievers[r].trained]
-        return {**retrievers[name].s.fit_questions.synthesis(), "families": self.fit_families(name),
-                "heldout_of": [{"encoder": e, "seed": embedders[e].s.questions.seed,
-                                "share": embedders[e].s.questions.heldout} for e in encoders],
-                "rerankers": [{"reranker": r, "synthetic": retrievers[r].s.synthetic, "seed": retrievers[r].s.seed}
-                              for r in rerankers]}
-
     def fit_families(self, name: str) -> list[str]:
         """The question families a fusion fits on: its `fit_questions.families`, else those the encoders
         feeding it train on (their held-out questions are of the kind they were trained for), else generic."""
@@ -156,42 +103,14 @@ class CorpusGraph(KindFiles, ScaleInputs, AnswerInputs):
                 for f in self.corpus.embedders[e].s.questions.families}
         return [f for f in families_known() if f in used] or ["generic"]
 
-    def fit_questions(self, name: str) -> dict:
-        """The documents the questions are made from (and the lexicon and terms learner questions are phrased
-        with); the whole corpus too when a reranker feeding the fusion made its questions from it."""
-        families = self.fit_families(name)
-        learner = {"lexicon": str(self.layout.lexicon), "terms": self.terms_file()} \
-            if any(f not in GENERIC_FAMILIES for f in families) else {}
-        corpus = {"corpus": str(self.layout.docs)} if any(self.corpus.retrievers[r].trained
-                                                          for r in self.feeding(name)) else {}
-        return {"docs": self.training_docs(), "chunks": str(self.layout.chunks), **corpus, **learner}
-
-    def train_reranker(self, name: str) -> dict:
-        return self.corpus.retrievers[name].training_reads(self)
-
-    def rerankers(self) -> list[str]:
-        return [r for r, kind in self.corpus.retrievers.items() if kind.trained]
-
     def runs(self) -> list[str]:
         return paths(*(self.layout.run(r) for r in self.corpus.retrievers))
 
     def sweeps(self) -> list[tuple[str, str]]:
         return list(self.corpus.sweep_groups())
 
-    def sweep_settings(self, swept: str, param: str) -> dict:
-        """What the sweep figure of `swept` over `param` plots: its points (run, value) in value order."""
-        value = self.corpus.swept_value
-        points = sorted([swept] + self.corpus.sweep_groups()[(swept, param)], key=lambda r: value(r, param))
-        return {"title": f"{self.layout.root.name}: {swept}, sweeping {param}", "param": param,
-                "points": [[r, value(r, param)] for r in points]}
-
     def trained(self) -> list[str]:
         return [e for e in self.used_embedders() if self.corpus.embedders[e].trained]
-
-    def summary_figures(self) -> list[str]:
-        """The figures the report opens with (report/summary_figures.py); none with no questions to score."""
-        scored = self.source.format not in FOLDERS or bool(self.source.questions)
-        return list(FIGURE_TABLES) if scored else []
 
     def used_embedders(self) -> list[str]:
         """Embedders whose vectors some job reads (a dense channel, MMR, the diagnosis)."""
@@ -202,22 +121,12 @@ class CorpusGraph(KindFiles, ScaleInputs, AnswerInputs):
         used = {kind.index() for kind in self.corpus.retrievers.values()}
         return [i for i in self.corpus.bm25 if i in used]
 
-    def used_ivf(self) -> list[str]:
-        return list(self.corpus.ivf_indexes())
-
-    def ivf_settings(self, name: str) -> dict:
-        """An IVF index's embedder and build settings (its name is made of them)."""
-        return self.corpus.ivf_indexes()[name]
-
     def base_retrievers(self) -> list[str]:
         return self.corpus.base_retrievers()
 
     def inputs_of(self) -> dict[str, list[str]]:
         """Each retriever's input runs (none for a channel)."""
         return self.corpus.inputs_of()
-
-    def uses_units(self) -> bool:
-        return any(self.over_units(i) for i in self.used_indexes())
 
     def uses_tokenizer(self) -> bool:
         return (bool(self.chunk()) or any("tokenizer" in self.embedder_files(e) for e in self.used_embedders())

@@ -5,14 +5,14 @@ answered and by which readers, what a trained reader learns from (its kind's `tr
 reader is the corpus's answer selector and which terms file it reads, what a candidates, prompt and
 generate job reads besides its run.
 
-What it leaves out: the specs (pipeline/stages/answer.py) and what the stages do (stages/candidates.py,
+What it leaves out: the specs and what the stages do (stages/candidates.py,
 prompt.py, generate.py, train_reader.py).
 """
 
 from __future__ import annotations
 
 from ..config.typed import Corpus
-from .graph_scale import paths
+from .jobs import paths
 from .stage import Given
 
 
@@ -22,10 +22,6 @@ class AnswerInputs:
 
     def answered(self) -> list[str]:
         return self.corpus.answered()
-
-    def answer_time(self, reader: str) -> tuple[str, ...]:
-        """The settings of a reader that only answering reads (changing them retrains nothing)."""
-        return getattr(self.corpus.readers[reader].Settings, "ANSWER_TIME", ())
 
     def answer_jobs(self) -> list[tuple[str, str]]:
         """(reader, retriever) of every answer file: each reader on each answered run. BEIR and
@@ -40,9 +36,6 @@ class AnswerInputs:
             return []
         return [r for r, kind in self.corpus.readers.items() if kind.trained]
 
-    def all_candidates(self) -> list[str]:
-        return paths(*(self.layout.candidates(r) for r in self.selected_runs()))
-
     def selected_runs(self) -> list[str]:
         """The runs whose candidates the selector scores: every answered run, when there is a selector."""
         return self.corpus.answered() if self.selector() else []
@@ -55,12 +48,6 @@ class AnswerInputs:
         """A trained reader's weights, given as the .npz, tracked with its sidecar."""
         model, sidecar = self.layout.reader_files(reader)[:2]
         return {"model": Given(str(model), (str(model), str(sidecar)))}
-
-    def loss_sidecar(self, name: str) -> str:
-        """The sidecar whose loss curve figures/loss-<name>.png draws: a trained encoder's or reader's."""
-        if name in self.corpus.readers:
-            return str(self.layout.reader_model(name).with_suffix(".json"))
-        return str(self.layout.encoder_sidecar(name))
 
     def train_reader(self, name: str) -> dict:
         """What a trained reader learns from besides the documents (its kind's `training_reads`)."""
@@ -90,6 +77,3 @@ class AnswerInputs:
         selector = self.selector()
         return self.corpus.readers[selector].selecting_reads(self, selector)
 
-    def prompt(self, name: str) -> dict:
-        """The run's scored candidates, when the corpus has an answer selector."""
-        return {"candidates": str(self.layout.candidates(name))} if self.selector() else {}

@@ -19,10 +19,7 @@ from ..artifacts.layout import CorpusLayout
 from ..config.typed import Corpus
 from ..rank.kinds.base import file_key
 from .given import Given
-
-
-def paths(*items) -> list[str]:
-    return [str(p) for p in items]
+from .jobs import paths
 
 
 class KindFiles:

@@ -18,7 +18,7 @@ depends on each id alone: a document enters or leaves it only by its own hash, a
 tokenizer, the bi-encoder and the reader cost the same however large the corpus grows.
 
 What it leaves out: BM25's merge (index/bm25/shards.py), the vectors' merge (index/vectors.py)
-and the specs (pipeline/stages/).
+and the specs (each beside its stage in minirag/stages/).
 """
 
 from __future__ import annotations

@@ -1,22 +1,26 @@
-"""A stage declared once: the spec every rule, job list, receipt and command line is derived from.
+"""A stage declared once: the spec every rule, job list, receipt, command line and artifact kind is derived from.
 
-A `Stage` says what one step of the graph is per (its wildcards), which jobs a config gives
-it (`names`), which files each job reads (`reads`, by the stage function's argument names),
-which artifact kinds it writes (`writes`, kinds of artifacts/registry.py), its settings and
+A `Stage` says where it stands in the graph (`phase`, `step`), what one step of the graph is per
+(its wildcards), which jobs a config gives it (`names`), which files each job reads (`reads`, by
+the stage function's argument names), what it writes (`writes`: an artifact kind, declared there
+with its path pattern and content check when the stage is the one that makes it), its settings and
 other command-line values, taken from the wildcards alone so that Snakemake records them as
-params and a change reruns the job. From it follow:
+params and a change reruns the job, and its size on a cluster. From it follow:
 
     spec.inputs(graph, wc)   the rule's inputs (files Snakemake tracks, by argument name)
     spec.outputs(layout, wc) the rule's outputs, the job's receipt included
     spec.argv(graph, wc)     the command line, parsed by the stage's own parser
     spec.job_name(wc)        the name in receipts/<job>.<name>.json, logs/ and benchmarks/
+    spec.declared()          the artifact kinds it declares (artifacts/kinds.py is generated from them)
 
-    Stage("units", per=None, names=lambda g: [{}] * g.uses_units(),
-          reads=lambda g, w: {"docs": str(g.layout.docs), "chunks": str(g.layout.chunks)},
-          writes={"out": Out("units")})
+Each stage module of minirag/stages/ declares its specs beside its function, as `STAGES`:
+
+    STAGES = (Stage("units", phase="chunks", step=30, per=None, names=lambda g: one(uses_units(g)),
+                    reads=lambda g, w: {"docs": str(g.layout.docs), "chunks": str(g.layout.chunks)},
+                    writes={"out": Out("units", at="units.jsonl", check="records")}),)
 
 What it leaves out: Snakemake itself (workflow/rules/stages.smk loops over the specs), what a
-stage does (minirag/stages/<module>.py) and which specs exist (pipeline/stages/).
+stage does (its function, beside the spec) and finding the specs (pipeline/stages/).
 """
 
 from __future__ import annotations
@@ -25,35 +29,55 @@ import inspect
 import json
 import shlex
 import typing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ..artifacts.layout import CorpusLayout
-from ..artifacts.registry import ARTIFACTS, files_of
+from ..artifacts.registry import ARTIFACTS, Artifact, check_of, files_of
 from .given import Given  # noqa: F401  (a stage's reads are Givens; specs import it from here)
+
+PHASES = ("corpus", "shards", "chunks", "mine", "embed", "index", "rank", "answer", "evaluate")
+"""The graph's phases, in order: a spec's `phase` and its `step` in it place it among the others."""
 
 
 @dataclass(frozen=True)
 class Out:
     """What one output of a stage holds: an artifact kind (a multi-file kind, e.g. "bm25", by its
     prefix), passed to the stage as a file, as the folder of its files, or not at all (a sidecar
-    the stage writes beside another output)."""
+    the stage writes beside another output).
+
+    The stage that makes a kind declares it here: its path pattern under results/<corpus>/ (`at`,
+    with the job's wildcards) and its content check (artifacts/content.py); a multi-file kind its
+    folder (`at`) and `files`, each checked by `checks` or by its suffix. Another stage writing the
+    same kind (a merge of shards) names it alone, and the registry gives its path."""
     kind: str
     arg: str | None = "file"    # "file", "folder" or None
     update: bool = False         # read and rewritten by the job (a cache): kept in place
     report: dict | None = None   # the Snakemake report's caption and category for a figure
     receipt: bool = False        # the kind is another job's name whose receipt this job writes
+    at: str | None = None        # declared here: the path pattern (a multi-file kind's folder)
+    check: str | None = None     # declared here: the content check, None: hash only
+    files: tuple[str, ...] = ()  # declared here: a multi-file kind's files in its folder
+    checks: Mapping[str, str] = field(default_factory=dict)  # a file's check other than its suffix's
+    job: str | None = None       # the job whose receipt vouches for it: its stage's (set by it), or a cache's
+    name: str | None = None      # that job's name from the wildcards: its stage's `per` (set by it)
 
     def paths(self, layout: CorpusLayout, wildcards: Mapping[str, str]) -> list[Path]:
         if self.receipt:
             return [layout.receipt(self.kind, wildcards.get("name"))]
-        if self.kind in ARTIFACTS:
-            return [ARTIFACTS[self.kind].at(layout.root, **wildcards)]
-        return [a.at(layout.root, **wildcards) for a in files_of(self.kind)]
+        return [a.at(layout.root, **wildcards) for a in self.artifacts()]
 
-    def artifacts(self) -> list:
-        return [] if self.receipt else [ARTIFACTS[self.kind]] if self.kind in ARTIFACTS else files_of(self.kind)
+    def artifacts(self) -> list[Artifact]:
+        """The artifacts it holds: as declared here, else as the registry has them."""
+        if self.receipt:
+            return []
+        if self.at is None:
+            return [ARTIFACTS[self.kind]] if self.kind in ARTIFACTS else files_of(self.kind)
+        if not self.files:
+            return [Artifact(self.kind, self.at, self.job, self.name, self.check)]
+        return [Artifact(f"{self.kind}:{f}", f"{self.at}/{f}", self.job, self.name, self.checks.get(f, check_of(f)))
+                for f in self.files]
 
 
 @dataclass(frozen=True)
@@ -73,6 +97,8 @@ NO_VALUES: Callable = lambda graph, w: {}  # noqa: E731
 @dataclass(frozen=True)
 class Stage:
     rule: str                                   # the Snakemake rule
+    phase: str                                  # one of PHASES: where it stands in the graph
+    step: int                                   # its place in its phase (each phase's steps are its own)
     names: Callable[[Any], list[dict]]          # graph -> the wildcards of every job a config has
     reads: Callable[[Any, dict], Reads]         # (graph, wildcards) -> files by argument name
     writes: Mapping[str, Out]                   # argument (or output) name -> what it holds
@@ -89,6 +115,20 @@ class Stage:
     def __post_init__(self):
         object.__setattr__(self, "module", self.module or self.rule)
         object.__setattr__(self, "job", self.job or self.rule)
+        if self.phase not in PHASES:
+            raise ValueError(f"stage {self.rule}: phase {self.phase!r} is none of {', '.join(PHASES)}")
+        # a kind declared here is vouched for by this stage's receipt (unless it names another) under its name
+        object.__setattr__(self, "writes", {k: replace(o, job=o.job or self.job, name=self.per) if o.at else o
+                                            for k, o in self.writes.items()})
+
+    @property
+    def order(self) -> tuple[int, int]:
+        """Its place in the graph: the specs, the rules and every job list come in this order."""
+        return PHASES.index(self.phase), self.step
+
+    def declared(self) -> list[Artifact]:
+        """The artifact kinds this stage declares (those of its outputs given a path pattern)."""
+        return [a for o in self.writes.values() if o.at for a in o.artifacts()]
 
     @property
     def runs(self) -> str:

@@ -10,6 +10,8 @@ from ..evaluation.assertion_file import load_assertions
 from ..evaluation.assertions import check, format_markdown
 from ..evaluation.evaluate import per_query_metrics
 from ..evaluation.trec import load_run
+from ..pipeline.jobs import scored
+from ..pipeline.stage import Out, Stage
 from ..text.chunks import load_chunks
 from .common import log, run_stage
 
@@ -37,6 +39,15 @@ def assertions(settings: dict, assertions: Path, questions: Path, docs: Path, ch
     if failed and settings["strict"]:
         raise RuntimeError(f"{len(failed)} assertion(s) failed and the corpus is strict; first: {failed[0].text}")
     return [out, Path(out).with_suffix(".json")]
+
+
+STAGES = (
+    Stage("assertions", phase="evaluate", step=30, per=None, names=lambda g: [{}] * bool(g.corpus.assertions),
+          settings=lambda g, w: {"strict": g.corpus.strict, "inputs_of": g.inputs_of()},
+          reads=lambda g, w: {"assertions": g.corpus.assertions, **scored(g)},
+          writes={"out": Out("assertions", at="eval", files=("assertions.md",)),
+                  "table": Out("assertions", arg=None, at="eval", files=("assertions.json",))}),
+)
 
 
 if __name__ == "__main__":

@@ -7,14 +7,17 @@ from pathlib import Path
 
 from ..artifacts.integrity import iter_records
 from ..artifacts.io import write_json
-from ..artifacts.layout import BM25_FILES
 from ..index.bm25.index import BM25Index, BM25Settings
 from ..index.bm25.postings import Postings
 from ..index.rows import item_row, item_rows
-from ..settings import settings_from_dict
+from ..pipeline.jobs import corpus_files, whole
+from ..pipeline.stage import Out, Stage
+from ..settings import settings_from_dict, settings_to_dict
 from ..text.analyze import Analyzer, settled
 from ..text.chunks import index_text, iter_chunks
 from .common import log, run_stage
+
+BM25_FILES = ("index.npz", "vocab.json", "params.json", "items.json")  # an index's files, in its folder
 
 
 def index_settings(settings: dict, docs: Path) -> BM25Settings:
@@ -56,6 +59,23 @@ def bm25(settings: dict, docs: Path, chunks: Path, out_dir: Path, units: Path | 
     write_json(Path(out_dir) / "items.json", {"with_context": s.with_context, "items": s.items, "rows": rows})
     log(f"bm25: {index.n_items} chunks indexed ({s.scoring()}) -> {out_dir}")
     return [Path(out_dir) / name for name in BM25_FILES]
+
+
+def bm25_settings(g, w) -> dict:
+    return settings_to_dict(g.corpus.bm25[w["name"]])
+
+
+def index_reads(g, name: str) -> dict:
+    """The units an index over units reads, and its analyzer's word lists."""
+    return {**({"units": str(g.layout.units)} if g.over_units(name) else {}), **g.word_lists(name)}
+
+
+STAGES = (
+    Stage("bm25", phase="index", step=20, corpora="whole", names=lambda g: whole(g, g.used_indexes()),
+          settings=bm25_settings, reads=lambda g, w: {**corpus_files(g), **index_reads(g, w["name"])},
+          writes={"out_dir": Out("bm25", arg="folder", at="bm25/{name}", files=BM25_FILES,
+                                 checks={"index.npz": "bm25_index"})}),
+)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@ from ..answer.select.selector import load_selector
 from ..artifacts.integrity import load_records
 from ..artifacts.io import write_jsonl
 from ..evaluation.trec import load_run
+from ..pipeline.jobs import run_files
+from ..pipeline.stage import Out, Size, Stage
 from ..text.chunks import load_chunks
 from .common import log, run_stage
 
@@ -37,6 +39,16 @@ def candidates(settings: dict, questions: Path, docs: Path, chunks: Path, run: P
     log(f"candidates: {len(records)} questions, {sum(r['candidates'] for r in records)} candidates "
         f"from the top {settings['depth']} chunks ({answered} with an answer) -> {out}")
     return [out]
+
+
+STAGES = (
+    # the terms file is an input: editing it reruns the stage
+    Stage("candidates", phase="answer", step=20, names=lambda g: [{"name": r} for r in g.selected_runs()],
+          settings=lambda g, w: g.corpus.candidates.selecting(),
+          reads=lambda g, w: {**run_files(g, w), **g.candidates(w["name"])},
+          writes={"out": Out("candidates", at="candidates/{name}.jsonl", check="candidates")},
+          size=Size(why="by analogy with prompt, to revise after a build")),
+)
 
 
 if __name__ == "__main__":

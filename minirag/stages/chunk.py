@@ -8,6 +8,8 @@ from pathlib import Path
 
 from ..artifacts.integrity import iter_records
 from ..artifacts.io import write_jsonl
+from ..pipeline.jobs import docs, one
+from ..pipeline.stage import Out, Stage
 from ..text.chunker import document_chunker
 from ..text.chunks import check_slice
 from .common import log, run_stage
@@ -33,6 +35,17 @@ def chunk(settings: dict, docs: Path, out: Path, tokenizer: Path | None = None) 
     n = write_jsonl(out, records())
     log(f"chunk: {n} chunks ({settings}) -> {out}")
     return [out]
+
+
+STAGES = (
+    Stage("chunk_shard", phase="shards", step=20, module="chunk", per="{shard}",
+          settings=lambda g, w: g.corpus.chunk.used(), names=lambda g: [{"shard": str(i)} for i in g.shard_ids()],
+          reads=lambda g, w: {"docs": str(g.layout.shard_docs(w["shard"])), **g.chunk()},
+          writes={"out": Out("shard_chunks", at="shards/{shard}/chunks.jsonl", check="records")}),
+    Stage("chunk", phase="chunks", step=10, per=None, corpora="whole", names=lambda g: one(not g.shard_ids()),
+          settings=lambda g, w: g.corpus.chunk.used(), reads=lambda g, w: {**docs(g), **g.chunk()},
+          writes={"out": Out("chunks", at="chunks.jsonl", check="records")}),
+)
 
 
 if __name__ == "__main__":

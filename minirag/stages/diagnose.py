@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..artifacts.integrity import load_records
-from ..artifacts.layout import DIAGNOSIS_FILES
 from ..evaluation.diagnose import (
     always_on_top,
     channel_ranks,
@@ -15,8 +14,13 @@ from ..evaluation.diagnose import (
 )
 from ..evaluation.trec import load_run
 from ..index.vectors import load_vectors_by_id
+from ..pipeline.jobs import scored
+from ..pipeline.stage import Out, Stage
+from ..settings import settings_to_dict
 from ..text.chunks import load_chunks
 from .common import log, run_stage
+
+DIAGNOSIS_FILES = ("diagnosis.csv", "overlap.csv", "always_on_top.csv", "diversity.csv")  # what it writes in eval/
 
 
 def diagnose(settings: dict, questions: Path, docs: Path, chunks: Path, runs: list[Path], vectors: Path,
@@ -40,6 +44,18 @@ def diagnose(settings: dict, questions: Path, docs: Path, chunks: Path, runs: li
                                       for row in diversity(run, doc_of, vecs, k)])
     log(f"diagnose: {len(ranked)} runs, {len(base)} channels -> {out}")
     return [out / name for name in DIAGNOSIS_FILES]
+
+
+def diagnose_settings(g, w) -> dict:
+    base = g.base_retrievers()
+    return {**settings_to_dict(g.corpus.diagnose), "base": base, "fused": [n for n in g.corpus.retrievers if n not in base]}
+
+
+STAGES = (
+    Stage("diagnose", phase="evaluate", step=20, per=None, names=lambda g: [{}], settings=diagnose_settings,
+          reads=lambda g, w: {**scored(g), "vectors": str(g.layout.vectors(g.corpus.diagnose.embedder))},
+          writes={"out_dir": Out("diagnosis", arg="folder", at="eval", files=DIAGNOSIS_FILES)}),
+)
 
 
 if __name__ == "__main__":

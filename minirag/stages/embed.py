@@ -16,6 +16,8 @@ from ..artifacts.layout import CorpusLayout
 from ..index.embed_cache import EmbedCache, embed_reusing, model_key
 from ..index.embedders import EmbedderKind
 from ..index.vectors import vector_rows, vectors_sidecar_path, vectors_writer
+from ..pipeline.jobs import corpus_files, name_value, per_shard, whole
+from ..pipeline.stage import Out, Size, Stage
 from ..text.chunks import index_text, iter_chunks, load_chunks
 from .common import log, run_stage
 
@@ -58,6 +60,39 @@ def languages(docs: Path, items: list) -> list[str]:
     """Each chunk's document language, in chunk order."""
     lang_of = {d["doc_id"]: d["lang"] for d in iter_records(docs, "documents")}
     return [lang_of[c.doc_id] for c in items]
+
+
+def embedder_settings(g, w) -> dict:
+    return g.corpus.embedders[w["name"]].spec()
+
+
+def shard_reads(g, name: str) -> dict:
+    """A shard's embed job's inputs beyond its chunks: the embedder's files, and the whole corpus's chunks
+    for an embedder fitted on them (hashing's IDF)."""
+    fit = {"fit_chunks": str(g.layout.chunks)} if g.corpus.embedders[name].fitted else {}
+    return {"files": g.embedder_files(name), **fit}
+
+
+STAGES = (
+    Stage("embed_shard", phase="embed", step=30, module="embed", per="{shard}.{name}", settings=embedder_settings,
+          values=name_value, names=lambda g: per_shard(g, g.used_embedders()),
+          reads=lambda g, w: {"docs": str(g.layout.shard_docs(w["shard"])),
+                              "chunks": str(g.layout.shard_chunks(w["shard"])), **shard_reads(g, w["name"])},
+          writes={"out": Out("shard_vectors", at="shards/{shard}/vectors/{name}.npy", check="vectors"),
+                  "sidecar": Out("shard_vectors_sidecar", arg=None, at="shards/{shard}/vectors/{name}.json",
+                                 check="json_file")},
+          size=Size(1792, 40, "as embed: a shard does part of its work")),
+    Stage("embed", phase="embed", step=40, corpora="whole", names=lambda g: whole(g, g.used_embedders()),
+          settings=embedder_settings, values=name_value,
+          reads=lambda g, w: {**corpus_files(g), "files": g.embedder_files(w["name"])},
+          writes={"out": Out("vectors", at="vectors/{name}.npy", check="vectors"),
+                  "sidecar": Out("vectors_sidecar", arg=None, at="vectors/{name}.json", check="json_file"),
+                  # the cache is vouched for by a receipt of its own, which this job writes
+                  "out_cache": Out("embed_cache", update=True, at="cache/{name}.npz", check="embed_cache",
+                                   job="embed_cache"),
+                  "cache_receipt": Out("embed_cache", arg=None, update=True, receipt=True)},
+          size=Size(1792, 40)),
+)
 
 
 if __name__ == "__main__":

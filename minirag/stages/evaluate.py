@@ -7,13 +7,17 @@ from pathlib import Path
 
 from ..artifacts.candidates import load_candidates
 from ..artifacts.integrity import load_records
-from ..artifacts.layout import EVAL_FILES
 from ..domain import of_corpus
 from ..evaluation.evaluate import evaluate as score
 from ..evaluation.evaluate import write_evaluation
 from ..evaluation.trec import load_run
+from ..pipeline.jobs import paths, scored
+from ..pipeline.stage import Out, Stage
 from ..text.chunks import load_chunks
 from .common import log, run_stage
+
+EVAL_FILES = ("metrics.json", "per_query.csv", "slices.csv", "qrels.chunk.txt", "qrels.doc.txt", "answers.csv",
+              "per_query_metrics.csv", "losses.csv")  # what it writes in eval/
 
 
 def evaluate(settings: dict, corpus: str, questions: Path, docs: Path, chunks: Path, runs: list[Path], out_dir: Path,
@@ -31,6 +35,15 @@ def evaluate(settings: dict, corpus: str, questions: Path, docs: Path, chunks: P
     write_evaluation(out_dir, result, qs, list(ranked), list(answered))
     log(f"evaluate: {len(qs)} questions, {len(ranked)} runs -> {out_dir}")
     return [Path(out_dir) / name for name in EVAL_FILES]
+
+
+STAGES = (
+    Stage("evaluate", phase="evaluate", step=10, per=None, names=lambda g: [{}],
+          values=lambda g, w: {"corpus": g.layout.root.name}, settings=lambda g, w: {"domain": g.corpus.domain},
+          reads=lambda g, w: {**scored(g), "answers": g.answers(),
+                              "candidates": paths(*(g.layout.candidates(r) for r in g.selected_runs()))},
+          writes={"out_dir": Out("eval", arg="folder", at="eval", files=EVAL_FILES)}),
+)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,10 @@ family, `seed`), kept only when no trained retriever feeding the fusion trained 
 One record a question: {"qid", "query", "chunk", "family", "split": "heldout", "gold"}; its relevant
 chunk is the one it was made from. Seeded: the same inputs and settings give the same bytes.
 
+Its spec (`STAGES`): a job per fusion with `fit: true` of a corpus without dev questions
+(`CorpusGraph.synthetic_fits`, which the retrieve stage asks too), its settings (`fit_settings`) and
+reads (`fit_reads`), and the artifact kind it makes, fit/<fusion>.jsonl.
+
 What it leaves out: ranking the questions and fitting (the retrieve stage does), hard negatives
 (nothing trains on these), and what an encoder learns from besides questions (the pairs mined from
 the chunks, index/pairs.py: titles, crops, rows), which a question may resemble.
@@ -24,9 +28,11 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from ..answer.reading.retrieval_questions import family_terms, heldout_of, synthesize_questions
+from ..answer.reading.retrieval_questions import GENERIC_FAMILIES, family_terms, heldout_of, synthesize_questions
 from ..artifacts.integrity import load_records
 from ..artifacts.io import read_json, write_jsonl
+from ..pipeline.jobs import named
+from ..pipeline.stage import Out, Size, Stage
 from ..rank.kinds.fusions import FitQuestionsSettings
 from ..settings import settings_from_dict
 from ..text.chunks import load_chunks
@@ -67,6 +73,38 @@ def fit_questions(settings: dict, docs: Path, chunks: Path, out: Path, corpus: P
         f"{len(settings.get('heldout_of', []))} encoder(s) and {len(settings.get('rerankers', []))} reranker(s) "
         f"({', '.join(f'{k} {n}' for k, n in by.items())}) -> {out}")
     return [out]
+
+
+def fit_settings(g, name: str) -> dict:
+    """What the job of the fusion `name` reads: its `fit_questions`, and what each trained retriever feeding
+    it trained on: an encoder's synthesised questions by their held-out hash (seed, share), a reranker's by
+    its synthesiser's settings (the questions it made are left out)."""
+    retrievers, embedders = g.corpus.retrievers, g.corpus.embedders
+    encoders = sorted({retrievers[r].embedder() for r in g.feeding(name)} & set(g.synthesising()))
+    rerankers = [r for r in g.feeding(name) if retrievers[r].trained]
+    return {**retrievers[name].s.fit_questions.synthesis(), "families": g.fit_families(name),
+            "heldout_of": [{"encoder": e, "seed": embedders[e].s.questions.seed,
+                            "share": embedders[e].s.questions.heldout} for e in encoders],
+            "rerankers": [{"reranker": r, "synthetic": retrievers[r].s.synthetic, "seed": retrievers[r].s.seed}
+                          for r in rerankers]}
+
+
+def fit_reads(g, name: str) -> dict:
+    """The documents the questions are made from (and the lexicon and terms a domain's questions are phrased
+    with); the whole corpus too when a reranker feeding the fusion made its questions from it."""
+    learner = {"lexicon": str(g.layout.lexicon), "terms": g.terms_file()} \
+        if any(f not in GENERIC_FAMILIES for f in g.fit_families(name)) else {}
+    corpus = {"corpus": str(g.layout.docs)} if any(g.corpus.retrievers[r].trained for r in g.feeding(name)) else {}
+    return {"docs": g.training_docs(), "chunks": str(g.layout.chunks), **corpus, **learner}
+
+
+STAGES = (
+    # held-out synthetic questions for a fitted fusion of a corpus without dev questions
+    Stage("fit_questions", phase="rank", step=20, names=lambda g: named(g.synthetic_fits()),
+          settings=lambda g, w: fit_settings(g, w["name"]), reads=lambda g, w: fit_reads(g, w["name"]),
+          writes={"out": Out("fit_questions", at="fit/{name}.jsonl", check="records")},
+          size=Size(runtime=20, why="the synth_pairs synthesiser and the rerankers' own: sized as it")),
+)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from ..answer.prompt import Prompt
 from ..answer.readers import make_reader
 from ..artifacts.integrity import load_records
 from ..artifacts.io import write_jsonl
+from ..pipeline.stage import Out, Stage
 from .common import log, run_stage
 
 
@@ -26,6 +27,15 @@ def generate(settings: dict, prompts: Path, out: Path, model: Path | None = None
     write_jsonl(out, records)
     log(f"generate: {len(records)} answers ({sum(r['abstained'] for r in records)} abstained) -> {out}")
     return [out]
+
+
+STAGES = (
+    Stage("generate", phase="answer", step=40, per="{reader}.{name}",
+          names=lambda g: [{"reader": a, "name": r} for a, r in g.answer_jobs()],
+          settings=lambda g, w: g.corpus.reader_spec(w["reader"]),
+          reads=lambda g, w: {"prompts": str(g.layout.prompts(w["name"])), **g.generate(w["reader"])},
+          writes={"out": Out("answers", at="answers/{reader}/{name}.jsonl", check="records")}),
+)
 
 
 if __name__ == "__main__":

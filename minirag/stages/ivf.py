@@ -14,8 +14,13 @@ from ..artifacts.integrity import load_json, verified
 from ..artifacts.io import sha256_file
 from ..index.ivf import IVFSettings, build_ivf
 from ..index.vectors import AlignmentError, vectors_sidecar_path
+from ..pipeline.jobs import name_value, named
+from ..pipeline.stage import Out, Size, Stage
 from ..settings import settings_from_dict
 from .common import log, run_stage
+
+# what an index is: its folder's files (index/ivf.py writes and reads them)
+IVF_FILES = ("centroids.npy", "offsets.npy", "order.npy", "vectors_by_list.npy", "meta.json")
 
 
 def ivf(settings: dict, name: str, vectors: Path, sidecar: Path, out_dir: Path) -> list[Path]:
@@ -34,6 +39,23 @@ def ivf(settings: dict, name: str, vectors: Path, sidecar: Path, out_dir: Path) 
                                               "sidecar_sha256": sha256_file(Path(sidecar))})
     log(f"ivf: {len(recorded['rows'])} vectors into {s.nlist} lists in {time.perf_counter() - t0:.2f}s -> {out_dir}")
     return written
+
+
+def index_reads(g, name: str) -> dict:
+    """The vectors (and sidecar) an IVF index is built from."""
+    embedder = g.corpus.ivf_indexes()[name]["embedder"]
+    return {"vectors": str(g.layout.vectors(embedder)), "sidecar": str(g.layout.vectors_sidecar(embedder))}
+
+
+STAGES = (
+    # an index's embedder and build settings (its name is made of them); nprobe is no build setting:
+    # changing it reruns retrieve alone
+    Stage("ivf", phase="index", step=40, names=lambda g: named(g.corpus.ivf_indexes()), values=name_value,
+          settings=lambda g, w: g.corpus.ivf_indexes()[w["name"]], reads=lambda g, w: index_reads(g, w["name"]),
+          writes={"out_dir": Out("ivf", arg="folder", at="ivf/{name}", files=IVF_FILES,
+                                 checks={"vectors_by_list.npy": "ivf"})},
+          size=Size(1792, 30, "k-means over every vector of the corpus, then the inverted lists")),
+)
 
 
 if __name__ == "__main__":

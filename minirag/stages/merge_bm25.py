@@ -14,8 +14,10 @@ from ..artifacts.io import write_json
 from ..artifacts.layout import BM25_FILES
 from ..index.bm25.shards import load_postings, merged_index
 from ..index.rows import place_rows
+from ..pipeline.jobs import corpus_files, paths, sharded
+from ..pipeline.stage import Out, Stage
 from ..text.analyze import Analyzer
-from .bm25 import file_rows, index_settings
+from .bm25 import bm25_settings, file_rows, index_settings
 from .common import log, run_stage
 
 
@@ -36,6 +38,17 @@ def merge_bm25(settings: dict, docs: Path, chunks: Path, shards: list[Path], out
     write_json(Path(out_dir) / "items.json", {"with_context": s.with_context, "items": s.items, "rows": rows})
     log(f"merge_bm25: {len(rows)} chunks from {len(parts)} shards ({s.scoring()}) -> {out_dir}")
     return [Path(out_dir) / name for name in BM25_FILES]
+
+
+def shard_files(g, name: str) -> list[str]:
+    return paths(*(p for i in g.shard_ids() for p in g.layout.shard_bm25_files(i, name)))
+
+
+STAGES = (
+    Stage("merge_bm25", phase="index", step=30, job="bm25", corpora="sharded", names=lambda g: sharded(g, g.used_indexes()),
+          settings=bm25_settings, reads=lambda g, w: {**corpus_files(g), "shards": shard_files(g, w["name"])},
+          writes={"out_dir": Out("bm25", arg="folder")}),
+)
 
 
 if __name__ == "__main__":

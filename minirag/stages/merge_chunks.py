@@ -12,7 +12,9 @@ from pathlib import Path
 
 from ..artifacts.integrity import iter_records
 from ..artifacts.io import write_jsonl
+from ..pipeline.jobs import docs, one, paths
 from ..pipeline.shards import merge_by_document
+from ..pipeline.stage import Out, Stage
 from ..text.chunks import DocumentTexts, check_slice, iter_chunks
 from .common import log, run_stage
 
@@ -31,6 +33,14 @@ def merge_chunks(settings: dict, docs: Path, shards: list[Path], out: Path) -> l
     n = write_jsonl(out, checked())
     log(f"merge_chunks: {n} chunks from {len(shards)} shards -> {out}")
     return [out]
+
+
+STAGES = (
+    Stage("merge_chunks", phase="chunks", step=20, job="chunk", per=None, corpora="sharded",
+          names=lambda g: one(bool(g.shard_ids())), settings=lambda g, w: g.corpus.chunk.used(),
+          reads=lambda g, w: {**docs(g), "shards": paths(*(g.layout.shard_chunks(i) for i in g.shard_ids()))},
+          writes={"out": Out("chunks")}),
+)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,8 @@ from ..artifacts.io import load_npy, sha256_file
 from ..index.coverage import added
 from ..index.rows import AlignmentError, place_rows
 from ..index.vectors import vector_rows, vectors_sidecar_path, vectors_writer
+from ..pipeline.jobs import corpus_files, name_value, paths, sharded
+from ..pipeline.stage import Out, Size, Stage
 from ..text.chunks import iter_chunks
 from .common import log, run_stage
 
@@ -66,6 +68,23 @@ def merge_vectors(settings: dict, name: str, docs: Path, chunks: Path, shards: l
 
 
 BLOCK = 65536  # rows copied at once: 96 MB of 384-d float32
+
+
+def shard_files(g, name: str) -> list[str]:
+    """Each shard's vectors of `name`, their sidecars and the shard's chunks."""
+    return paths(*(p for i in g.shard_ids() for p in (
+        g.layout.shard_vectors(i, name), g.layout.shard_vectors(i, name).with_suffix(".json"),
+        g.layout.shard_chunks(i))))
+
+
+STAGES = (
+    Stage("merge_vectors", phase="embed", step=50, job="embed", corpora="sharded",
+          names=lambda g: sharded(g, g.used_embedders()),
+          settings=lambda g, w: g.corpus.embedders[w["name"]].spec(), values=name_value,
+          reads=lambda g, w: {**corpus_files(g), "shards": shard_files(g, w["name"])},
+          writes={"out": Out("vectors"), "sidecar": Out("vectors_sidecar", arg=None)},
+          size=Size(1792, 10, "a merge holds the whole result once")),
+)
 
 
 if __name__ == "__main__":

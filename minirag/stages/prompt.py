@@ -13,6 +13,9 @@ from ..artifacts.candidates import load_candidates
 from ..artifacts.integrity import load_records
 from ..artifacts.io import write_jsonl
 from ..evaluation.trec import load_run
+from ..pipeline.jobs import run_files
+from ..pipeline.stage import Out, Stage
+from ..settings import settings_to_dict
 from ..text.chunks import load_chunks
 from .common import log, run_stage
 
@@ -35,6 +38,19 @@ def prompt(settings: dict, questions: Path, docs: Path, chunks: Path, run: Path,
     log(f"prompt: {len(records)} prompts with k={settings['k']}" + (" and the selected answers" if candidates else "")
         + f" -> {out}")
     return [out]
+
+
+def scored_candidates(g, name: str) -> dict:
+    """The run's scored candidates, when the corpus has an answer selector."""
+    return {"candidates": str(g.layout.candidates(name))} if g.selector() else {}
+
+
+STAGES = (
+    Stage("prompt", phase="answer", step=30, names=lambda g: [{"name": r} for r in g.answered()],
+          settings=lambda g, w: settings_to_dict(g.corpus.prompt),
+          reads=lambda g, w: {**run_files(g, w), **scored_candidates(g, w["name"])},
+          writes={"out": Out("prompts", at="prompts/{name}.jsonl", check="records")}),
+)
 
 
 if __name__ == "__main__":

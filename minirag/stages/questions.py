@@ -6,6 +6,9 @@ from pathlib import Path
 
 from ..artifacts.integrity import iter_records, load_records
 from ..artifacts.io import write_jsonl
+from ..pipeline.jobs import docs, one, paths
+from ..pipeline.stage import Given, Out, Stage
+from ..settings import settings_to_dict
 from .common import log, run_stage
 
 
@@ -30,6 +33,32 @@ def questions(settings: dict, docs: Path, out: Path, source: Path | None = None)
     write_jsonl(out, qs)
     log(f"questions: {len(qs)} validated questions ({sum(q['answerable'] for q in qs)} answerable) -> {out}")
     return [out]
+
+
+def question_settings(g) -> dict:
+    src = settings_to_dict(g.source)
+    out = {k: src[k] for k in ("format", "split", "questions_format", "question_langs", "strict_qrels")}
+    return {**out, "dev_docs": list(src["dev_docs"])} if src["format"] == "squad" else out
+
+
+def question_files(g) -> Given | None:
+    """What the stage reads: the BEIR folder's queries and qrels, or the questions file."""
+    if g.source.format == "beir":
+        root = Path(g.source.path)
+        return Given(g.source.path, tuple(paths(root / "queries.jsonl", root / "qrels" / f"{g.source.split}.tsv")))
+    if g.source.format == "squad":
+        return Given(g.source.path, (g.source.path,))
+    if not g.source.questions:  # a markdown corpus without questions yet: nothing to score
+        return None
+    return Given(g.source.questions, (g.source.questions,))
+
+
+STAGES = (
+    Stage("questions", phase="corpus", step=20, per=None, names=lambda g: one(),
+          settings=lambda g, w: question_settings(g),
+          reads=lambda g, w: {**({"source": question_files(g)} if question_files(g) else {}), **docs(g)},
+          writes={"out": Out("questions", at="questions.jsonl", check="records")}),
+)
 
 
 if __name__ == "__main__":

@@ -8,19 +8,20 @@ from pathlib import Path
 
 from ..artifacts.io import atomic_write_text, write_json
 from ..artifacts.layout import CorpusLayout
-from ..config.parsed import write_parsed
 from ..config.typed import Corpus
-from ..history.log import path_of as history_path
-from ..history.record import record_build
 from ..pipeline.graph import CorpusGraph
-from ..report.manifest import manifest as build_manifest
-from ..report.markdown import HEADER, render_corpus
-from ..report.tables import CorpusTables
 from .common import log, run_stage
 
 
 def report(settings: dict, config: str, out: Path, manifest: Path) -> None:
     """Render each corpus's section from its tables; hash every input and output into the manifest."""
+    # here, not above: every dry run imports each module of minirag/stages/ for its specs, and these pull pandas
+    from ..config.parsed import write_parsed
+    from ..history.log import path_of as history_path
+    from ..history.record import record_build
+    from ..report.manifest import manifest as build_manifest
+    from ..report.markdown import HEADER, render_corpus
+    from ..report.tables import CorpusTables
     results = settings["results"]
     parts = [HEADER.format(config=config, manifest=Path(manifest).as_posix())]
     corpora, typed = {}, {}

@@ -9,6 +9,8 @@ from types import SimpleNamespace
 from ..artifacts.integrity import load_records
 from ..evaluation.evaluate import build_qrels
 from ..evaluation.trec import load_run, write_run
+from ..pipeline.jobs import corpus_files, name_value, named, paths
+from ..pipeline.stage import Out, Stage
 from ..query.sources import Sources, open_retriever
 from ..rank.kinds.base import RetrieveJob, job_kind
 from ..text.chunks import load_chunks
@@ -46,6 +48,41 @@ def retrieve(settings: dict, name: str, questions: Path, docs: Path, chunks: Pat
     write_run(out, {q["qid"]: r for q, r in zip(qs, ranked)}, name)
     log(f"retrieve: {name} ({kind.type}) {len(qs)} queries in {time.perf_counter() - t0:.2f}s -> {out}")
     return Written([out], fitted)
+
+
+def retrieve_settings(g, w) -> dict:
+    """A retriever's settings (the embedder's or index's own travel in the artifact it reads) and the depth;
+    for a fusion fitted on synthetic questions, the settings of every retriever feeding it too (the stage
+    ranks those questions with them live) and how far it shrinks their best weights (its fit_questions'
+    shrink: the only one of them the stage reads)."""
+    name, retrievers = w["name"], g.corpus.retrievers
+    synthetic = {"feeding": {r: {**retrievers[r].retrieve_settings(), **retrievers[r].config_reads(g.corpus)}
+                             for r in g.feeding(name)},
+                 "fit_questions": {"shrink": retrievers[name].s.fit_questions.shrink}} \
+        if name in g.synthetic_fits() else {}
+    return {**retrievers[name].retrieve_settings(), "depth": g.corpus.depth, **retrievers[name].config_reads(g.corpus),
+            **synthetic}
+
+
+def retrieve_reads(g, name: str) -> dict:
+    """A job's input runs (in its kind's order) and the files its kind reads, by file key; a fusion fitted
+    on synthetic questions also reads them and what its upstream retrievers rank them with."""
+    kind = g.corpus.retrievers[name]
+    runs = {"runs": paths(*(g.layout.run(r) for r in kind.upstream()))} if kind.upstream() else {}
+    if name not in g.synthetic_fits():
+        return {**runs, "files": kind.reads(g)}
+    files = dict(kind.reads(g))
+    for r in g.feeding(name):
+        files.update(g.corpus.retrievers[r].serves(g))
+    return {**runs, "fit_questions": str(g.layout.at("fit_questions", name=name)), "files": files}
+
+
+STAGES = (
+    Stage("retrieve", phase="rank", step=30, names=lambda g: named(g.corpus.retrievers), values=name_value,
+          settings=retrieve_settings,
+          reads=lambda g, w: {"questions": str(g.layout.questions), **corpus_files(g), **retrieve_reads(g, w["name"])},
+          writes={"out": Out("run", at="runs/{name}.trec", check="run")}),
+)
 
 
 if __name__ == "__main__":

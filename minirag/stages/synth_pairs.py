@@ -15,6 +15,8 @@ from ..artifacts.integrity import load_records
 from ..artifacts.io import read_json, write_jsonl
 from ..index.bm25.index import BM25Index, BM25Params
 from ..index.embedders import QuestionSettings
+from ..pipeline.jobs import named
+from ..pipeline.stage import Out, Size, Stage
 from ..settings import settings_from_dict
 from ..text.analyze import Analyzer, AnalyzerConfig
 from ..text.chunks import index_text, load_chunks
@@ -41,6 +43,15 @@ def synth_pairs(settings: dict, docs: Path, chunks: Path, out: Path, lexicon: Pa
     by = dict(sorted(Counter(f"{q['family']} {q['split']}" for q in questions).items()))
     log(f"synth_pairs: {len(questions)} questions ({', '.join(f'{k} {n}' for k, n in by.items())})")
     return [out]
+
+
+STAGES = (
+    # what the synthesiser reads of the encoder's `questions`; `repeat` only retrains the encoder
+    Stage("synth_pairs", phase="embed", step=10, names=lambda g: named(g.synthesising()),
+          settings=lambda g, w: g.corpus.embedders[w["name"]].s.questions.synthesis(),
+          reads=lambda g, w: {"docs": g.training_docs(), "chunks": str(g.layout.chunks), **g.synth_pairs(w["name"])},
+          writes={"out": Out("question_pairs", at="pairs/{name}.jsonl", check="records")}, size=Size(runtime=20)),
+)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,8 @@ from ..artifacts.io import sha256_file
 from ..index.biencoder_train import train_biencoder as train
 from ..index.embedders import BiEncoderSettings
 from ..index.pairs import mine_pairs, pairs_sha256
+from ..pipeline.jobs import named
+from ..pipeline.stage import Out, Size, Stage
 from ..settings import settings_from_dict
 from ..text.bpe import load_tokenizer
 from ..text.chunks import check_slices, index_text, load_chunks
@@ -87,6 +89,23 @@ def make_progress(epochs: int):
             log(f"epoch {epoch}/{epochs}: mean step loss {state['sum'] / n_steps:.4f} "
                 f"({time.perf_counter() - state['t0']:.1f}s)")
     return progress
+
+
+def training_reads(g, name: str) -> dict:
+    """What training the embedder `name` reads besides the documents, chunks and tokenizer (its kind's `training_reads`)."""
+    return g.corpus.embedders[name].training_reads(g, name)
+
+
+STAGES = (
+    Stage("train_biencoder", phase="embed", step=20, names=lambda g: named(g.trained()),
+          settings=lambda g, w: g.corpus.embedders[w["name"]].spec(),
+          values=lambda g, w: g.beir_splits() if training_reads(g, w["name"]) else {},
+          reads=lambda g, w: {"docs": g.training_docs(), "chunks": str(g.layout.chunks),
+                              "tokenizer": str(g.layout.tokenizer), **training_reads(g, w["name"])},
+          writes={"out": Out("encoder", at="encoders/{name}.npz", check="weights"),
+                  "sidecar": Out("encoder_sidecar", arg=None, at="encoders/{name}.json", check="json_file")},
+          size=Size(1280, 15)),
+)
 
 
 if __name__ == "__main__":

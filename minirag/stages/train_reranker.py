@@ -13,6 +13,8 @@ from ..datasets.beir import beir_train_queries
 from ..evaluation.evaluate import build_qrels
 from ..evaluation.trec import load_run
 from ..index.bm25.index import BM25Settings
+from ..pipeline.jobs import corpus_files, named
+from ..pipeline.stage import Out, Stage
 from ..query.sources import Sources
 from ..rank.kinds import RetrieverKind
 from ..rank.rerank import FeatureMaker, fit_logistic, save_model
@@ -85,6 +87,24 @@ def train_reranker(settings: dict, name: str, docs: Path, chunks: Path, question
         f"{len(judged)} training-split and {len(dev)} dev questions; weights "
         + ", ".join(f"{f} {v:+.2f}" for f, v in zip(kind.features(), w)))
     return [out, out.with_suffix(".json")]
+
+
+def rerankers(g) -> list[str]:
+    return [r for r, kind in g.corpus.retrievers.items() if kind.trained]
+
+
+def training_reads(g, name: str) -> dict:
+    return g.corpus.retrievers[name].training_reads(g)
+
+
+STAGES = (
+    Stage("train_reranker", phase="rank", step=10, names=lambda g: named(rerankers(g)),
+          settings=lambda g, w: g.corpus.retrievers[w["name"]].retrieve_settings(),
+          values=lambda g, w: {"name": w["name"], **(g.beir_splits() if "beir" in training_reads(g, w["name"]) else {})},
+          reads=lambda g, w: {**corpus_files(g), "questions": str(g.layout.questions), **training_reads(g, w["name"])},
+          writes={"out": Out("reranker", at="rerankers/{name}.npz", check="weights"),
+                  "sidecar": Out("reranker_sidecar", arg=None, at="rerankers/{name}.json", check="json_file")}),
+)
 
 
 if __name__ == "__main__":

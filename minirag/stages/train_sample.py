@@ -10,7 +10,9 @@ from pathlib import Path
 
 from ..artifacts.integrity import iter_records
 from ..artifacts.io import write_jsonl
+from ..pipeline.jobs import docs, one
 from ..pipeline.shards import training_sample
+from ..pipeline.stage import Out, Stage
 from .common import log, run_stage
 
 
@@ -22,6 +24,17 @@ def train_sample(settings: dict, docs: Path, out: Path) -> list[Path]:
     log(f"train_sample: {len(keep)} of {len(ids)} documents (train_cap {settings['train_cap']}, "
         f"seed {settings['train_seed']}) -> {out}")
     return [out]
+
+
+def uses_train_sample(g) -> bool:
+    return bool(g.corpus.train_cap) and (g.uses_tokenizer() or bool(g.trained()))
+
+
+STAGES = (
+    Stage("train_sample", phase="corpus", step=30, per=None, names=lambda g: one(uses_train_sample(g)),
+          settings=lambda g, w: {"train_cap": g.corpus.train_cap, "train_seed": g.corpus.train_seed},
+          reads=lambda g, w: docs(g), writes={"out": Out("train_sample", at="train_sample.jsonl", check="records")}),
+)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..artifacts.integrity import load_records
+from ..pipeline.jobs import one
+from ..pipeline.stage import Out, Stage
+from ..settings import settings_to_dict
 from ..text.bpe import BPETokenizer
 from .common import log, run_stage
 
@@ -16,6 +19,14 @@ def train_tokenizer(settings: dict, docs: Path, out: Path) -> list[Path]:
     tok.save(out)
     log(f"train_tokenizer: vocab {tok.vocab_size} -> {out}")
     return [out]
+
+
+STAGES = (
+    Stage("train_tokenizer", phase="corpus", step=40, per=None, names=lambda g: one(g.uses_tokenizer()),
+          settings=lambda g, w: settings_to_dict(g.corpus.tokenizer),
+          reads=lambda g, w: {"docs": g.training_docs()},
+          writes={"out": Out("tokenizer", at="tokenizer.json", check="json_file")}),
+)
 
 
 if __name__ == "__main__":

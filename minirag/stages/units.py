@@ -6,6 +6,8 @@ from pathlib import Path
 
 from ..artifacts.integrity import load_records
 from ..artifacts.io import write_jsonl
+from ..pipeline.jobs import corpus_files, one
+from ..pipeline.stage import Out, Stage
 from ..text.chunks import check_slices, load_chunks
 from ..text.units import chunk_units
 from .common import log, run_stage
@@ -19,6 +21,16 @@ def units(docs: Path, chunks: Path, out: Path) -> list[Path]:
     write_jsonl(out, (u.to_record() for u in found))
     log(f"units: {len(found)} units -> {out}")
     return [out]
+
+
+def uses_units(g) -> bool:
+    return any(g.over_units(i) for i in g.used_indexes())
+
+
+STAGES = (
+    Stage("units", phase="chunks", step=30, per=None, names=lambda g: one(uses_units(g)),
+          reads=lambda g, w: corpus_files(g), writes={"out": Out("units", at="units.jsonl", check="records")}),
+)
 
 
 if __name__ == "__main__":

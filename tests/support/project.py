@@ -99,3 +99,19 @@ def built_with(built: Path, dest: Path, corpus: dict) -> Path:
     config = p / "mini.yaml"
     config.write_text(config_with(corpus, config.read_text(encoding="utf-8")), encoding="utf-8")
     return p
+
+
+def ablations_graph():
+    """The KB ablation study's corpus settings and its graph, where the fitted fusions are (paths in the
+    config are the repository's)."""
+    from minirag.artifacts.layout import CorpusLayout
+    from minirag.config.corpus import corpus_config
+    from minirag.config.load import load_config
+    from minirag.pipeline.graph import CorpusGraph
+    here = os.getcwd()
+    os.chdir(REPO)
+    try:
+        cc = corpus_config(load_config("workflow/config.ablations.yaml"), "kb-ablations")
+    finally:
+        os.chdir(here)
+    return cc, CorpusGraph(cc, CorpusLayout.of("results", "kb-ablations"))

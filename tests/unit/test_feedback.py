@@ -9,6 +9,7 @@ from minirag.answer.readers import Answer
 from minirag.config.corpus import ConfigError, corpus_config
 from minirag.config.typed import Corpus
 from minirag.rank.feedback import answer_form, feedback_order
+from minirag.stages.retrieve import retrieve_reads
 from minirag.text.words import fold
 
 TEXTS = {"a": "ser: fui, fuiste", "b": "tener: Tuve, tuviste", "c": "estar: estuve", "d": "yo tuvé ayer",
@@ -124,10 +125,10 @@ def test_the_retrieve_job_carries_its_readers_settings_so_a_threshold_change_rer
     cc = corpus_config(CONFIG, "c")
     settings = settings_of(CorpusGraph(cc, CorpusLayout.of("results", "c")), "retrieve", name="fb")
     assert settings["readers"]["x"]["threshold"] == 0.4 and settings["of"] == "b"
-    files = CorpusGraph(cc, CorpusLayout.of("results", "c")).retrieve("fb")["files"]
+    files = retrieve_reads(CorpusGraph(cc, CorpusLayout.of("results", "c")), "fb")["files"]
     assert {"reader:x", "chunks"} <= set(files) and not {"lexicon", "terms"} & set(files)  # no grammar: neither
     grammar = corpus_config({"corpora": {"c": {**CONFIG["corpora"]["c"], "domain": "grammar"}}}, "c")
-    files = CorpusGraph(grammar, CorpusLayout.of("results", "c")).retrieve("fb")["files"]
+    files = retrieve_reads(CorpusGraph(grammar, CorpusLayout.of("results", "c")), "fb")["files"]
     assert {"reader:x", "lexicon", "terms", "chunks"} <= set(files)
     # the reader's weights tracked with their sidecar; the word lists its selector reads are inputs too
     assert files["reader:x"].files == ("results/c/readers/x.npz", "results/c/readers/x.json")

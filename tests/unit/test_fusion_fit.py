@@ -1,6 +1,7 @@
 import json
 
 import pytest
+from support.project import ablations_graph
 
 from minirag.artifacts.integrity import write_receipt
 from minirag.query.sources import Sources
@@ -118,47 +119,6 @@ def test_a_fit_on_synthetic_questions_says_so_and_none_left_keeps_the_configs_we
     assert record["weights"] == [1.0, 1.0] and record["fitted_on"].startswith("nothing: no dev questions, synthetic: 0")
 
 
-def kb_graph():
-    """The KB ablation study's corpus settings and its graph, where the fitted fusions are (paths in the
-    config are the repository's)."""
-    import os
-
-    from support.project import REPO
-
-    from minirag.artifacts.layout import CorpusLayout
-    from minirag.config.corpus import corpus_config
-    from minirag.config.load import load_config
-    from minirag.pipeline.graph import CorpusGraph
-    here = os.getcwd()
-    os.chdir(REPO)
-    try:
-        cc = corpus_config(load_config("workflow/config.ablations.yaml"), "kb-ablations")
-    finally:
-        os.chdir(here)
-    return cc, CorpusGraph(cc, CorpusLayout.of("results", "kb-ablations"))
-
-
-def test_the_families_a_fusion_fits_on_default_to_its_encoders_and_the_fit_set_leaves_out_what_trained():
-    _, g = kb_graph()
-    assert g.synthetic_fits() == []  # the KB has dev questions: its fusions fit there, reading nothing more
-    assert g.fit_families("hybrid-fit") == ["learner"]       # the bi-encoder trains on learner questions
-    assert g.fit_families("rerank-forms") == ["generic"]     # no encoder feeds it
-    settings = g.fit_questions_settings("rerank-forms")
-    assert settings["heldout_of"] == [] and [r["reranker"] for r in settings["rerankers"]] == ["lexical-rerank"]
-    assert g.fit_questions_settings("hybrid-fit")["heldout_of"] == [{"encoder": "biencoder", "seed": 0, "share": 0.2}]
-
-
-def test_a_question_is_kept_only_when_every_encoder_holds_it_out_and_no_reranker_made_it():
-    from minirag.answer.reading.retrieval_questions import heldout_of
-    from minirag.stages.fit_questions import held_out
-    qs = [{"query": f"question {i}"} for i in range(400)]
-    a, b = {"seed": 0, "share": 0.2}, {"seed": 1, "share": 0.5}
-    kept = {q["query"] for q in held_out(qs, [a, b], {"question 7"})}
-    expected = {q["query"] for q in qs
-                if heldout_of(q["query"], 0, 0.2) and heldout_of(q["query"], 1, 0.5)} - {"question 7"}
-    assert kept == expected and 10 < len(kept) < 80
-
-
 def test_a_shrink_of_0_is_the_best_grid_point_and_a_shrink_moves_it_towards_equal_weights_keeping_both():
     good, noisy, qrels = channels()
     fuse = lambda rs, w: reciprocal_rank_fusion(rs, 60, weights=w)  # noqa: E731
@@ -191,8 +151,7 @@ def test_a_synthetic_fit_shrinks_by_its_fit_questions_and_its_receipt_names_the_
 
 
 def test_the_kbs_fusions_fit_on_dev_so_their_retrieve_jobs_read_no_shrink():
-    from minirag.pipeline.stages.index import retrieve_settings
-    cc, g = kb_graph()
+    from minirag.stages.retrieve import retrieve_settings
+    cc, g = ablations_graph()
     for name in ("hybrid-fit", "lexical-dense-fit", "rerank-forms"):
         assert set(retrieve_settings(g, {"name": name})) == set(cc["retrievers"][name]) - {"fit_questions"} | {"depth"}
-    assert "shrink" not in g.fit_questions_settings("hybrid-fit")

@@ -12,6 +12,7 @@ from minirag.pipeline.graph import CorpusGraph
 from minirag.query.sources import open_retriever
 from minirag.rank.kinds import KINDS, Combining
 from minirag.settings import setting
+from minirag.stages.retrieve import retrieve_reads
 
 
 def describe_retriever(cc, name):
@@ -89,7 +90,7 @@ def test_a_new_kind_is_checked_described_wired_and_ranked_by_the_registry_alone(
     schema = config_schema()["properties"]["corpora"]["additionalProperties"]["properties"]["retrievers"]
     assert "borda-test" in schema["additionalProperties"]["properties"]["type"]["enum"]
     graph = CorpusGraph(cc, CorpusLayout.of("results", "c"))
-    assert graph.retrieve("v") == {"runs": ["results/c/runs/a.trec", "results/c/runs/b.trec"], "files": {}}
+    assert retrieve_reads(graph, "v") == {"runs": ["results/c/runs/a.trec", "results/c/runs/b.trec"], "files": {}}
     with pytest.raises(ConfigError, match=r"retrievers.v.of: unknown retriever 'z'"):
         corpus_config({"corpora": {"c": {"retrievers": {"a": {"type": "bm25"},
                                                         "v": {"type": "borda-test", "of": ["a", "z"]}}}}}, "c")

@@ -1,8 +1,12 @@
-"""The stage specs (minirag/pipeline/stages/): each job's command line parses with its stage's own
-parser and carries what the spec reads and writes; each spec's outputs agree with the artifact
-registry; the registry finds the job of every file a job writes; the docs' stage table is current."""
+"""The stage specs (each in its module of minirag/stages/, found by minirag/pipeline/stages/): each is
+declared where it runs and has a place of its own in the graph; each job's command line parses with its
+stage's own parser and carries what the spec reads and writes; each spec's outputs agree with the artifact
+registry, which is the one the specs declare; the registry finds the job of every file a job writes; the
+docs' stage table is current; finding the specs imports no plotting or table library."""
 
 import importlib
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,8 +17,9 @@ from minirag.artifacts.layout import CorpusLayout
 from minirag.artifacts.registry import ARTIFACTS, producer_of
 from minirag.config.corpus import corpus_config, corpus_names
 from minirag.config.load import load_config
+from minirag.pipeline.artifact_table import render
 from minirag.pipeline.graph import CorpusGraph
-from minirag.pipeline.stage import Given
+from minirag.pipeline.stage import PHASES, Given
 from minirag.pipeline.stages import BY_RULE, STAGES
 from minirag.pipeline.stages.table import DOC_CONFIGS, graphs_of, markdown, rows
 from minirag.stages.common import parser_for
@@ -69,6 +74,40 @@ def every_graph():
 
 def stage_function(spec):
     return getattr(importlib.import_module(spec.runs), spec.function)
+
+
+def test_each_spec_is_declared_in_the_module_it_runs():
+    for spec in STAGES:
+        if spec.runs.startswith("minirag.domains."):
+            continue  # a domain's stages are its Domain's (minirag/domain.py)
+        assert spec in importlib.import_module(spec.runs).STAGES, spec.rule
+
+
+def test_each_spec_has_a_place_of_its_own_and_the_list_comes_in_that_order():
+    places = [(s.phase, s.step) for s in STAGES]
+    assert len(set(places)) == len(places)
+    assert [s.order for s in STAGES] == sorted(s.order for s in STAGES)
+    assert {s.phase for s in STAGES} <= set(PHASES)
+
+
+def test_the_committed_artifact_table_is_the_one_the_specs_declare():
+    committed = (REPO / "minirag" / "artifacts" / "kinds.py").read_text(encoding="utf-8")
+    assert committed == render(STAGES), \
+        "regenerate: python -m minirag.pipeline.artifact_table"
+
+
+def test_a_kind_declared_by_two_stages_is_refused():
+    from dataclasses import replace
+    twice = replace(BY_RULE["units"], rule="units_again", step=99)
+    with pytest.raises(ValueError, match="'units' is declared by two stages"):
+        render([*STAGES, twice])
+
+
+def test_finding_the_specs_imports_no_plotting_or_table_library():
+    # every dry run reads every spec: a stage module imports matplotlib or pandas inside its function
+    code = "import sys, minirag.pipeline.stages; print(sorted({'matplotlib', 'pandas'} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert out.stdout.strip() == "[]"
 
 
 def test_every_stage_has_a_job_in_the_configs_tried(every_graph):

@@ -9,6 +9,7 @@ from minirag.domains.grammar.language.expand import ExpansionSettings, Paradigm,
 from minirag.domains.grammar.language.lexicon import extract_lexicon, save_lexicon
 from minirag.domains.grammar.language.slots import implied_tenses, person_list, persons_in, query_persons, tenses_in
 from minirag.domains.grammar.language.verb_forms import extract_forms, extract_paradigms
+from minirag.stages.retrieve import retrieve_reads
 from minirag.text.analyze import Analyzer, AnalyzerConfig
 
 
@@ -245,5 +246,5 @@ def test_the_word_lists_an_expansion_reads_are_inputs_of_its_jobs():
 
     def lists(files, key):
         return {f.rsplit("/", 1)[-1] for f in files[key].files} if key in files else set()
-    assert lists(graph.retrieve("t")["files"], "words:expand") == {"tenses.txt", "constructions.txt"}
-    assert lists(graph.retrieve("p")["files"], "words:expand") == {"tenses.txt", "constructions.txt", "persons.txt"}
+    assert lists(retrieve_reads(graph, "t")["files"], "words:expand") == {"tenses.txt", "constructions.txt"}
+    assert lists(retrieve_reads(graph, "p")["files"], "words:expand") == {"tenses.txt", "constructions.txt", "persons.txt"}

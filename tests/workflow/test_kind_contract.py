@@ -18,7 +18,7 @@ from minirag.query.built_corpus import BuiltCorpus
 from minirag.rank.kinds import KINDS, RetrieverKind
 from minirag.rank.kinds.base import file_key
 from minirag.stages.common import parser_for
-from minirag.stages.retrieve import retrieve
+from minirag.stages.retrieve import retrieve, retrieve_reads
 
 
 class TitleWords:
@@ -71,7 +71,7 @@ def test_a_kind_with_a_file_of_its_own_is_read_run_served_and_described_from_its
     cc = config_with_titles(mini_built)
     graph = CorpusGraph(cc, CorpusLayout.of("results", "mini"))
     docs = "results/mini/docs.jsonl"
-    assert graph.retrieve("titles") == {"files": {"titles": docs}}
+    assert retrieve_reads(graph, "titles") == {"files": {"titles": docs}}
     spec = BY_RULE["retrieve"]
     argv = spec.argv(graph, {"name": "titles"})
     assert argv[argv.index("--files"):argv.index("--files") + 3] == ["--files", "titles", docs]

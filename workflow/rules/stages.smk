@@ -1,5 +1,6 @@
-# One rule per stage spec (minirag/pipeline/stages/): inputs, outputs, log, benchmark, params and
-# command line all derived from the spec. `python -m minirag.pipeline.stages` prints the table.
+# One rule per stage spec (each module of minirag/stages/ declares its own; minirag/pipeline/stages/
+# finds them): inputs, outputs, log, benchmark, params and command line all derived from the spec.
+# `python -m minirag.pipeline.stages` prints the table.
 from minirag.pipeline.stages import STAGES
 
 for spec in STAGES:

@@ -53,7 +53,7 @@ def uses_lexicon(g) -> bool:
     """Whether any job of the corpus reads lexicon.json: a query expansion, learner questions, a reader."""
     return (any(kind.expansion().enabled() for kind in g.corpus.retrievers.values())
             or any(g.synth_pairs(e) for e in g.synthesising())
-            or any("lexicon" in g.fit_questions(r) for r in g.synthetic_fits())
+            or any("learner" in g.fit_families(r) for r in g.synthetic_fits())
             or any("lexicon" in g.train_reader(r) for r in g.trained_readers()))
 
 
@@ -65,8 +65,9 @@ def stages() -> tuple:
         from .files import paradigm_lists
         return {"docs": str(g.layout.docs), "word_lists": Given.tracked(paradigm_lists())}
 
-    return (Stage("lexicon", module="minirag.domains.grammar.stages.lexicon", per=None,
-                  names=lambda g: [{}] if uses_lexicon(g) else [], reads=reads, writes={"out": Out("lexicon")}),)
+    return (Stage("lexicon", phase="mine", step=10, module="minirag.domains.grammar.stages.lexicon", per=None,
+                  names=lambda g: [{}] if uses_lexicon(g) else [], reads=reads,
+                  writes={"out": Out("lexicon", at="lexicon.json", check="json_file")}),)
 
 
 DOMAIN = Domain(

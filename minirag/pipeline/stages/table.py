@@ -5,7 +5,7 @@
     python -m minirag.pipeline.stages --markdown           as in docs/architecture.md
 
 `reads` comes from the stage function's signature (what its command line accepts; optional
-ones in brackets; a kind's own files as one mapping by key), `writes` from the artifact registry, `settings` from the spec on the given
+ones in brackets; a kind's own files as one mapping by key), `writes` from the kinds each spec writes, `settings` from the spec on the given
 configs' corpora (the keys its jobs there read). docs/architecture.md holds the markdown
 table for the shipped configs, checked by a test.
 

@@ -187,7 +187,7 @@ class ComposedRetriever:
 
 
 # What a retrieve job's settings carry beside a kind's own and its `config_keys`: the corpus's depth and a
-# synthetic fit's feeding retrievers (pipeline/stages/index.py retrieve_settings).
+# synthetic fit's feeding retrievers (stages/retrieve.py retrieve_settings).
 JOB_KEYS = ("depth", "feeding")
 
 

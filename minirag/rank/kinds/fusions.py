@@ -44,7 +44,7 @@ class Fusion(Combining):
 
     def retrieve_settings(self) -> dict:
         """Its settings but `fit_questions`: the fit_questions job's (its questions are the retrieve job's
-        input); the stage reads their `shrink` apart (pipeline/stages/index.py)."""
+        input); the stage reads their `shrink` apart (stages/retrieve.py)."""
         return {k: v for k, v in self.spec().items() if k != "fit_questions"}
 
     def serves(self, graph) -> dict:
