@@ -27,3 +27,11 @@ def test_a_question_s_own_wording_is_never_a_name():
     # lowercase words, a sentence's first word, numbers alone and contractions are the asker's wording
     assert PAGES.unnamed("How big is my kid's grinder? Honestly I'm lost.") == []
     assert PAGES.unnamed("Can I grind 80 g at once?") == []
+
+
+def test_a_question_in_capitals_or_title_case_names_nothing_by_its_capitals():
+    assert PAGES.unnamed("HOW HEAVY IS THE GRINDER?") == []
+    assert PAGES.unnamed("How Heavy Is The Grinder When Full?") == []
+    assert PAGES.unnamed("WHAT DOES E9 MEAN?") == ["E9"]  # a code is a code in any case
+    assert PAGES.unnamed("How long is a Zumba class at the gym?") == ["Zumba"]
+

@@ -29,10 +29,19 @@ SENTENCE_RE = re.compile(r"(?<=[.?!])\s+")
 CLITIC_RE = re.compile(r"['’].*$")  # Kestrel's, I'm: the word before the apostrophe
 
 
-def named(word: str, first: bool) -> bool:
-    """A name (capitalised, not a sentence's first word) or a code (letters and digits)."""
+def named(word: str, first: bool, cased: bool = True) -> bool:
+    """A name (capitalised, not a sentence's first word, in a sentence whose capitals mean something) or a
+    code (letters and digits)."""
     has_digit, has_letter = any(c.isdigit() for c in word), any(c.isalpha() for c in word)
-    return (has_digit and has_letter) or (not first and word[:1].isupper() and not has_digit)
+    return (has_digit and has_letter) or (cased and not first and word[:1].isupper() and not has_digit)
+
+
+def capitals_mean_names(words: list[str]) -> bool:
+    """False for a sentence written in capitals or in title case ("HOW HEAVY IS IT?", "How Heavy Is The
+    Grinder?"): when four in five of its content words after the first are capitalised, capitals say nothing
+    of which are names ("Who won the World Cup?" keeps them: two in three)."""
+    rest = [w for w in words[1:] if w[:1].isalpha() and fold(w) not in FUNCTION]
+    return len(rest) < 2 or sum(w[:1].isupper() for w in rest) < 0.8 * len(rest)
 
 
 class Names:
@@ -53,11 +62,12 @@ class Names:
         out = []
         for sentence in SENTENCE_RE.split(query.strip()):
             words = [CLITIC_RE.sub("", w).rstrip(".,") for w in span_words(sentence.lstrip("¿¡\"'“‘«"))]
+            cased = capitals_mean_names(words)
             for i, word in enumerate(words):
                 if len(word) < 2 or fold(word) in FUNCTION:
                     continue
                 stem = crude_stem(word)
-                if named(word, i == 0) and stem not in self.stems:
+                if named(word, i == 0, cased) and stem not in self.stems:
                     out.append(word)
                 elif stem in self.numbers and i + 1 < len(words) and words[i + 1].isdigit() \
                         and words[i + 1] not in self.numbers[stem]:
