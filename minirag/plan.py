@@ -62,7 +62,7 @@ def settings_changes(shellcmd: str) -> list[str]:
     except (OSError, ValueError, AttributeError):
         return []
     before, after = flatten(old if isinstance(old, dict) else {}), flatten(new)
-    return [f"{key} {json.dumps(before.get(key))} -> {json.dumps(after.get(key))}"
+    return [f"{key} {json.dumps(before.get(key), ensure_ascii=False)} -> {json.dumps(after.get(key), ensure_ascii=False)}"
             for key in sorted(set(before) | set(after)) if before.get(key) != after.get(key)]
 
 

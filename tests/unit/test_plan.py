@@ -26,6 +26,9 @@ def test_a_changed_setting_is_named_with_its_old_and_new_value_read_from_the_rec
     receipt.write_text(json.dumps({"settings": {"analyzer": {"stemmer": "spanish"}, "k1": 1.5}}))
     assert settings_changes(nested) == ['analyzer.stemmer "spanish" -> "english"']
     assert settings_changes(command({"k1": 1.2}, tmp_path / "missing.json")) == []
+    receipt.write_text(json.dumps({"settings": {"abstain": "I don't know — not in the rules I have."}}))
+    said = command({"abstain": "No lo sé."}, receipt)  # as written, not as JSON escapes
+    assert settings_changes(said) == ['abstain "I don\'t know — not in the rules I have." -> "No lo sé."']
 
 
 def test_one_line_per_rule_with_its_job_count_and_why(tmp_path):
