@@ -181,8 +181,7 @@ GRAMMAR = re.compile(r"tense|persons|paradigm|conjugat|verb_?form|grammar_?terms
 NAMES_GRAMMAR = {
     "text/expansion.py": "the retrievers' `expand` keys (tenses, persons, paradigm): the config's contract",
     "rank/kinds/base.py": "checks two of those keys together",
-    "rank/feedback.py": "the answer-feedback kind (an ablation run) orders chunks by a form's lemmas",
-    "rank/kinds/reorders.py": "that kind's spec, and the lemmas it reads from the reader's vocabulary",
+    "rank/kinds/feedback.py": "the answer-feedback kind (an ablation run) orders chunks by a form's lemmas from its reader's vocabulary",
 }
 
 

@@ -1,4 +1,4 @@
-"""Answer-form feedback (rank/feedback.py, the `feedback` kind): the reader's cited chunk, then the top N chunks
+"""Answer-form feedback (rank/kinds/feedback.py, the `feedback` kind): the reader's cited chunk, then the top N chunks
 holding its short answer, lead the run; an abstention or a long answer leaves the run as it is."""
 
 from types import SimpleNamespace
@@ -8,7 +8,7 @@ import pytest
 from minirag.answer.readers import Answer
 from minirag.config.corpus import ConfigError, corpus_config
 from minirag.config.typed import Corpus
-from minirag.rank.feedback import answer_form, feedback_order
+from minirag.rank.kinds.feedback import answer_form, feedback_order
 from minirag.stages.retrieve import retrieve_reads
 from minirag.text.words import fold
 

@@ -17,18 +17,26 @@ A kind holds everything minirag knows about it:
   roles there (`fuses`, `reorders`, `ablation_key`, `ranking_embedder`, `dense_embedder`).
 
 Config checks, the retrieve rule's inputs, the retrieve stage, the live loader and the
-report loop over `KINDS`; a new kind is one subclass in the module of its family (it
-registers itself) and its test: channels.py (dense, ivf, bm25), fusions.py (rrf, linear),
-reorders.py (cap, mmr, rerank, feedback); base.py holds `RetrieverKind` and `Combining`.
+report loop over `KINDS`; a new kind is one module of this package and its test: every module
+here is imported (found, not listed), and a subclass registers itself. The families' modules hold
+the small ones: channels.py (dense, ivf, bm25), fusions.py (rrf, linear), reorders.py (cap, mmr,
+rerank); a kind with a formula of its own is its own module (feedback.py); base.py holds
+`RetrieverKind` and `Combining`.
 A method given `corpus` gets the corpus's typed config (config/typed.py `Corpus`, not imported here).
 
-What it leaves out: the formulas (fusion.py, diversify.py, rerank.py, feedback.py), what kinds share
+What it leaves out: the shared formulas (fusion.py, diversify.py, rerank.py), what kinds share
 (query/sources.py hands a kind its `sources`: the chunks, the file map, a cache), and the config's
 sweep expansion (config/corpus.py).
 """
 from __future__ import annotations
 
-from . import channels, fusions, reorders  # noqa: F401  (importing a family registers its kinds)
+import importlib
+import pkgutil
+
 from .base import KINDS, Combining, RetrieverKind
+
+# Importing a module registers its kinds. Sorted by name, so the registry's order (the schema's) is fixed.
+for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
+    importlib.import_module(f"{__name__}.{_module}")
 
 __all__ = ["KINDS", "Combining", "RetrieverKind"]

@@ -1,4 +1,4 @@
-"""Kinds that re-order one run: a per-document cap, MMR, a learned reranker, a reader's answer-form feedback."""
+"""Kinds that re-order one run: a per-document cap, MMR, a learned reranker (and `Reorder`, their base)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ from typing import Literal
 
 import numpy as np
 
-from ...settings import SettingsError, setting, settings_to_dict
+from ...settings import SettingsError, setting
 from ...text.analyze import AnalyzerConfig
 from ...text.expansion import ExpansionSettings
 from ..diversify import mmr, source_cap
 from ..ranking import Ranking
 from ..rerank import DEFAULT_ANALYZER, rerank
-from .base import Combining, file_key
+from .base import Combining
 
 
 class Reorder(Combining):
@@ -189,84 +189,3 @@ class Rerank(Reorder):
                     if other != name and o.type == self.type and o.s == mine
                     and corpus.swept.get(other) == corpus.swept.get(name)]
         return out
-
-
-@dataclass(frozen=True)
-class FeedbackSettings:
-    """A run re-ordered by its reader's answer: the chunks holding the answer form first (rank/feedback.py)."""
-    of: str = setting(min_length=1)          # the retriever whose run the reader answers over and that is re-ordered
-    reader: str = setting(min_length=1)      # an extractive reader of the config: its selector answers with a short span
-    n: int = setting(20, minimum=1)          # the top N searched for the answer (dev hit@5: 10 0.857, 20 0.870, 50 0.857)
-    max_words: int = setting(3, minimum=1)   # a longer answer is a sentence, not a form: the run stays as it is
-
-
-class Feedback(Reorder):
-    """The reader `reader` answers over the top of the run `of` live, as `answer` does; when it answers with
-    at most `max_words` words, the chunk it cites, then the top `n` chunks holding the answer (those holding
-    its verb too first, the lexicon's lemmas of it), lead the run.
-    An abstention or a long answer leaves the run as it is. Its reader reads what it reads over an answered
-    run: the top `candidates.depth` chunks for its selector, and the corpus's `prompt` settings (`bind`)."""
-    type, Settings, sweepable, upstream_key = "feedback", FeedbackSettings, ("n",), "of"
-    config_keys = ("readers", "reading")
-    reader_spec: dict | None = None  # its reader's config entry (bind)
-    reading: dict | None = None      # {"depth": candidates.depth, "prompt": the prompt settings} (bind)
-
-    def check(self, name, corpus, where) -> None:
-        super().check(name, corpus, where)
-        readers = corpus.readers
-        if self.s.reader not in readers:
-            raise SettingsError(f"{where}.reader: unknown reader {self.s.reader!r} (have: {', '.join(readers) or 'none'})")
-        if readers[self.s.reader].type != "extractive":
-            raise SettingsError(f"{where}.reader: {self.s.reader!r} is a {readers[self.s.reader].type} reader; feedback needs an "
-                                f"extractive one (it answers with a short span)")
-
-    def reader(self) -> str:
-        return self.s.reader
-
-    def config_reads(self, corpus) -> dict:
-        """Its reader's settings (threshold, abstain), how much of the run its selector reads (candidates.depth)
-        and the prompt it answers from (prompt: k, answers, template, evidence): changing any of them re-ranks,
-        as they re-answer."""
-        if self.s.reader not in corpus.readers:
-            return {}
-        return {"readers": {self.s.reader: corpus.reader_spec(self.s.reader)},
-                "reading": {"depth": corpus.candidates.depth, "prompt": settings_to_dict(corpus.prompt)}}
-
-    def bind(self, part) -> None:
-        self.reader_spec = part.get("readers", {}).get(self.s.reader)
-        self.reading = part.get("reading")
-
-    def reads(self, graph) -> dict:
-        """The reader's weights (tracked with their sidecar: retraining it re-ranks), the lexicon, the terms file
-        and the chunks its selector's stored vocabulary was built from."""
-        return {file_key("reader", self.s.reader): graph.with_sidecar(graph.layout.reader_model(self.s.reader)),
-                **graph.selector_domain(), "chunks": str(graph.layout.chunks)}
-
-    def combine(self, query, rankings, sources, depth) -> Ranking:
-        from ..feedback import answer_form, feedback_order
-        run = rankings[0][:depth]
-        if self.reader_spec is None or self.reading is None:
-            raise ValueError(f"retrievers.{self.name}: its reader's settings were not bound (config/typed.py Corpus.of)")
-        answer = sources.answer(self.s.reader, self.reader_spec, query, [cid for cid, _ in run],
-                                self.reading["depth"], self.reading["prompt"])
-        form = None if answer.abstained else answer_form(answer.text, self.s.max_words)
-        if form is None:
-            return run
-        cited = answer.citations[0] if answer.citations else None
-        lemmas = self.form_lemmas(sources).get(form, [])
-        folded = self.folded_texts(sources)
-        return feedback_order(run, form, cited, folded.__getitem__, self.s.n, lemmas)
-
-    def form_lemmas(self, sources) -> dict[str, list[str]]:
-        """The lexicon's form -> lemmas map, folded, as its reader's answer selector holds it (its vocabulary)."""
-        vocab = sources.answerer(self.s.reader, self.reader_spec, self.reading["depth"])[0].vocab
-        return vocab.forms if vocab is not None else {}  # a selector without the grammar features maps no forms
-
-    @staticmethod
-    def folded_texts(sources) -> dict[str, str]:
-        """Each chunk's text lowercased without accents (rank/feedback.py `fold`), folded once per sources."""
-        from ...text.words import fold
-        return sources.cached(("folded",), lambda: {c.id: fold(c.text) for c in sources.chunks})
-
-    def mechanism(self) -> str:
-        return f"{self.s.reader}'s answer form searched in the top {self.s.n}"
