@@ -37,7 +37,7 @@ from minirag.query.built_corpus import BuiltCorpus  # noqa: E402
 from minirag.rank.fit import best_point, fit_weights, grid_scores, question_score  # noqa: E402
 from minirag.rank.kinds import RetrieverKind  # noqa: E402
 from minirag.stages.fit_questions import fit_questions, fit_reads, fit_settings  # noqa: E402
-from minirag.stages.retrieve import feeding_retrievers  # noqa: E402
+from minirag.stages.retrieve import live_retrievers  # noqa: E402
 
 
 def judged(layout) -> dict[str, dict[str, int]]:
@@ -104,10 +104,10 @@ def main() -> int:
             if "learner" in settings["families"]:
                 reads.update({"lexicon": str(corpus.layout.lexicon), "terms": graph.terms_file()})
             out = fit_questions(settings, **{k: Path(v) for k, v in reads.items()}, out=Path(tmp) / "fit.jsonl")[0]
-            feeding = {"feeding": {r: corpus.settings.retrievers[r].spec() for r in graph.feeding(name)}}
+            feeding = {r: corpus.settings.retrievers[r].spec() for r in corpus.settings.feeding(name)}
             fit_set = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-            live = feeding_retrievers(feeding, corpus.sources, depth)
-            inputs, synth_qrels, fitted_on = kind.synthetic_inputs(fit_set, live, depth)
+            live = live_retrievers(corpus.sources, depth)
+            inputs, synth_qrels, fitted_on = kind.synthetic_inputs(fit_set, lambda r: live(feeding, r), depth)
         fuse = lambda rs, w: kind.fuse(rs, w, depth)  # noqa: E731
         synthetic = fit_weights(fuse, inputs, synth_qrels)
         corrected = corrections(*grid_scores(fuse, inputs, synth_qrels))

@@ -143,6 +143,17 @@ class Corpus(CorpusSettings):
                 out.setdefault(kind.ivf_index(), {"embedder": kind.embedder(), **kind.s.build_settings()})
         return out
 
+    def feeding(self, name: str) -> list[str]:
+        """Every retriever whose ranking goes into `name`'s, transitively, in config order."""
+        found: set[str] = set()
+        todo = list(self.retrievers[name].upstream())
+        while todo:
+            r = todo.pop()
+            if r not in found:
+                found.add(r)
+                todo += self.retrievers[r].upstream()
+        return [r for r in self.retrievers if r in found]
+
     def inputs_of(self) -> dict[str, list[str]]:
         """Each retriever's input runs (none for a channel)."""
         return {n: kind.upstream() for n, kind in self.retrievers.items()}

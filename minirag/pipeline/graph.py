@@ -22,8 +22,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..answer.reading.retrieval_questions import GENERIC_FAMILIES, families_known
-from ..datasets.dev_split import has_dev_questions
+from ..answer.reading.retrieval_questions import GENERIC_FAMILIES
 from ..domain import of_corpus
 from ..text.corpus import SourceSettings
 from .graph_answers import AnswerInputs
@@ -74,34 +73,6 @@ class CorpusGraph(KindFiles, ScaleInputs, AnswerInputs):
         if all(f in GENERIC_FAMILIES for f in self.corpus.embedders[name].s.questions.families):
             return {}
         return {"lexicon": str(self.layout.lexicon), "terms": self.terms_file()}
-
-    def synthetic_fits(self) -> list[str]:
-        """The fusions with `fit: true` of a corpus without dev questions: they fit on held-out synthetic ones."""
-        if has_dev_questions(self.corpus.source):
-            return []
-        return [r for r, k in self.corpus.retrievers.items() if k.fits_weights()]
-
-    def feeding(self, name: str) -> list[str]:
-        """Every retriever whose ranking goes into `name`'s, transitively, in config order."""
-        found: set[str] = set()
-        todo = list(self.corpus.retrievers[name].upstream())
-        while todo:
-            r = todo.pop()
-            if r not in found:
-                found.add(r)
-                todo += self.corpus.retrievers[r].upstream()
-        return [r for r in self.corpus.retrievers if r in found]
-
-    def fit_families(self, name: str) -> list[str]:
-        """The question families a fusion fits on: its `fit_questions.families`, else those the encoders
-        feeding it train on (their held-out questions are of the kind they were trained for), else generic."""
-        given = self.corpus.retrievers[name].s.fit_questions.families
-        if given:
-            return list(given)
-        feeding = {self.corpus.retrievers[r].embedder() for r in self.feeding(name)}
-        used = {f for e in self.synthesising() if e in feeding
-                for f in self.corpus.embedders[e].s.questions.families}
-        return [f for f in families_known() if f in used] or ["generic"]
 
     def runs(self) -> list[str]:
         return paths(*(self.layout.run(r) for r in self.corpus.retrievers))

@@ -15,8 +15,8 @@ One record a question: {"qid", "query", "chunk", "family", "split": "heldout", "
 chunk is the one it was made from. Seeded: the same inputs and settings give the same bytes.
 
 Its spec (`STAGES`): a job per fusion with `fit: true` of a corpus without dev questions
-(`CorpusGraph.synthetic_fits`, which the retrieve stage asks too), its settings (`fit_settings`) and
-reads (`fit_reads`), and the artifact kind it makes, fit/<fusion>.jsonl.
+(`synthetic_fits`; the fusion kind reads the file and ranks the questions, rank/kinds/fusions.py), its
+settings (`fit_settings`) and reads (`fit_reads`), and the artifact kind it makes, fit/<fusion>.jsonl.
 
 What it leaves out: ranking the questions and fitting (the retrieve stage does), hard negatives
 (nothing trains on these), and what an encoder learns from besides questions (the pairs mined from
@@ -28,7 +28,13 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from ..answer.reading.retrieval_questions import GENERIC_FAMILIES, family_terms, heldout_of, synthesize_questions
+from ..answer.reading.retrieval_questions import (
+    GENERIC_FAMILIES,
+    families_known,
+    family_terms,
+    heldout_of,
+    synthesize_questions,
+)
 from ..artifacts.integrity import load_records
 from ..artifacts.io import read_json, write_jsonl
 from ..pipeline.jobs import named
@@ -75,14 +81,30 @@ def fit_questions(settings: dict, docs: Path, chunks: Path, out: Path, corpus: P
     return [out]
 
 
+def synthetic_fits(g) -> list[str]:
+    """The fusions that fit on held-out synthetic questions: `fit: true` in a corpus without dev questions."""
+    return [r for r, kind in g.corpus.retrievers.items() if kind.fits_on_synthetic(g.corpus)]
+
+
+def fit_families(g, name: str) -> list[str]:
+    """The question families a fusion fits on: its `fit_questions.families`, else those the encoders
+    feeding it train on (their held-out questions are of the kind they were trained for), else generic."""
+    given = g.corpus.retrievers[name].s.fit_questions.families
+    if given:
+        return list(given)
+    feeding = {g.corpus.retrievers[r].embedder() for r in g.corpus.feeding(name)}
+    used = {f for e in g.synthesising() if e in feeding for f in g.corpus.embedders[e].s.questions.families}
+    return [f for f in families_known() if f in used] or ["generic"]
+
+
 def fit_settings(g, name: str) -> dict:
     """What the job of the fusion `name` reads: its `fit_questions`, and what each trained retriever feeding
     it trained on: an encoder's synthesised questions by their held-out hash (seed, share), a reranker's by
     its synthesiser's settings (the questions it made are left out)."""
     retrievers, embedders = g.corpus.retrievers, g.corpus.embedders
-    encoders = sorted({retrievers[r].embedder() for r in g.feeding(name)} & set(g.synthesising()))
-    rerankers = [r for r in g.feeding(name) if retrievers[r].trained]
-    return {**retrievers[name].s.fit_questions.synthesis(), "families": g.fit_families(name),
+    encoders = sorted({retrievers[r].embedder() for r in g.corpus.feeding(name)} & set(g.synthesising()))
+    rerankers = [r for r in g.corpus.feeding(name) if retrievers[r].trained]
+    return {**retrievers[name].s.fit_questions.synthesis(), "families": fit_families(g, name),
             "heldout_of": [{"encoder": e, "seed": embedders[e].s.questions.seed,
                             "share": embedders[e].s.questions.heldout} for e in encoders],
             "rerankers": [{"reranker": r, "synthetic": retrievers[r].s.synthetic, "seed": retrievers[r].s.seed}
@@ -93,14 +115,14 @@ def fit_reads(g, name: str) -> dict:
     """The documents the questions are made from (and the lexicon and terms a domain's questions are phrased
     with); the whole corpus too when a reranker feeding the fusion made its questions from it."""
     learner = {"lexicon": str(g.layout.lexicon), "terms": g.terms_file()} \
-        if any(f not in GENERIC_FAMILIES for f in g.fit_families(name)) else {}
-    corpus = {"corpus": str(g.layout.docs)} if any(g.corpus.retrievers[r].trained for r in g.feeding(name)) else {}
+        if any(f not in GENERIC_FAMILIES for f in fit_families(g, name)) else {}
+    corpus = {"corpus": str(g.layout.docs)} if any(g.corpus.retrievers[r].trained for r in g.corpus.feeding(name)) else {}
     return {"docs": g.training_docs(), "chunks": str(g.layout.chunks), **corpus, **learner}
 
 
 STAGES = (
     # held-out synthetic questions for a fitted fusion of a corpus without dev questions
-    Stage("fit_questions", phase="rank", step=20, names=lambda g: named(g.synthetic_fits()),
+    Stage("fit_questions", phase="rank", step=20, names=lambda g: named(synthetic_fits(g)),
           settings=lambda g, w: fit_settings(g, w["name"]), reads=lambda g, w: fit_reads(g, w["name"]),
           writes={"out": Out("fit_questions", at="fit/{name}.jsonl", check="records")},
           size=Size(runtime=20, why="the synth_pairs synthesiser and the rerankers' own: sized as it")),

@@ -17,23 +17,20 @@ from ..text.chunks import load_chunks
 from .common import Written, log, run_stage
 
 
-def feeding_retrievers(settings: dict, sources: Sources, depth: int):
-    """name -> a live retriever of one of the retrievers feeding a fusion fitted on synthetic questions,
-    built from `settings["feeding"]` (the settings of every one of them) as `search` builds them;
-    None when the job's settings carry none."""
-    if "feeding" not in settings:
-        return None
-    feeding = settings["feeding"]
-    corpus = SimpleNamespace(retrievers={r: job_kind(feeding[r], r) for r in feeding}, depth=depth)
-    return lambda r: open_retriever(sources, corpus, r)
+def live_retrievers(sources: Sources, depth: int):
+    """(retrievers' job settings by name, name) -> that retriever live, as `search` builds it: what a kind
+    ranks questions of its own with (RetrieveJob.live)."""
+    def live(settings, name):
+        corpus = SimpleNamespace(retrievers={r: job_kind(settings[r], r) for r in settings}, depth=depth)
+        return open_retriever(sources, corpus, name)
+    return live
 
 
 def retrieve(settings: dict, name: str, questions: Path, docs: Path, chunks: Path, out: Path, runs: list[Path] = (),
-             files: dict[str, Path] | None = None, fit_questions: Path | None = None) -> list[Path]:
+             files: dict[str, Path] | None = None) -> list[Path]:
     """Rank every question's chunks as the retriever's kind does (`RetrieverKind.rank`): a channel from
     its index, the others from their input runs; `files` are what the kind reads (vectors, an index, a
-    model), by their file keys. A fitted fusion fits on the dev questions or, given `fit_questions`
-    (the corpus has none), on those."""
+    model, a fitted fusion's synthetic questions), by their file keys."""
     depth = settings["depth"]
     kind = job_kind(settings, name)  # its settings, bound to the config beyond them it ranks with (config_reads)
     qs = load_records(questions, "questions")
@@ -42,8 +39,7 @@ def retrieve(settings: dict, name: str, questions: Path, docs: Path, chunks: Pat
     t0 = time.perf_counter()
     job = RetrieveJob(qs, [load_run(p) for p in runs], sources, depth, log,  # runs ordered as kind.upstream()
                       judged=lambda judged: build_qrels(judged, items)[0],
-                      feeding=feeding_retrievers(settings, sources, depth),
-                      fit_questions=load_records(fit_questions, "fit questions") if fit_questions is not None else None)
+                      live=live_retrievers(sources, depth))
     ranked, fitted = kind.rank(job)
     write_run(out, {q["qid"]: r for q, r in zip(qs, ranked)}, name)
     log(f"retrieve: {name} ({kind.type}) {len(qs)} queries in {time.perf_counter() - t0:.2f}s -> {out}")
@@ -51,30 +47,17 @@ def retrieve(settings: dict, name: str, questions: Path, docs: Path, chunks: Pat
 
 
 def retrieve_settings(g, w) -> dict:
-    """A retriever's settings (the embedder's or index's own travel in the artifact it reads) and the depth;
-    for a fusion fitted on synthetic questions, the settings of every retriever feeding it too (the stage
-    ranks those questions with them live) and how far it shrinks their best weights (its fit_questions'
-    shrink: the only one of them the stage reads)."""
-    name, retrievers = w["name"], g.corpus.retrievers
-    synthetic = {"feeding": {r: {**retrievers[r].retrieve_settings(), **retrievers[r].config_reads(g.corpus)}
-                             for r in g.feeding(name)},
-                 "fit_questions": {"shrink": retrievers[name].s.fit_questions.shrink}} \
-        if name in g.synthetic_fits() else {}
-    return {**retrievers[name].retrieve_settings(), "depth": g.corpus.depth, **retrievers[name].config_reads(g.corpus),
-            **synthetic}
+    """A retriever's settings (the embedder's or index's own travel in the artifact it reads), the depth and
+    the part of the config beyond them it ranks with (`config_reads`)."""
+    kind = g.corpus.retrievers[w["name"]]
+    return {**kind.retrieve_settings(), "depth": g.corpus.depth, **kind.config_reads(g.corpus)}
 
 
 def retrieve_reads(g, name: str) -> dict:
-    """A job's input runs (in its kind's order) and the files its kind reads, by file key; a fusion fitted
-    on synthetic questions also reads them and what its upstream retrievers rank them with."""
+    """A job's input runs (in its kind's order) and the files its kind reads, by file key."""
     kind = g.corpus.retrievers[name]
     runs = {"runs": paths(*(g.layout.run(r) for r in kind.upstream()))} if kind.upstream() else {}
-    if name not in g.synthetic_fits():
-        return {**runs, "files": kind.reads(g)}
-    files = dict(kind.reads(g))
-    for r in g.feeding(name):
-        files.update(g.corpus.retrievers[r].serves(g))
-    return {**runs, "fit_questions": str(g.layout.at("fit_questions", name=name)), "files": files}
+    return {**runs, "files": kind.reads(g)}
 
 
 STAGES = (

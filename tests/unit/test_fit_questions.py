@@ -7,14 +7,14 @@ from support.project import MINI_CORPUS, ablations_graph, config_with
 from minirag.artifacts.layout import CorpusLayout
 from minirag.config.corpus import corpus_config
 from minirag.pipeline.graph import CorpusGraph
-from minirag.stages.fit_questions import STAGES, fit_reads, fit_settings
+from minirag.stages.fit_questions import STAGES, fit_families, fit_reads, fit_settings, synthetic_fits
 
 
 def test_the_families_a_fusion_fits_on_default_to_its_encoders_and_the_fit_set_leaves_out_what_trained():
     _, g = ablations_graph()
-    assert g.synthetic_fits() == []  # the KB has dev questions: its fusions fit there, reading nothing more
-    assert g.fit_families("hybrid-fit") == ["learner"]       # the bi-encoder trains on learner questions
-    assert g.fit_families("rerank-forms") == ["generic"]     # no encoder feeds it
+    assert synthetic_fits(g) == []  # the KB has dev questions: its fusions fit there, reading nothing more
+    assert fit_families(g, "hybrid-fit") == ["learner"]       # the bi-encoder trains on learner questions
+    assert fit_families(g, "rerank-forms") == ["generic"]     # no encoder feeds it
     settings = fit_settings(g, "rerank-forms")
     assert settings["heldout_of"] == [] and [r["reranker"] for r in settings["rerankers"]] == ["lexical-rerank"]
     assert fit_settings(g, "hybrid-fit")["heldout_of"] == [{"encoder": "biencoder", "seed": 0, "share": 0.2}]

@@ -1,7 +1,7 @@
 """What a retriever kind answers for itself, so that the retrieve stage, the live loader (`open_retriever`),
 the graph and the report never ask which family or type it is: how it ranks a job's questions (`rank`),
 its live retriever (`live`), and its roles in the report (`fuses`, `reorders`, `ablation_key`,
-`ranking_embedder`, `dense_embedder`, `fits_weights`) and an embedder kind's `pretrained`."""
+`ranking_embedder`, `dense_embedder`, `fits_on_synthetic`) and an embedder kind's `pretrained`."""
 
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -121,28 +121,44 @@ def test_an_unfitted_fusion_ranks_with_its_given_weights_logs_nothing_and_fits_n
     rrf, lines = kind({"type": "rrf", "of": ["a", "b"], "weights": [1.0, 0.0]}), []
     ranked, fitted = rrf.rank(job(qs, runs, log=lines.append, judged=lambda q: 1 / 0))
     assert fitted is None and lines == [] and [r[0][0] for r in ranked[:3]] == ["r1", "n", "n"]
-    assert rrf.fits_weights() is False
 
 
-def test_given_fit_questions_a_fusion_fits_on_them_ranked_live_by_what_feeds_it():
-    lin = kind({"type": "linear", "of": ["a", "b"], "fit": True, "fit_questions": {"shrink": 0}}, "l")
+def test_bound_to_a_synthetic_fit_a_fusion_fits_on_its_questions_file_ranked_live_by_what_feeds_it(tmp_path,
+                                                                                                   monkeypatch):
+    from minirag.artifacts import integrity
+    from minirag.artifacts.io import write_jsonl
+    monkeypatch.setattr(integrity, "verified", lambda path, what="": path)  # the file has no job's receipt here
+    feeding = {"a": {"type": "bm25", "index": "plain"}, "b": {"type": "bm25", "index": "other"}}
+    lin = job_kind({"type": "linear", "of": ["a", "b"], "fit": True, "depth": 3, "feeding": feeding,
+                    "fit_questions": {"shrink": 0}}, "l")
     live = {"a": Fixed([("n", 1.0), ("s1", 0.5)]), "b": Fixed([("s1", 1.0), ("n", 0.5)])}
     synthetic = [{"qid": "s1", "query": "x", "chunk": "s1", "family": "generic:table"}]
+    write_jsonl(tmp_path / "fit.jsonl", synthetic)
+    opened = []
+
+    def open_live(settings, name):  # the retrieve stage's `live`: a retriever from the bound feeding settings
+        opened.append((settings, name))
+        return live[name]
     qs, runs = dev_runs()
-    ranked, fitted = lin.rank(job(qs, runs, judged=lambda q: 1 / 0, feeding=live.__getitem__,
-                                  fit_questions=synthetic))
+    given = job(qs, runs, judged=lambda q: 1 / 0, live=open_live)
+    given.sources = Sources([], {"fit_questions:l": str(tmp_path / "fit.jsonl")})
+    ranked, fitted = lin.rank(given)
+    assert opened == [(feeding, "a"), (feeding, "b")]
     assert fitted["fitted_on"] == "synthetic: 1 held-out questions (families generic)"
     assert fitted["weights"][1] > fitted["weights"][0] and live["a"].asked == [3] and len(ranked) == 4
     assert lin.synthetic_inputs(synthetic, live.__getitem__, 2)[:2] == (
         [{"s1": [("n", 1.0), ("s1", 0.5)]}, {"s1": [("s1", 1.0), ("n", 0.5)]}], {"s1": {"s1": 1}})
 
 
-def test_only_a_fusion_with_fit_fits_weights_and_only_fusions_fuse():
-    assert kind({"type": "rrf", "of": ["a", "b"], "fit": True}).fits_weights()
-    assert kind({"type": "linear", "of": ["a", "b"], "fit": True}).fits_weights()
-    assert not kind({"type": "linear", "of": ["a", "b"]}).fits_weights()
+def test_only_a_fusion_with_fit_fits_on_synthetic_questions_where_there_are_no_dev_ones_and_only_fusions_fuse():
+    without, with_dev = SimpleNamespace(source=SimpleNamespace(format="squad", dev_docs=[])), \
+        SimpleNamespace(source=SimpleNamespace(format="squad", dev_docs=["Normans"]))
+    assert kind({"type": "rrf", "of": ["a", "b"], "fit": True}).fits_on_synthetic(without)
+    assert kind({"type": "linear", "of": ["a", "b"], "fit": True}).fits_on_synthetic(without)
+    assert not kind({"type": "linear", "of": ["a", "b"], "fit": True}).fits_on_synthetic(with_dev)
+    assert not kind({"type": "linear", "of": ["a", "b"]}).fits_on_synthetic(without)
     for other in ({"type": "bm25"}, {"type": "mmr", "base": "a"}, {"type": "rerank", "of": "a"}):
-        assert not kind(other).fits_weights()
+        assert not kind(other).fits_on_synthetic(without)
     assert {t for t, k in KINDS.items() if k.fuses} == {"rrf", "linear"}
 
 
@@ -199,7 +215,7 @@ def noted():
 
 
 def test_a_job_s_kind_takes_its_own_settings_and_is_bound_to_the_config_keys_its_class_names(noted):
-    kind = job_kind({"type": "noted-test", "of": "a", "depth": 100, "feeding": {}, "notes": {"k": 3}}, "n")
+    kind = job_kind({"type": "noted-test", "of": "a", "depth": 100, "notes": {"k": 3}}, "n")
     assert (kind.name, kind.s.of, kind.notes) == ("n", "a", {"k": 3})
     bm25 = job_kind({"type": "bm25", "index": "plain", "depth": 100}, "b")  # the job's depth is not a setting
     assert bm25.name == "b" and bm25.s.index == "plain"

@@ -51,9 +51,10 @@ def families(settings, key: str) -> tuple[str, ...]:
 
 def uses_lexicon(g) -> bool:
     """Whether any job of the corpus reads lexicon.json: a query expansion, learner questions, a reader."""
+    from minirag.stages.fit_questions import fit_families, synthetic_fits  # a graph's question: answering never asks it
     return (any(kind.expansion().enabled() for kind in g.corpus.retrievers.values())
             or any(g.synth_pairs(e) for e in g.synthesising())
-            or any("learner" in g.fit_families(r) for r in g.synthetic_fits())
+            or any("learner" in fit_families(g, r) for r in synthetic_fits(g))
             or any("lexicon" in g.train_reader(r) for r in g.trained_readers()))
 
 

@@ -21,8 +21,9 @@ class RetrieveJob:
     depth: int                              # how many chunks a ranking holds
     log: Callable[[str], None]              # the stage's log
     judged: Callable[[list[dict]], dict]    # questions -> their qrels over these chunks (evaluation/evaluate.py)
-    feeding: Callable[[str], Retriever] | None = None  # a live retriever of one feeding it (a synthetic fit's)
-    fit_questions: list[dict] | None = None  # held-out synthetic questions to fit on (stages/fit_questions.py)
+    # (retrievers' job settings by name, name) -> that retriever live, as `search` builds it: for a kind that
+    # ranks questions of its own with other retrievers (a fusion fitting on synthetic questions)
+    live: Callable[[Mapping[str, Mapping[str, Any]], str], Retriever] | None = None
 
 
 def file_key(role: str, *names: str) -> str:
@@ -70,9 +71,9 @@ class RetrieverKind(Kind):
         report sets a trained encoder's runs against the control's with. None for every other kind."""
         return None
 
-    def fits_weights(self) -> bool:
-        """Whether its retrieve job fits weights on questions (a fusion with `fit: true`): without dev
-        questions the graph makes it held-out synthetic ones (the fit_questions stage)."""
+    def fits_on_synthetic(self, corpus) -> bool:
+        """Whether its retrieve job fits on held-out synthetic questions, which the fit_questions stage
+        makes it (a fusion with `fit: true` in a corpus without dev questions)."""
         return False
 
     def reader(self) -> str | None:
@@ -98,7 +99,8 @@ class RetrieverKind(Kind):
         return self.spec()
 
     def config_reads(self, corpus) -> dict:
-        """The part of the config beyond its own settings it ranks with (a feedback run: its reader's settings),
+        """The part of the config beyond its own settings it ranks with (a feedback run: its reader's settings;
+        a fusion fitting on synthetic questions: the settings of the retrievers feeding it),
         as the retrieve job's settings carry it (a change reruns the job); `bind` hands it back."""
         return {}
 
@@ -186,9 +188,9 @@ class ComposedRetriever:
         return self.kind.combine(query, rankings, self.sources, self.depth)[:k]
 
 
-# What a retrieve job's settings carry beside a kind's own and its `config_keys`: the corpus's depth and a
-# synthetic fit's feeding retrievers (stages/retrieve.py retrieve_settings).
-JOB_KEYS = ("depth", "feeding")
+# What a retrieve job's settings carry beside a kind's own and its `config_keys`: the corpus's depth
+# (stages/retrieve.py retrieve_settings).
+JOB_KEYS = ("depth",)
 
 
 def job_kind(settings: Mapping[str, Any], name: str) -> RetrieverKind:

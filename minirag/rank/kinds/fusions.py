@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Literal
 
+from ...datasets.dev_split import has_dev_questions
 from ...settings import SettingsError, setting, settings_to_dict
 from ..fit import fit_weights
 from ..fusion import linear_fusion, reciprocal_rank_fusion
 from ..ranking import Ranking, Retriever
-from .base import Combining, RetrieveJob
+from .base import Combining, RetrieveJob, file_key
 
 
 @dataclass(frozen=True)
@@ -34,18 +35,47 @@ class FitQuestionsSettings:
 class Fusion(Combining):
     """A kind that combines the runs named in its `of` setting, with weights the config gives or,
     with `fit: true`, fitted by the retrieve stage (rank/fit.py) on the dev split or, for a corpus
-    without one, on held-out synthetic questions (`fit_questions`), and kept in the run's receipt,
-    where a live retriever reads them back (`fitted_weights`)."""
+    without one, on held-out synthetic questions (the fit_questions stage's file, ranked live by every
+    retriever feeding it), and kept in the run's receipt, where a live retriever reads them back
+    (`fitted_weights`)."""
     family, upstream_key, fuses = "fusion", "of", True
+    config_keys = ("feeding", "fit_questions")  # a synthetic fit's (config_reads)
     fitted: list[float] | None = None
+    synthetic: dict | None = None  # {"feeding": settings by name, "fit_questions": {"shrink"}} (bind)
 
     def upstream(self) -> list[str]:
         return list(self.s.of)
 
     def retrieve_settings(self) -> dict:
         """Its settings but `fit_questions`: the fit_questions job's (its questions are the retrieve job's
-        input); the stage reads their `shrink` apart (stages/retrieve.py)."""
+        input); a synthetic fit reads their `shrink` apart (`config_reads`)."""
         return {k: v for k, v in self.spec().items() if k != "fit_questions"}
+
+    def fits_on_synthetic(self, corpus) -> bool:
+        """Whether it fits on held-out synthetic questions: `fit: true` in a corpus without dev questions."""
+        return self.s.fit and not has_dev_questions(corpus.source)
+
+    def config_reads(self, corpus) -> dict:
+        """A synthetic fit ranks its questions live with every retriever feeding it (their settings: a change
+        re-fits) and shrinks the best weights by its `fit_questions.shrink`; nothing otherwise."""
+        if not self.fits_on_synthetic(corpus):
+            return {}
+        retrievers = corpus.retrievers
+        return {"feeding": {r: {**retrievers[r].retrieve_settings(), **retrievers[r].config_reads(corpus)}
+                            for r in corpus.feeding(self.name)},
+                "fit_questions": {"shrink": self.s.fit_questions.shrink}}
+
+    def bind(self, part) -> None:
+        self.synthetic = {k: part[k] for k in self.config_keys} if "feeding" in part else None
+
+    def reads(self, graph) -> dict:
+        """A synthetic fit reads its questions and what every retriever feeding it ranks them with."""
+        if not self.fits_on_synthetic(graph.corpus):
+            return {}
+        files = {file_key("fit_questions", self.name): str(graph.layout.at("fit_questions", name=self.name))}
+        for r in graph.corpus.feeding(self.name):
+            files.update(graph.corpus.retrievers[r].serves(graph))
+        return files
 
     def serves(self, graph) -> dict:
         """Fitted weights are read back from the run's receipt."""
@@ -77,9 +107,6 @@ class Fusion(Combining):
     def combine(self, query, rankings, sources, depth) -> Ranking:
         return self.fuse(rankings, self.weights(sources), depth)
 
-    def fits_weights(self) -> bool:
-        return self.s.fit
-
     def rank(self, job: RetrieveJob) -> tuple[list[Ranking], dict | None]:
         """With `fit`, its weights fitted first (`fit_on`), then recorded in the run's receipt."""
         fitted = self.fit_on(job) if self.s.fit else None
@@ -88,13 +115,16 @@ class Fusion(Combining):
         return super().rank(job)[0], fitted
 
     def fit_on(self, job: RetrieveJob) -> dict:
-        """Fit the weights on the job's held-out synthetic questions when it has them (a corpus without dev
-        questions), else on the answerable dev questions' runs; what the receipt records."""
-        if job.fit_questions is None:
+        """Fit the weights on held-out synthetic questions in a corpus without dev questions (bound:
+        `config_reads`), else on the answerable dev questions' runs; what the receipt records."""
+        if self.synthetic is None:
             dev = [q for q in job.questions if q.get("split") == "dev" and q.get("answerable", True)]
             return self.fit(job.inputs, job.judged(dev), job.depth)
-        inputs, qrels, fitted_on = self.synthetic_inputs(job.fit_questions, job.feeding, job.depth)
-        return self.fit(inputs, qrels, job.depth, fitted_on, self.s.fit_questions.shrink)
+        from ...artifacts.integrity import load_records
+        qs = load_records(job.sources.path("fit_questions", self.name, "fit questions of fusion"), "fit questions")
+        feeding = self.synthetic["feeding"]
+        inputs, qrels, fitted_on = self.synthetic_inputs(qs, lambda r: job.live(feeding, r), job.depth)
+        return self.fit(inputs, qrels, job.depth, fitted_on, self.synthetic["fit_questions"]["shrink"])
 
     def synthetic_inputs(self, qs: list[dict], feeding: Callable[[str], Retriever],
                          depth: int) -> tuple[list[dict], dict, str]:
@@ -128,7 +158,6 @@ class Fusion(Combining):
         """The weights as the report names them: given, or fitted on dev or on synthetic questions."""
         if not self.s.fit:
             return "/".join(f"{w:g}" for w in self.given_weights())
-        from ...datasets.dev_split import has_dev_questions
         if corpus is None or has_dev_questions(corpus.source):
             return "weights fitted on dev"
         shrink = self.s.fit_questions.shrink
