@@ -76,6 +76,8 @@ def cmd_answer(a) -> int:
         print_json(out)
     else:
         print(out["answer"])
+        if out.get("why"):
+            print(f"  (why: {out['why']})")
         for c in out["citations"]:
             rank = f"rank {c['rank']}" if c["rank"] else "not ranked"
             print(f"  cites [#{c['n']}] {c['doc_id']}:{c['line']} § {c['section']} (chunk {c['chunk_id']}, {rank})")

@@ -65,6 +65,7 @@ class Prompt:
     cut: dict = field(default_factory=dict)             # lines kept / lines in the chunks, characters kept
     answers: list[dict] | None = None  # the selector's best answers {"text", "p", "n", ...}; None: no selector ran
     p_none: float = 0.0                # the selector's probability that no candidate answers
+    none_why: str = ""                 # why a selector's rule made that 1 ("the documents never name Zumba")
 
     def __str__(self) -> str:
         return self.text
@@ -73,14 +74,14 @@ class Prompt:
         rec = {"qid": qid, "query": self.query, "citations": self.citations, "contexts": self.contexts,
                "evidence": self.evidence, "cut": self.cut, "prompt": self.text}
         if self.answers is not None:
-            rec |= {"answers": self.answers, "p_none": self.p_none}
+            rec |= {"answers": self.answers, "p_none": self.p_none, **({"none_why": self.none_why} if self.none_why else {})}
         return rec
 
     @classmethod
     def from_record(cls, rec: dict) -> "Prompt":
         return cls(query=rec["query"], text=rec["prompt"], citations=rec["citations"], contexts=rec["contexts"],
                    evidence=rec.get("evidence", []), cut=rec.get("cut", {}), answers=rec.get("answers"),
-                   p_none=rec.get("p_none", 0.0))
+                   p_none=rec.get("p_none", 0.0), none_why=rec.get("none_why", ""))
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,7 @@ def selected(answers: list[dict], by_id: dict[str, Chunk], shown: int) -> list[S
 def build_prompt(query: str, chunks: list[Chunk], template: str = DEFAULT_TEMPLATE,
                  evidence_lines: int = PromptSettings.evidence_lines,
                  evidence_chars: int = PromptSettings.evidence_chars,
-                 answers: list[Selected] | None = None, p_none: float = 0.0) -> Prompt:
+                 answers: list[Selected] | None = None, p_none: float = 0.0, none_why: str = "") -> Prompt:
     """Render the prompt from the chunks' evidence lines, the selected answers' lines first; `[#n]`
     marks the n-th chunk (rank order: the top k, then the chunks of answers beyond them) and maps to its id."""
     template = TEMPLATES.get(template, template)
@@ -134,4 +135,5 @@ def build_prompt(query: str, chunks: list[Chunk], template: str = DEFAULT_TEMPLA
         {"text": a.text, "p": round(a.p, 4), "n": marker[a.chunk.id], "rank": a.rank, "kind": a.kind, "key": a.key,
          "column": a.column, "line": a.line} for a in answers]
     return Prompt(query=query, text=text, citations=[c.id for c in chunks], contexts=[c.text for c in chunks],
-                  evidence=evidence, cut=cut, answers=picked, p_none=round(p_none, 4) if answers is not None else 0.0)
+                  evidence=evidence, cut=cut, answers=picked, p_none=round(p_none, 4) if answers is not None else 0.0,
+                  none_why=none_why if answers is not None else "")

@@ -41,10 +41,10 @@ def rag_answer(query: str, retriever: Retriever, reader: Reader, chunks: Mapping
     by_id = chunks if isinstance(chunks, Mapping) else {c.id: c for c in chunks}
     ranked = retriever.search(query, k=max(k, selector.depth) if selector else k)
     top = [by_id[cid] for cid, _ in ranked]
-    picked, p_none = None, 0.0
+    picked, p_none, why = None, 0.0, ""
     if selector is not None:
         selection = selector.select(query, top, dict(langs or {}))
-        picked, p_none = selected(selection.answer_records(answers), by_id, answers), selection.p_none
-    prompt = build_prompt(query, top[:k], answers=picked, p_none=p_none, **prompt_options)
+        picked, p_none, why = selected(selection.answer_records(answers), by_id, answers), selection.p_none, selection.why
+    prompt = build_prompt(query, top[:k], answers=picked, p_none=p_none, none_why=why, **prompt_options)
     answer = reader.generate(prompt)
     return ranked[:k], prompt, answer

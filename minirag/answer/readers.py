@@ -64,6 +64,7 @@ class Answer:
     score: float  # support: share of the question's content words found in the contexts
     latency_ms: float
     origin: dict = field(default_factory=dict)  # where a remote answer came from: {"model", "endpoint"}
+    why: str = ""  # an abstention's reason, in a user's words ("the documents never name Zumba"); "" for an answer
 
 
 READERS: dict[str, type["Reader"]] = {}
@@ -197,10 +198,25 @@ class ExtractiveReader(Reader):
             answers = best is not None and (self.never or (prompt.p_none <= self.threshold if self.rule == "none"
                                                            else best["p"] >= self.threshold and best["p"] > prompt.p_none))
             if not answers:
-                return Answer(self.abstain, [], True, best["p"] if best else 0.0, (time.perf_counter() - t0) * 1000.0)
+                return Answer(self.abstain, [], True, best["p"] if best else 0.0, (time.perf_counter() - t0) * 1000.0,
+                              why=self.why_abstained(prompt, best))
             return Answer(f"{best['text']} [#{best['n']}]", [prompt.citations[best["n"] - 1]], False, best["p"],
                           (time.perf_counter() - t0) * 1000.0)
         return self.from_lines(prompt, t0)
+
+    def why_abstained(self, prompt: Prompt, best: dict | None) -> str:
+        """Why the selector's answers were not given: a rule's reason (the prompt's `none_why`), no candidate,
+        or which probability missed the threshold."""
+        if prompt.none_why:
+            return prompt.none_why
+        if best is None:
+            return "no candidate answer in the chunks read"
+        if self.rule == "none":
+            return (f"the chance that no candidate answers ({prompt.p_none:.2f}) is above the threshold "
+                    f"({self.threshold:g})")
+        if best["p"] < self.threshold:
+            return f"the best answer's chance ({best['p']:.2f}) is below the threshold ({self.threshold:g})"
+        return f"the best answer's chance ({best['p']:.2f}) is not above that of none ({prompt.p_none:.2f})"
 
     def from_lines(self, prompt: Prompt, t0: float) -> Answer:
         """The seed's extractive reading: the best line's named cell or best clause."""
@@ -211,7 +227,9 @@ class ExtractiveReader(Reader):
         scores = line_scores(prompt.query, [ln["text"] for ln in lines])
         best = max(range(len(lines)), key=lambda i: (scores[i], -i), default=None)  # ties: the line shown first
         if best is None or scores[best] <= 0 or support < self.SUPPORT:
-            return Answer(self.abstain, [], True, support, (time.perf_counter() - t0) * 1000.0)
+            why = (f"{support:.0%} of the question's words are in the evidence (at least {self.SUPPORT:.0%} needed)"
+                   if support < self.SUPPORT else "no evidence line shares a word with the question")
+            return Answer(self.abstain, [], True, support, (time.perf_counter() - t0) * 1000.0, why=why)
         n = lines[best]["n"]
         text = line_answer(query_words, lines[best])
         return Answer(f"{text} [#{n}]", [prompt.citations[n - 1]], False, support, (time.perf_counter() - t0) * 1000.0)
@@ -238,7 +256,8 @@ class MiniGPTReaderKind(Reader):
     def generate(self, prompt: Prompt, max_new_tokens: int | None = None) -> Answer:
         text, citations, abstained, ms = self.inner.answer(prompt, max_new_tokens)
         support = 0.0 if abstained else 1.0
-        return Answer(text, citations, abstained, support, ms)
+        return Answer(text, citations, abstained, support, ms,
+                      why="the model answered that it does not know" if abstained else "")
 
 
 IDK_PHRASES = ("i don't know", "i do not know", "no lo sé", "no lo se")
@@ -290,7 +309,9 @@ class OpenAIReader(Reader):
         model = reply.get("model") if isinstance(reply.get("model"), str) and reply.get("model") else None
         origin = {"model": model or self.client.model, "endpoint": self.client.url}
         return Answer(text, [] if abstained else citations, abstained, 0.0 if abstained else 1.0,
-                      (time.perf_counter() - t0) * 1000.0, origin)
+                      (time.perf_counter() - t0) * 1000.0, origin,
+                      why="" if not abstained else "the model answered that it does not know" if text
+                      else "the model gave no answer")
 
 
 def make_reader(spec: Mapping[str, Any], model: str | None = None) -> Reader:

@@ -8,12 +8,13 @@ JSON-ready dicts:
 
     search -> {"query", "retriever", "results": [{"rank", "chunk_id", "score", "doc_id", "section", "text",
                "snippet"}]}
-    answer -> {"query", "retriever", "retriever_why", "reader", "answer", "abstained", "citations": [{"n",
+    answer -> {"query", "retriever", "retriever_why", "reader", "answer", "abstained", ["why"], "citations": [{"n",
                "chunk_id", "doc_id", "line", "rank", "section", "text"}], "evidence": [{"n", "text"}],
                "retrieved": [rows as in search], ["abstention": {"threshold", "calibrated_on", "warning"}],
                "latency_ms", "prompt"}
 
-`score` is None for a retriever whose run's scores are positions (a reranker, MMR, a cap). Unasked, the
+`why` says why it abstained ("the documents never name Zumba", or which probability missed the
+threshold). `score` is None for a retriever whose run's scores are positions (a reranker, MMR, a cap). Unasked, the
 retriever is the config's `serve`, else the dev split's best (`retriever_why`, defaults.py). Every
 cited chunk is listed with its line and its rank (citations.py).
 
@@ -282,7 +283,7 @@ class BuiltCorpus:
                               answer.text))
         why = self.served[1] if retriever in (None, self.default_retriever) else "asked for"
         return {"query": query, "retriever": name, "retriever_why": why, "reader": reader_name, "answer": answer.text,
-                "abstained": answer.abstained, "citations": cited,
+                "abstained": answer.abstained, **({"why": answer.why} if answer.why else {}), "citations": cited,
                 "evidence": [{"n": ln["n"], "text": ln["text"]} for ln in prompt.evidence],
                 "retrieved": self.rows(ranked, name),
                 **answer.origin, **abstention_of(rd), "latency_ms": round(total_ms, 3), "prompt": prompt.text}

@@ -13,7 +13,7 @@ from .common import log, run_stage
 
 
 def generate(settings: dict, prompts: Path, out: Path, model: Path | None = None) -> list[Path]:
-    """Let the reader answer every prompt; record its answer, citations, abstention and latency."""
+    """Let the reader answer every prompt; record its answer, citations, abstention (and why) and latency."""
     reader = make_reader(settings, model)
     records = []
     prompts_in = load_records(prompts, "prompts")
@@ -23,7 +23,8 @@ def generate(settings: dict, prompts: Path, out: Path, model: Path | None = None
             log(f"generate: {i} of {len(prompts_in)} answered")
         records.append({"qid": rec["qid"], "query": rec["query"], "reader": reader.name, "answer": ans.text,
                         "citations": ans.citations, "prompt_chunks": rec["citations"], "abstained": ans.abstained,
-                        "score": round(ans.score, 6), **ans.origin, "latency_ms": round(ans.latency_ms, 3)})
+                        **({"why": ans.why} if ans.why else {}), "score": round(ans.score, 6), **ans.origin,
+                        "latency_ms": round(ans.latency_ms, 3)})
     write_jsonl(out, records)
     log(f"generate: {len(records)} answers ({sum(r['abstained'] for r in records)} abstained) -> {out}")
     return [out]

@@ -32,8 +32,8 @@ def prompt(settings: dict, questions: Path, docs: Path, chunks: Path, run: Path,
         rec = scored.get(q["qid"])
         answers = (selected(rec["answers"], by_id, settings["answers"]) if rec else []) if candidates else None
         records.append(build_prompt(q["query"], top, settings["template"], settings["evidence_lines"],
-                                    settings["evidence_chars"], answers, rec["p_none"] if rec else 0.0
-                                    ).to_record(q["qid"]))
+                                    settings["evidence_chars"], answers, rec["p_none"] if rec else 0.0,
+                                    rec.get("why", "") if rec else "").to_record(q["qid"]))
     write_jsonl(out, records)
     log(f"prompt: {len(records)} prompts with k={settings['k']}" + (" and the selected answers" if candidates else "")
         + f" -> {out}")

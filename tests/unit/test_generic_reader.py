@@ -123,6 +123,20 @@ def test_a_question_naming_what_the_manual_never_names_is_abstained_on():
     assert selector.select("What does E3 mean?", chunks[:10], {}).rule != "unnamed"
 
 
+def test_an_abstention_on_what_the_manual_never_names_says_so_from_the_candidates_to_the_answer():
+    from minirag.answer.rag import rag_answer
+    from minirag.answer.readers import ExtractiveReader
+    docs, chunks, selector, report = manual()
+    picked = selector.select("What does E9 mean?", chunks[:10], {})
+    assert picked.why == "the documents never name E9" and picked.to_record("q", 2)["why"] == picked.why
+    given = type("Given", (), {"search": lambda self, query, k: [(c.id, 0.0) for c in chunks[:k]]})()
+    reader = ExtractiveReader(report["threshold"], rule=report["rule"])
+    _, prompt, said = rag_answer("How do I pair it with Alexa?", given, reader, chunks, selector=selector)
+    assert said.abstained and said.why == prompt.none_why == "the documents never name Alexa"
+    _, _, said = rag_answer("What does E3 mean?", given, reader, chunks, selector=selector)
+    assert not said.abstained and said.why == ""
+
+
 def test_the_grammar_features_go_on_top_of_the_generic_ones():
     from minirag.answer.select.generic import GENERIC, NULL_GENERIC
     from minirag.answer.select.selector import feature_names

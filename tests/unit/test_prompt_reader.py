@@ -1,7 +1,7 @@
 from support.chunks import make_chunk
 
 from minirag.answer.evidence import chunk_lines, select_evidence
-from minirag.answer.prompt import IDK, build_prompt
+from minirag.answer.prompt import IDK, Prompt, build_prompt
 from minirag.answer.readers import ExtractiveReader
 
 VERBS = "| Base form | Past simple | Past participle |\n|---|---|---|\n| eat | ate | eaten |\n| write | wrote | written |"
@@ -82,3 +82,27 @@ def test_a_reader_that_never_abstains_gives_the_selectors_best_answer_however_un
     assert calibrated.generate(prompt).abstained
     ans = never.generate(prompt)
     assert not ans.abstained and ans.text.startswith("1.7 litres") and never.calibrated_on == "never"
+
+
+def test_an_abstention_says_which_probability_missed_the_threshold_or_what_was_missing():
+    from minirag.answer.prompt import Selected
+    chunk = make_chunk("The kettle holds 1.7 litres.", offset=0)
+    best = [Selected("1.7 litres", 0.3, "The kettle holds 1.7 litres.", "number", chunk, 1, "", "")]
+    doubtful = build_prompt("How much does it hold?", [chunk], answers=best, p_none=0.86)
+    assert ExtractiveReader(threshold=0.275, rule="none").generate(doubtful).why == \
+        "the chance that no candidate answers (0.86) is above the threshold (0.275)"
+    assert ExtractiveReader(threshold=0.5).generate(doubtful).why == \
+        "the best answer's chance (0.30) is below the threshold (0.5)"
+    assert ExtractiveReader(threshold=0.2).generate(doubtful).why == \
+        "the best answer's chance (0.30) is not above that of none (0.86)"
+    assert ExtractiveReader(threshold=0.5, rule="none").generate(build_prompt("How much?", [chunk], answers=[])).why \
+        == "no candidate answer in the chunks read"
+    named = build_prompt("Does it pair with Alexa?", [chunk], answers=best, p_none=1.0,
+                         none_why="the documents never name Alexa")
+    assert ExtractiveReader(threshold=0.275, rule="none").generate(named).why == "the documents never name Alexa"
+    assert Prompt.from_record(named.to_record("q")).none_why == "the documents never name Alexa"
+    answered = ExtractiveReader(threshold=0.9, rule="none").generate(doubtful)
+    assert not answered.abstained and answered.why == ""
+    ctx = make_chunk("Use estar for location: Estoy en casa.", offset=0)
+    assert "of the question's words are in the evidence" in \
+        ExtractiveReader().generate(build_prompt("How do French nouns get their gender?", [ctx])).why

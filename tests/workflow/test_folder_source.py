@@ -57,6 +57,12 @@ def test_answers_cite_the_word_file_the_web_page_and_the_pdf_page(bike):
         found[0]["text"]
 
 
+def test_an_abstention_says_why(bike):
+    said = ask(bike, "How do I sync my rides with Strava?")  # the documents never name it
+    assert said["abstained"] and said["why"] == "the documents never name Strava", said
+    assert "why" not in ask(bike, "How long does a full charge take?")
+
+
 def test_the_conversions_are_byte_identical_across_two_clean_builds(bike, tmp_path):
     again = copy_project(tmp_path)
     shutil.copytree(REPO / "tests" / "fixtures" / "folder", again / "folder")

@@ -77,6 +77,9 @@ def test_full_build_writes_report_and_every_artifact(built):
     sidecar = json.loads((root / "rerankers" / "bm25-rerank.json").read_text())
     assert sidecar["synthetic_questions"] == 50 and sidecar["dev_questions"] == 0  # the fixture has no dev split
     assert not (root / "answers" / "extractive" / "rrf-mmr@lambda=0.5.jsonl").exists()  # sweep points: retrieval only
+    said = [json.loads(line) for f in sorted((root / "answers").rglob("*.jsonl"))
+            for line in f.read_text(encoding="utf-8").splitlines()]
+    assert any(a["abstained"] for a in said) and all(bool(a.get("why")) == a["abstained"] for a in said)  # says why
     for rel in ("diagnosis.csv", "overlap.csv", "always_on_top.csv", "diversity.csv", "assertions.md"):
         assert (root / "eval" / rel).exists(), rel
     assert set(metrics["retrieval"]["rrf"]["chunk"]) >= {"hit@1", "hit@3", "hit@5", "mrr", "recall@5", "ndcg@10"}

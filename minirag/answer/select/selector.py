@@ -138,6 +138,7 @@ class Selection:
     answers: list[Answer]         # pooled by answer, best first
     # what decided the answer: "polar" (polar.py), "explain" (explain.py); "unnamed": abstain (unnamed.py)
     rule: str = ""
+    why: str = ""  # an abstaining rule's reason, as a user reads it
 
     @property
     def analysis(self) -> Any:
@@ -162,7 +163,8 @@ class Selection:
         answers, keys = self.answer_records(keep), self.read.keys
         return {"qid": qid, "query": self.read.query, "analysis": self.analysis.to_record() if self.analysis else {},
                 "depth": len(self.read.blocks), "candidates": len(keys), "p_none": round(self.p_none, 4),
-                "answers": answers, "keys": sorted(set(keys) - {""}), **({"rule": self.rule} if self.rule else {})}
+                "answers": answers, "keys": sorted(set(keys) - {""}), **({"rule": self.rule} if self.rule else {}),
+                **({"why": self.why} if self.why else {})}
 
     def decided_by(self, v: Verdict, rule: str) -> "Selection":
         """The selection with a rule's answer first (a polar question's deciding span, a rule's sentence),
@@ -294,8 +296,8 @@ class AnswerSelector:
         r = self.read(query, chunks, langs)
         p, p_none = self.scorer.probabilities(r.X, r.z) if len(r.X) else (np.zeros(0), 1.0)
         selection = Selection(r, p, p_none, pool(r.texts, p, r.keys, r.analysis))
-        if self.names is not None and self.names.unnamed(query):
-            return replace(selection, p_none=1.0, rule="unnamed")  # the corpus never names what it asks about
+        if self.names is not None and (unnamed := self.names.unnamed(query)):  # the corpus never names what it asks
+            return replace(selection, p_none=1.0, rule="unnamed", why=f"the documents never name {' or '.join(unnamed)}")
         if self.generic is not None and question_stems(query):
             if (v := verdict(query, r.top_lines(POLAR_TOP))) is not None:
                 return selection.decided_by(v, "polar")
