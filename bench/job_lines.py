@@ -53,7 +53,7 @@ def graphs(path: str) -> list[tuple[str, object]]:
 
 def jobs_of(path: str) -> list[dict]:
     import minirag
-    from minirag.pipeline.depends import module_closure
+    from minirag.pipeline.depends import stage_code
     from minirag.pipeline.stages import STAGES
     package = Path(minirag.__file__).parent
     code: dict[str, list[str]] = {}
@@ -63,7 +63,7 @@ def jobs_of(path: str) -> list[dict]:
             for w in spec.names(g):
                 if spec.runs not in code:
                     code[spec.runs] = [str(Path(p).relative_to(package.parent))
-                                       for p in module_closure(package, [spec.runs[len("minirag."):]])]
+                                       for p in stage_code(package, spec.runs)]
                 out.append({"config": path, "corpus": corpus, "rule": spec.rule, "wildcards": w,
                             "argv": spec.argv(g, w), "inputs": spec.inputs(g, w),
                             "outputs": {k: [str(p) for p in v] for k, v in spec.outputs(g.layout, w).items()},

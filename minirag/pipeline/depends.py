@@ -13,7 +13,9 @@ count too), at any depth (`from ..index.bm25 import BM25Index`, `from . import x
 
 A domain's modules are imported dynamically, where the core asks for an extension point
 (`hook("query.expander")`, minirag/domain.py): a file that asks for a point by its literal name
-needs the modules every domain fills it with, and their closure.
+needs the modules every domain fills it with, and their closure. A package that imports every module
+of its folder (`pkgutil.iter_modules(__path__)`: rank/kinds/, where a kind is a module) needs every
+module there now, a module added since included.
 
 What it leaves out: other dynamic imports (importlib: minirag's own `__init__` loads its
 exports lazily, and those are not executed by a stage that does not use them) and
@@ -26,6 +28,7 @@ import ast
 import hashlib
 import json
 import os
+import pkgutil
 import stat
 import sys
 from pathlib import Path
@@ -150,11 +153,31 @@ def imports_of(package_dir: Path, module: str, top: str, store: dict | None = No
             elif isinstance(node, ast.Import):
                 names.update(a.name[len(top) + 1:] for a in node.names if a.name.startswith(top + "."))
         names.update(HOOK + point for point in points_asked(tree))
+        if path.name == "__init__.py" and imports_every_module(tree):
+            names.add(EVERY)
         store[str(path)] = found = stamp + [sorted(names)]
-    return {m for m in found[3] if m.startswith(HOOK) or module_file(package_dir, m) is not None}
+    names = set(found[3])
+    if EVERY in names:  # listed now, not cached: a module added to the folder changes no byte of __init__
+        names = (names - {EVERY}) | folder_modules(package_dir, module)
+    return {m for m in names if m.startswith(HOOK) or module_file(package_dir, m) is not None}
 
 
 HOOK = "hook:"  # an extension point a file asks for, among the names it imports
+EVERY = "every-module"  # among a package's names: it imports every module of its folder (found when asked)
+
+
+def imports_every_module(tree: ast.AST) -> bool:
+    """Whether a package's `__init__` lists its own folder's modules (`pkgutil.iter_modules(__path__)`) to
+    import them."""
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "iter_modules"
+               and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == "__path__"
+               for node in ast.walk(tree))
+
+
+def folder_modules(package_dir: Path, package: str) -> set[str]:
+    """The modules and subpackages of a package's folder, as dotted names below the package root."""
+    folder = module_file(package_dir, package).parent
+    return {f"{package}.{m.name}" if package else m.name for m in pkgutil.iter_modules([str(folder)])}
 
 
 def points_asked(tree: ast.AST) -> set[str]:
@@ -215,3 +238,16 @@ def module_closure(package_dir: str | Path, modules: Iterable[str], cache: str |
         except OSError:  # a read-only checkout: parse again next time
             pass
     return sorted(str(module_file(package_dir, m)) for m in seen if module_file(package_dir, m) is not None)
+
+
+def stage_code(package_dir: str | Path, module: str, cache: str | Path | None = None) -> list[str]:
+    """The files a stage's rule lists as its code (`module_closure` of `minirag.stages.<stage>`), less the
+    generated artifact table (artifacts/kinds.py). Each row of that table is declared in the module of the
+    stage that writes it, already that stage's code, and a row added for a new stage changes nothing an
+    existing stage does (every file a job writes is found as its own job's: tests/unit/test_stage_specs.py):
+    listed, it would make adding a stage rerun every job of every corpus."""
+    from .artifact_table import TABLE
+    package_dir = Path(package_dir)
+    files = module_closure(package_dir, [module.removeprefix(package_dir.name + ".")], cache=cache)
+    return [f for f in files if Path(f).resolve() != TABLE]
+

@@ -51,6 +51,31 @@ def test_an_unknown_module_is_an_error_naming_its_path(pkg):
         module_closure(pkg, ["stages.missing"])
 
 
+def test_a_package_that_imports_every_module_of_its_folder_needs_them_all_one_added_since_included(pkg, tmp_path):
+    write(pkg, "kinds/__init__.py", "import importlib\nimport pkgutil\n\nfor m in pkgutil.iter_modules(__path__):\n"
+                                    "    importlib.import_module(f'{__name__}.{m.name}')\n")
+    write(pkg, "kinds/plain.py", "from ..io import x\n")
+    write(pkg, "stages/rank.py", "from ..kinds import KINDS\n")
+    cache = tmp_path / "imports.json"
+    assert rels(module_closure(pkg, ["stages.rank"], cache=cache), pkg) == [
+        "__init__.py", "io.py", "kinds/__init__.py", "kinds/plain.py", "stages/__init__.py", "stages/rank.py"]
+    write(pkg, "kinds/added.py")  # the package's __init__ is unchanged: its cached imports must not hide it
+    assert "kinds/added.py" in rels(module_closure(pkg, ["stages.rank"], cache=cache), pkg)
+
+
+def test_the_retrieve_stage_runs_every_retriever_kind():
+    files = rels(module_closure(REPO / "minirag", ["stages.retrieve"]), REPO / "minirag")
+    kinds = sorted(p.relative_to(REPO / "minirag").as_posix() for p in (REPO / "minirag/rank/kinds").glob("*.py"))
+    assert set(kinds) <= set(files) and "rank/kinds/feedback.py" in kinds
+
+
+def test_a_stage_s_code_leaves_out_the_generated_artifact_table_its_closure_holds():
+    from minirag.pipeline.depends import stage_code
+    closure = rels(module_closure(REPO / "minirag", ["stages.units"]), REPO / "minirag")
+    code = rels(stage_code(REPO / "minirag", "minirag.stages.units"), REPO / "minirag")
+    assert "artifacts/kinds.py" in closure and set(closure) - set(code) == {"artifacts/kinds.py"}
+
+
 def test_the_bm25_stage_runs_the_settings_module_it_imports_indirectly_and_no_embedder():
     files = rels(module_closure(REPO / "minirag", ["stages.bm25"]), REPO / "minirag")
     assert {"stages/bm25.py", "index/bm25/index.py", "text/analyze.py", "settings.py", "artifacts/io.py"} <= set(files)

@@ -15,7 +15,7 @@ from minirag.config.corpus import (
 )
 from minirag.config.load import check_config_files, missing_source
 from minirag.datasets.beir import BEIR_DATASETS
-from minirag.pipeline.depends import as_input, module_closure
+from minirag.pipeline.depends import as_input, stage_code
 from minirag.pipeline.graph import CorpusGraph
 from minirag.artifacts.kept import scheduler_scratch_problem, special_kept
 from minirag.artifacts.layout import CorpusLayout, report_name, report_paths
@@ -77,12 +77,13 @@ wildcard_constraints:
     reader=r"[A-Za-z0-9][A-Za-z0-9_-]*",
 
 
-def code(module):
+def code(stage_module):
     """The source files the module `python -m` runs executes (minirag.stages.<stage>, or a domain's stage),
-    the domains' hooks it asks for included: editing one reruns the stage."""
-    files = module_closure(
+    the domains' hooks it asks for included, the generated artifact table aside: editing one reruns the stage.
+    """
+    files = stage_code(
         Path(workflow.basedir) / "minirag",
-        [module.removeprefix("minirag.")],
+        stage_module,
         cache=Path(".snakemake") / "minirag-imports.json",
     )
     return [as_input(f) for f in files]
