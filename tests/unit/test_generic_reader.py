@@ -195,6 +195,19 @@ def test_a_value_stated_as_the_asked_attribute_is_the_only_competitor():
     assert best_lines(X, 6).tolist() == [0, 1, 2]
 
 
+def test_a_value_with_the_asked_unit_in_the_row_the_question_names_competes_with_the_stated_ones():
+    import numpy as np
+
+    from minirag.answer.select.generic import GENERIC
+    from minirag.answer.select.selector import best_lines
+    X = np.zeros((4, len(GENERIC)), dtype=np.float32)
+    X[:, GENERIC.index("g_cov")] = [0.9, 0.8, 0.2, 0.1]
+    X[0, GENERIC.index("g_attr_both")] = 1.0  # "a child swim ticket costs €4": the price named in its sentence
+    X[[2, 3], GENERIC.index("g_attr_unit")] = 1.0  # "€29" and "€4" cells, under a *Monthly* header
+    X[2, GENERIC.index("g_row_q")] = 1.0  # "€29" is in the row the question names (*Swim only*)
+    assert best_lines(X, 6).tolist() == [0, 2]
+
+
 @pytest.mark.parametrize("query,expected", [
     ("How heavy is the kettle?", "1.2 kg"),
     ("How long is the cable?", "75 cm"),

@@ -45,10 +45,12 @@ SIMILARITY = "similarity"  # the feature set of pretrained similarity (similarit
 def best_lines(X: np.ndarray, lines: int) -> np.ndarray:
     """The rows of candidates whose sentence is among the `lines` best-covering ones (ties kept). When the
     question asks for an attribute in its own words ("how heavy") and some candidates state a value of it
-    where it is named (a *Weight* row's "3.1 kg"), only those compete."""
+    where it is named (a *Weight* row's "3.1 kg") or in the table row the question names (*Swim only*'s
+    "€29" under *Monthly*, for "how much is swim-only a month"), only those compete."""
     col = GENERIC.index
     own = X[:, col("g_all_in_q")] > 0  # never what the question already says (its row key, its names)
-    typed = (X[:, col("g_attr_both")] > 0) & ~own
+    in_row = (X[:, col("g_attr_unit")] > 0) & (X[:, col("g_row_q")] > 0)
+    typed = ((X[:, col("g_attr_both")] > 0) | in_row) & ~own
     pool = typed if typed.any() else ~own
     cov = X[:, col("g_cov")] + 1e-4 * X[:, col("g_inv_rank")]  # ties: the better chunk's
     distinct = np.unique(cov[pool])[::-1]
