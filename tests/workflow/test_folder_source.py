@@ -61,6 +61,9 @@ def test_an_abstention_says_why(bike):
     said = ask(bike, "How do I sync my rides with Strava?")  # the documents never name it
     assert said["abstained"] and said["why"] == "the documents never name Strava", said
     assert "why" not in ask(bike, "How long does a full charge take?")
+    printed = run([sys.executable, "-m", "minirag", "answer", "How do I sync my rides with Strava?", "--corpus", "bike",
+                   "--configfile", "bike.yaml"], bike).stdout
+    assert printed.splitlines()[1] == "  (why: the documents never name Strava)", printed
 
 
 def test_the_conversions_are_byte_identical_across_two_clean_builds(bike, tmp_path):
