@@ -257,10 +257,11 @@ class MiniGPTReaderKind(Reader):
         text, citations, abstained, ms = self.inner.answer(prompt, max_new_tokens)
         support = 0.0 if abstained else 1.0
         return Answer(text, citations, abstained, support, ms,
-                      why="the model answered that it does not know" if abstained else "")
+                      why=MODEL_IDK if abstained else "")
 
 
 IDK_PHRASES = ("i don't know", "i do not know", "no lo sé", "no lo se")
+MODEL_IDK = "the model answered that it does not know"  # why a model's own "I don't know" abstained
 MARKER_RE = re.compile(r"\[#(\d+)\]")
 
 
@@ -310,8 +311,7 @@ class OpenAIReader(Reader):
         origin = {"model": model or self.client.model, "endpoint": self.client.url}
         return Answer(text, [] if abstained else citations, abstained, 0.0 if abstained else 1.0,
                       (time.perf_counter() - t0) * 1000.0, origin,
-                      why="" if not abstained else "the model answered that it does not know" if text
-                      else "the model gave no answer")
+                      why="" if not abstained else MODEL_IDK if text else "the model gave no answer")
 
 
 def make_reader(spec: Mapping[str, Any], model: str | None = None) -> Reader:

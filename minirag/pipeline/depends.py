@@ -248,6 +248,6 @@ def stage_code(package_dir: str | Path, module: str, cache: str | Path | None = 
     listed, it would make adding a stage rerun every job of every corpus."""
     from .artifact_table import TABLE
     package_dir = Path(package_dir)
+    table = str(package_dir / TABLE.relative_to(TABLE.parents[1]))  # as module_closure spells its paths
     files = module_closure(package_dir, [module.removeprefix(package_dir.name + ".")], cache=cache)
-    return [f for f in files if Path(f).resolve() != TABLE]
-
+    return [f for f in files if f != table]

@@ -158,7 +158,7 @@ class Fusion(Combining):
         """The weights as the report names them: given, or fitted on dev or on synthetic questions."""
         if not self.s.fit:
             return "/".join(f"{w:g}" for w in self.given_weights())
-        if corpus is None or has_dev_questions(corpus.source):
+        if corpus is None or not self.fits_on_synthetic(corpus):
             return "weights fitted on dev"
         shrink = self.s.fit_questions.shrink
         return "weights fitted on held-out synthetic questions" + (f", shrunk {shrink:g} towards equal" if shrink else "")
