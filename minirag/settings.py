@@ -148,6 +148,23 @@ def check_bounds(value: Any, bounds: Mapping[str, Any], where: str) -> None:
 _WARNED: set[tuple[str, str]] = set()
 
 
+def check_name(name: Any, where: str) -> None:
+    """A name becomes part of file paths: letters, digits, '-' and '_' only, never '.' or '/'."""
+    if not isinstance(name, str):
+        _fail(where, f"name {name!r} must be a string")
+    check_bounds(name, {"pattern": NAME_PATTERN}, f"{where}.{name}")
+
+
+def named_entries(user: Mapping[str, Any], key: str, default: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """The named collection `key` of a config section (else `default`), each name checked."""
+    value = user[key] if key in user else default
+    if not isinstance(value, Mapping) or not value:
+        _fail(f"{where}.{key}", "name at least one entry")
+    for name in value:
+        check_name(name, f"{where}.{key}")
+    return dict(value)
+
+
 def renamed_keys(values: Mapping[str, Any], renamed: Mapping[str, str], what: str) -> Mapping[str, Any]:
     """`values` with each old key of a renamed setting under its new name (a class's RENAMED: old ->
     new): a FutureWarning once per key, and an error when both names are given."""

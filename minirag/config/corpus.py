@@ -28,7 +28,7 @@ from ..artifacts.layout import RESULTS_FOLDERS
 from ..datasets.beir import refuse_training_on
 from ..index.bm25.index import BM25Settings
 from ..index.embedders import EmbedderKind
-from ..settings import NAME_PATTERN, SettingsError, check_bounds, settings_from_dict, settings_to_dict
+from ..settings import SettingsError, check_name, named_entries, settings_from_dict
 from ..text.corpus import GLOBS
 from .domain import domain_defaults, refuse_domain_settings
 from .sections import COLLECTIONS, CorpusSettings
@@ -86,22 +86,23 @@ def _checked_corpus(user: Mapping[str, Any], where: str) -> Corpus:
     sections = settings_from_dict(CorpusSettings, {k: v for k, v in user.items() if k not in COLLECTIONS}, where)
     if not sections.source.glob:  # the format's own: every file of a folder, the .md files of a markdown one
         sections = replace(sections, source=replace(sections.source, glob=GLOBS.get(sections.source.format, "")))
-    cc, langs = settings_to_dict(sections), source_langs(sections.source)
+    langs = source_langs(sections.source)
 
     def entries(key: str) -> dict[str, Any]:  # a named collection, with the defaults the domain gives its entries
-        return {name: domain_defaults(key, spec, sections.domain, langs) for name, spec in named(user, key, where).items()}
+        return {name: domain_defaults(key, spec, sections.domain, langs)
+                for name, spec in named_entries(user, key, COLLECTIONS[key], where).items()}
 
-    cc["embedders"] = {name: EmbedderKind.from_spec(spec, f"{where}.embedders.{name}").spec()
-                       for name, spec in entries("embedders").items()}
-    cc["bm25"] = {name: settings_to_dict(settings_from_dict(BM25Settings, spec or {}, f"{where}.bm25.{name}"))
-                  for name, spec in named(user, "bm25", where).items()}
-    cc["retrievers"] = expand_sweeps(entries("retrievers"), f"{where}.retrievers")
-    cc["readers"] = {}
+    retrievers, swept = expand_sweeps(entries("retrievers"), f"{where}.retrievers")
+    readers = {}
     for name, spec in entries("readers").items():
         reader_cls, reader = Reader.settings_of(spec, f"{where}.readers.{name}")
-        reader = reader_cls.for_source(reader, sections.source)
-        cc["readers"][name] = {"type": reader_cls.type, **settings_to_dict(reader)}
-    corpus = Corpus.of(cc, sections)
+        readers[name] = reader_cls, reader_cls.for_source(reader, sections.source)
+    corpus = Corpus.typed(
+        sections, embedders={name: EmbedderKind.from_spec(spec, f"{where}.embedders.{name}")
+                             for name, spec in entries("embedders").items()},
+        bm25={name: settings_from_dict(BM25Settings, spec or {}, f"{where}.bm25.{name}")
+              for name, spec in named_entries(user, "bm25", COLLECTIONS["bm25"], where).items()},
+        retrievers=retrievers, readers=readers, swept=swept)
     refuse_domain_settings(corpus, where)
     check_references(corpus, where)
     warn_unread_evidence(corpus, where)
@@ -133,23 +134,6 @@ def warn_unread_evidence(corpus: Corpus, where: str) -> None:
             warnings.warn(f"{where}.readers.{name}.evidence_lines: {reader.evidence_lines} is more than the "
                           f"prompt holds ({where}.prompt.evidence_lines: {held}); it trains on lines it never reads",
                           UserWarning, stacklevel=2)
-
-
-def named(user: Mapping[str, Any], key: str, where: str) -> dict[str, Any]:
-    """A named collection of the config, or the default one; names are checked."""
-    value = user[key] if key in user else COLLECTIONS[key]
-    if not isinstance(value, Mapping) or not value:
-        raise SettingsError(f"{where}.{key}: name at least one entry")
-    for name in value:
-        check_name(name, f"{where}.{key}")
-    return dict(value)
-
-
-def check_name(name: Any, where: str) -> None:
-    """A name becomes part of file paths: letters, digits, '-' and '_' only, never '.' or '/'."""
-    if not isinstance(name, str):
-        raise SettingsError(f"{where}: name {name!r} must be a string")
-    check_bounds(name, {"pattern": NAME_PATTERN}, f"{where}.{name}")
 
 
 def check_references(corpus: Corpus, where: str) -> None:

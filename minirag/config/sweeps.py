@@ -13,12 +13,13 @@ from ..rank.kinds import RetrieverKind
 from ..settings import SettingsError
 
 
-def expand_sweeps(retrievers: Mapping[str, Any], where: str) -> dict[str, dict]:
-    out: dict[str, dict] = {}
+def expand_sweeps(retrievers: Mapping[str, Any], where: str) -> tuple[dict[str, RetrieverKind], dict[str, tuple]]:
+    """(every retriever and sweep point as its kind, in config order; each point's (retriever swept, parameter))."""
+    kinds: dict[str, RetrieverKind] = {}
+    swept: dict[str, tuple[str, str]] = {}
     for name, spec in retrievers.items():
         key = f"{where}.{name}"
-        kind = RetrieverKind.from_spec(spec, key)
-        out[name] = kind.spec()
+        kind = kinds[name] = RetrieverKind.from_spec(spec, key)
         sweep = spec.get("sweep") or {}
         if not isinstance(sweep, Mapping):
             raise SettingsError(f"{key}.sweep: expected a mapping of parameter -> list of values")
@@ -29,9 +30,10 @@ def expand_sweeps(retrievers: Mapping[str, Any], where: str) -> dict[str, dict]:
             if not isinstance(values, list) or not values:
                 raise SettingsError(f"{key}.sweep.{param}: expected a non-empty list of values")
             for value in values:
-                point = RetrieverKind.from_spec({**out[name], param: value}, f"{key}.sweep.{param}")
-                out[sweep_name(name, param, value)] = {**point.spec(), "sweep_of": name, "sweep_param": param}
-    return out
+                point = sweep_name(name, param, value)
+                kinds[point] = RetrieverKind.from_spec({**kind.spec(), param: value}, f"{key}.sweep.{param}")
+                swept[point] = (name, param)
+    return kinds, swept
 
 
 def sweep_name(name: str, param: str, value: Any) -> str:

@@ -1,7 +1,8 @@
 """A corpus's checked config as one typed tree: the object the graph, the report and the server hold.
 
-`checked_corpus` (corpus.py) returns it; `Corpus.of(cc)` types the dict `corpus_config` returns
-(checked, defaults filled), as a stage whose settings carry a corpus's config does. The single-valued
+`checked_corpus` (corpus.py) builds it from parts it parsed once (`Corpus.typed`); `Corpus.of(cc)` types
+the dict `corpus_config` returns (checked, defaults filled), as a stage whose settings carry a corpus's
+config does. The single-valued
 sections are the `CorpusSettings` dataclasses (`corpus.source`, `corpus.chunk`, `corpus.candidates`,
 ...), the BM25 indexes their `BM25Settings` (`corpus.bm25["plain"]`), every retriever, embedder and
 reader its kind (`corpus.retrievers["hybrid"].upstream()`), and the few questions the graph, the
@@ -51,29 +52,40 @@ class Corpus(CorpusSettings):
     config: Mapping[str, Any] = field(kw_only=True)           # the checked dict, read-only: what is serialised
 
     @classmethod
-    def of(cls, cc: Mapping[str, Any], sections: CorpusSettings | None = None) -> "Corpus":
-        """The checked dict typed; `sections`: its single-valued sections, when the caller has them typed."""
-        if sections is None:
-            hints = type_hints(CorpusSettings)  # a section's unread keys left out, as corpus_config was given it
-            sections = settings_from_dict(CorpusSettings, {f.name: read_only(hints[f.name], cc[f.name])
-                                                           if is_dataclass(hints[f.name]) else cc[f.name]
-                                                           for f in fields(CorpusSettings)}, "corpus")
-        retrievers = {}
-        for name, spec in cc["retrievers"].items():
-            retrievers[name] = RetrieverKind.from_spec(spec, f"retrievers.{name}")
-            retrievers[name].name = name
-        readers = {name: Reader.settings_of(spec, f"readers.{name}") for name, spec in cc["readers"].items()}
+    def of(cls, cc: Mapping[str, Any]) -> "Corpus":
+        """The checked dict typed, as a stage whose settings carry a corpus's config reads it back."""
+        hints = type_hints(CorpusSettings)  # a section's unread keys left out, as corpus_config was given it
+        sections = settings_from_dict(CorpusSettings, {f.name: read_only(hints[f.name], cc[f.name])
+                                                       if is_dataclass(hints[f.name]) else cc[f.name]
+                                                       for f in fields(CorpusSettings)}, "corpus")
+        return cls.typed(sections,
+                         bm25={i: settings_from_dict(BM25Settings, s, f"bm25.{i}") for i, s in cc["bm25"].items()},
+                         embedders={e: EmbedderKind.from_spec(s, f"embedders.{e}") for e, s in cc["embedders"].items()},
+                         retrievers={r: RetrieverKind.from_spec(s, f"retrievers.{r}")
+                                     for r, s in cc["retrievers"].items()},
+                         readers={r: Reader.settings_of(s, f"readers.{r}") for r, s in cc["readers"].items()},
+                         swept={r: (s["sweep_of"], s["sweep_param"])
+                                for r, s in cc["retrievers"].items() if "sweep_of" in s})
+
+    @classmethod
+    def typed(cls, sections: CorpusSettings, *, bm25: Mapping[str, BM25Settings],
+              embedders: Mapping[str, EmbedderKind], retrievers: Mapping[str, RetrieverKind],
+              readers: Mapping[str, tuple[type[Reader], Any]], swept: Mapping[str, tuple[str, str]]) -> "Corpus":
+        """The tree of parsed parts, each parsed once; `config` is serialised from them (config order)."""
+        for name, kind in retrievers.items():
+            kind.name = name
+        config = {**settings_to_dict(sections),
+                  "embedders": {e: kind.spec() for e, kind in embedders.items()},
+                  "bm25": {i: settings_to_dict(s) for i, s in bm25.items()},
+                  "retrievers": {r: {**kind.spec(), **({"sweep_of": swept[r][0], "sweep_param": swept[r][1]}
+                                                       if r in swept else {})} for r, kind in retrievers.items()},
+                  "readers": {r: {"type": kind.type, **settings_to_dict(s)} for r, (kind, s) in readers.items()}}
         corpus = cls(**{f.name: getattr(sections, f.name) for f in fields(CorpusSettings)},
-                     bm25=MappingProxyType({i: settings_from_dict(BM25Settings, s, f"bm25.{i}")
-                                            for i, s in cc["bm25"].items()}),
-                     retrievers=MappingProxyType(retrievers),
-                     embedders=MappingProxyType({e: EmbedderKind.from_spec(s, f"embedders.{e}")
-                                                 for e, s in cc["embedders"].items()}),
+                     bm25=MappingProxyType(dict(bm25)), retrievers=MappingProxyType(dict(retrievers)),
+                     embedders=MappingProxyType(dict(embedders)),
                      readers=MappingProxyType({r: kind for r, (kind, _) in readers.items()}),
                      reader_settings=MappingProxyType({r: s for r, (_, s) in readers.items()}),
-                     swept=MappingProxyType({r: (s["sweep_of"], s["sweep_param"])
-                                             for r, s in cc["retrievers"].items() if "sweep_of" in s}),
-                     config=MappingProxyType(cc))
+                     swept=MappingProxyType(dict(swept)), config=MappingProxyType(config))
         for kind in retrievers.values():  # what a kind ranks with beyond its settings (a feedback run's reader)
             kind.bind(kind.config_reads(corpus))
         return corpus
