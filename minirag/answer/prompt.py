@@ -96,12 +96,13 @@ class Selected:
     rank: int
     key: str = ""
     column: str = ""
+    stated: bool = False  # it states what the question asks (select/stated.py): answered rather than abstain
 
 
 def selected(answers: list[dict], by_id: dict[str, Chunk], shown: int) -> list[Selected]:
     """The best `shown` of the selector's answer records (selector.Selection.answer_records), with their chunks."""
-    return [Selected(a["text"], a["p"], a["evidence"], a["kind"], by_id[a["chunk_id"]], a["n"], a["key"], a["column"])
-            for a in answers[:shown]]
+    return [Selected(a["text"], a["p"], a["evidence"], a["kind"], by_id[a["chunk_id"]], a["n"], a["key"], a["column"],
+                     a.get("stated", False)) for a in answers[:shown]]
 
 
 def build_prompt(query: str, chunks: list[Chunk], template: str = DEFAULT_TEMPLATE,
@@ -133,7 +134,7 @@ def build_prompt(query: str, chunks: list[Chunk], template: str = DEFAULT_TEMPLA
     cut = {"lines_kept": len(shown), "lines_total": selection.total, "chars_kept": used}
     picked = None if answers is None else [
         {"text": a.text, "p": round(a.p, 4), "n": marker[a.chunk.id], "rank": a.rank, "kind": a.kind, "key": a.key,
-         "column": a.column, "line": a.line} for a in answers]
+         "column": a.column, "line": a.line, **({"stated": True} if a.stated else {})} for a in answers]
     return Prompt(query=query, text=text, citations=[c.id for c in chunks], contexts=[c.text for c in chunks],
                   evidence=evidence, cut=cut, answers=picked, p_none=round(p_none, 4) if answers is not None else 0.0,
                   none_why=none_why if answers is not None else "")

@@ -157,7 +157,7 @@ def line_answer(query_words: list[str], line: dict) -> str:
 class ExtractiveReader(Reader):
     """The best answer the answer selector found (the prompt's `answers`, scored by the weights the
     graph trains, train_selector.py), cited; "I don't know" when "none of them" is likelier or its
-    probability is under the threshold. A prompt built without a selector (the seed's call site
+    probability is under the threshold, unless an answer states what is asked (select/stated.py). A prompt built without a selector (the seed's call site
     with no trained weights) is answered from its evidence lines instead (module docstring)."""
     type, Settings, trained, selects, report = "extractive", SelectorSettings, True, True, "selector"
     training_inputs = ("docs", "chunks", "lexicon", "terms", "questions")
@@ -197,6 +197,9 @@ class ExtractiveReader(Reader):
             best = prompt.answers[0] if prompt.answers else None
             answers = best is not None and (self.never or (prompt.p_none <= self.threshold if self.rule == "none"
                                                            else best["p"] >= self.threshold and best["p"] > prompt.p_none))
+            if not answers and not prompt.none_why:  # a value the documents state for what is asked is given
+                best = next((a for a in prompt.answers if a.get("stated")), None) or best
+                answers = bool(best and best.get("stated"))
             if not answers:
                 return Answer(self.abstain, [], True, best["p"] if best else 0.0, (time.perf_counter() - t0) * 1000.0,
                               why=self.why_abstained(prompt, best))

@@ -164,6 +164,8 @@ def test_a_question_asks_for_an_attribute_in_its_own_words():
     from minirag.answer.select.attributes import asked, named, with_unit
     assert asked("How heavy is it?") == {"weight"} and asked("How much does the lid cost?") == {"price"}
     assert asked("What should I do on E4?") == {"action"} and asked("What does E9 mean?") == {"meaning"}
+    # "how much" asks a price only where nothing else is asked, or a word of price is there too
+    assert asked("How much does it weigh?") == {"weight"} and asked("How much does the heavy one cost?") == {"price", "weight"}
     assert named("Weight (net)") == {"weight"} and named("What to do") == {"action"}
     assert with_unit("1.2 kg") == {"weight"} and with_unit("once a week") == {"frequency"}
     assert not with_unit("juice of 1 lemon") and not with_unit("Turn it once")  # a letter after a number is no unit
@@ -270,3 +272,14 @@ def answer_key_of(text: str) -> str:
     from minirag.answer.select.keys import answer_key
     return answer_key(text)
 
+
+
+def test_the_answer_that_states_what_is_asked_is_marked_and_shown_in_the_prompt():
+    docs, chunks, selector, _ = manual()
+    ranked = [chunks[i] for i in bm25_over(chunks, training_analyzer(("generic",), {"en"})).search(
+        "How heavy is the kettle?", 10)[0]]
+    picked = selector.select("How heavy is the kettle?", ranked, {})
+    assert picked.stated in (0, 1) and picked.answers[picked.stated].text == "1.2 kg"
+    records = picked.answer_records(2)
+    assert [bool(r.get("stated")) for r in records] == [i == picked.stated for i in range(len(records))]
+    assert selector.select("What does E3 mean?", ranked, {}).stated is None  # no attribute with a unit asked

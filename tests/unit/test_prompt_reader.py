@@ -1,3 +1,5 @@
+from dataclasses import replace
+
 from support.chunks import make_chunk
 
 from minirag.answer.evidence import chunk_lines, select_evidence
@@ -106,3 +108,25 @@ def test_an_abstention_says_which_probability_missed_the_threshold_or_what_was_m
     ctx = make_chunk("Use estar for location: Estoy en casa.", offset=0)
     assert "of the question's words are in the evidence" in \
         ExtractiveReader().generate(build_prompt("How do French nouns get their gender?", [ctx])).why
+
+
+def test_a_value_the_documents_state_for_what_is_asked_is_given_where_probability_alone_would_abstain():
+    from minirag.answer.prompt import Selected
+    chunk = make_chunk("| Weight | 410 g |\n| Battery | 4,400 mAh |", offset=0)
+    likely = Selected("4,400 mAh", 0.05, "Item: Battery; Value: 4,400 mAh", "cell", chunk, 1, "Battery", "Value")
+    weight = Selected("410 g", 0.03, "Item: Weight; Value: 410 g", "cell", chunk, 1, "Weight", "Value", stated=True)
+    reader = ExtractiveReader(threshold=0.2, rule="none")
+    prompt = build_prompt("How heavy is the lantern?", [chunk], answers=[likely, weight], p_none=0.95)
+    assert prompt.answers[1]["stated"] and "stated" not in prompt.answers[0]
+    ans = reader.generate(prompt)
+    assert not ans.abstained and ans.text == "410 g [#1]" and ans.why == ""
+    # where the reader answers anyway its own best answer stands; a rule that abstains still does
+    assert reader.generate(build_prompt("How heavy is it?", [chunk], answers=[likely, weight], p_none=0.1)).text \
+        == "4,400 mAh [#1]"
+    ruled = build_prompt("How heavy is the Lumo S9?", [chunk], answers=[likely, weight], p_none=1.0,
+                         none_why="the documents never name S9")
+    assert reader.generate(ruled).abstained
+    # without the mark, the same probabilities abstain
+    plain = build_prompt("How heavy is the lantern?", [chunk], answers=[likely, replace(weight, stated=False)],
+                         p_none=0.95)
+    assert reader.generate(plain).abstained

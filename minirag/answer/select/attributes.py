@@ -73,6 +73,7 @@ ASK: dict[str, tuple[str, ...]] = {
     "meaning": ("What does {x} mean?", "What is {x}?"),
     "action": ("What should I do on {x}?", "What do I do when {x} shows?", "How do I fix {x}?"),
 }
+PRICE_WORD_RE = re.compile(r"\b(cost|price|pay|fee|expensive|cuesta|precio)")
 FREQUENCY_RE = re.compile(r"\b(every|(?:once|twice|\w+ times) (?:a|an|per|each)|daily|weekly|monthly|yearly|annually|"
                           r"cada|al dia|a la semana|al mes)\b")
 
@@ -100,12 +101,25 @@ def unit_pattern(name: str) -> re.Pattern | None:
 
 def asked(query: str) -> frozenset[str]:
     """The attributes a question's cues ask for (none when it names no cue)."""
-    folded, found = fold(query), set()
+    folded, found, how_much = fold(query), set(), False
     for pattern, name in cue_patterns():
-        if pattern.search(folded):
+        if (m := pattern.search(folded)):
             found.add(name)
+            how_much |= name == "price" and m.group().startswith("how much")
     if "duration" in found and "frequency" in found:  # "how often" holds no "how long"
         found.discard("duration")
+    if how_much and len(found) > 1 and not PRICE_WORD_RE.search(folded):  # "how much does it weigh": a weight
+        found.discard("price")
+    return frozenset(found)
+
+
+def cue_words(query: str) -> frozenset[str]:
+    """The folded words of the cues a question asks an attribute with ("how heavy": {"how", "heavy"}): they
+    ask for a value, and the pages state it in words of their own (a *Weight* row)."""
+    folded, found = fold(query), set()
+    for pattern, _ in cue_patterns():
+        for m in pattern.finditer(folded):
+            found.update(m.group().split())
     return frozenset(found)
 
 

@@ -217,8 +217,13 @@ def block_matrix(q: GenericQuestion, b: GenericBlock, rank: int) -> tuple[np.nda
 
 
 class GenericFeaturizer:
-    def __init__(self, idf: dict[str, float], default_idf: float):
-        self.idf, self.default_idf = idf, default_idf
+    def __init__(self, idf: dict[str, float], default_idf: float, n: int = 0):
+        self.idf, self.default_idf, self.n = idf, default_idf, n  # n: the texts counted
+
+    def common(self, share: float) -> frozenset[str]:
+        """The stems in at least `share` of the texts."""
+        top = math.log((self.n + 1) / (share * self.n + 0.5))
+        return frozenset(s for s, v in self.idf.items() if v <= top + 1e-12)
 
     @classmethod
     def from_texts(cls, texts: list[str]) -> "GenericFeaturizer":
@@ -228,7 +233,7 @@ class GenericFeaturizer:
             for s in set(content_stems(t)):
                 df[s] = df.get(s, 0) + 1
         n = len(texts)
-        return cls({s: math.log((n + 1) / (d + 0.5)) for s, d in df.items()}, math.log((n + 1) / 0.5))
+        return cls({s: math.log((n + 1) / (d + 0.5)) for s, d in df.items()}, math.log((n + 1) / 0.5), n)
 
     def question(self, query: str) -> GenericQuestion:
         return GenericQuestion(query, self.idf, self.default_idf)

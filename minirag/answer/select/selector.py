@@ -32,6 +32,7 @@ from .keys import answer_key
 from .polar import Verdict, question_stems, verdict
 from .scorer import AnswerScorer
 from .similarity import NULL_SIMILAR, SIMILAR, Similarity
+from .stated import Stated
 from .stating import StatingIndex
 from .unnamed import Names
 
@@ -141,6 +142,7 @@ class Selection:
     # what decided the answer: "polar" (polar.py), "explain" (explain.py); "unnamed": abstain (unnamed.py)
     rule: str = ""
     why: str = ""  # an abstaining rule's reason, as a user reads it
+    stated: int | None = None  # the answer that states what the question asks (stated.py), at most second
 
     @property
     def analysis(self) -> Any:
@@ -156,6 +158,8 @@ class Selection:
             record = {"text": a.text, "p": round(a.p, 4), **c.to_record(), "evidence": shown_line(c), "features": features}
             if self.rule and not answers:  # the deciding span, not the sentence it is cited from
                 record["text"] = a.text
+            if len(answers) == self.stated:
+                record["stated"] = True
             answers.append(record)
         return answers
 
@@ -219,6 +223,7 @@ class AnswerSelector:
         self.generic = generic if "generic" in self.features else None
         # generic alone: what the corpus names, to abstain on questions naming what it never does (unnamed.py)
         self.names = Names([c.text for c in corpus]) if corpus is not None and generic and fs is None else None
+        self.stated = Stated(generic) if self.names is not None else None  # and what it states
         self.lines = LINES
         if "generic" in self.features and generic is None:
             raise ValueError("generic features need the corpus's IDF (GenericFeaturizer)")
@@ -306,7 +311,21 @@ class AnswerSelector:
         if asked_stems(query):
             if (v := explanation(query, r.top_lines(POLAR_TOP, cells=False))) is not None:
                 return selection.decided_by(v, "explain")
+        if self.stated is not None:
+            return stating(selection, self.stated)
         return selection
+
+
+def stating(selection: Selection, stated: Stated) -> Selection:
+    """The selection with its best answer that states what the question asks marked (stated.py), moved up
+    to second when it stands lower, so that the prompt, which shows two, holds it."""
+    answers = selection.answers
+    i = stated.first(selection.read.query, [selection.read.candidate(a.best) for a in answers])
+    if i is None:
+        return selection
+    at = min(i, 1)
+    return replace(selection, answers=answers[:at] + [answers[i]] + [a for a in answers[at:] if a is not answers[i]],
+                   stated=at)
 
 
 def load_selector(model, chunks: list[Chunk], langs: dict[str, str], lexicon, terms, depth: int,
