@@ -283,3 +283,13 @@ def test_the_answer_that_states_what_is_asked_is_marked_and_shown_in_the_prompt(
     records = picked.answer_records(2)
     assert [bool(r.get("stated")) for r in records] == [i == picked.stated for i in range(len(records))]
     assert selector.select("What does E3 mean?", ranked, {}).stated is None  # no attribute with a unit asked
+
+
+def test_a_how_question_is_answered_by_whole_sentences_and_a_what_question_by_spans():
+    docs, chunks, selector, _ = manual()
+
+    def whole(query: str) -> list[bool]:
+        picked = selector.select(query, chunks[:10], {})  # the candidates' records, which the prompt shows
+        return [r["text"] == r["line"] for r in picked.answer_records(len(picked.answers)) if r["kind"] != "cell"]
+    assert all(whole("How do I descale the kettle?")) and whole("How do I descale the kettle?")
+    assert not all(whole("What do I fill the kettle with?"))

@@ -94,6 +94,11 @@ class GenericQuestion:
         self.names = {crude_stem(w) for i, w in enumerate(toks) if i and w[0].isupper() and fold(w) not in FUNCTION}
         self.attrs = asked(query)
 
+    @property
+    def wants_sentence(self) -> bool:
+        """A why, a how (not how much) or a what-do-I-do question: answered by a sentence, not a span in it."""
+        return self.type in ("reason", "manner") or "action" in self.attrs
+
 
 class Line:
     """One sentence (or row) of a chunk: its word stems, and where each of its candidates sits in it."""

@@ -143,6 +143,7 @@ class Selection:
     rule: str = ""
     why: str = ""  # an abstaining rule's reason, as a user reads it
     stated: int | None = None  # the answer that states what the question asks (stated.py), at most second
+    sentences: bool = False  # answers are the sentences holding the spans (a why or how question: as_sentences)
 
     @property
     def analysis(self) -> Any:
@@ -156,8 +157,8 @@ class Selection:
             c = self.read.candidate(a.best)
             features = {name: round(float(v), 4) for name, v in zip(self.read.names, self.read.X[a.best]) if v}
             record = {"text": a.text, "p": round(a.p, 4), **c.to_record(), "evidence": shown_line(c), "features": features}
-            if self.rule and not answers:  # the deciding span, not the sentence it is cited from
-                record["text"] = a.text
+            if self.sentences or (self.rule and not answers):  # the sentence or the deciding span, not the
+                record["text"] = a.text                              # candidate it is cited from
             if len(answers) == self.stated:
                 record["stated"] = True
             answers.append(record)
@@ -311,9 +312,23 @@ class AnswerSelector:
         if asked_stems(query):
             if (v := explanation(query, r.top_lines(POLAR_TOP, cells=False))) is not None:
                 return selection.decided_by(v, "explain")
+        if self.generic is not None and self.generic.question(query).wants_sentence:
+            selection = as_sentences(selection)
         if self.stated is not None:
             return stating(selection, self.stated)
         return selection
+
+
+def as_sentences(selection: Selection) -> Selection:
+    """The selection with each answer but a table cell given as the sentence (or list item) that holds it, in
+    the same order, each sentence once: "Why add the lemon juice at the end?" is answered by "Add the lemon
+    juice at the end, off the heat: boiled lemon juice loses its fresh taste", not by "heat"."""
+    out: dict[str, Answer] = {}
+    for a in selection.answers:
+        c = selection.read.candidate(a.best)
+        text = a.text if c.kind == "cell" else c.line
+        out.setdefault(answer_key(text), replace(a, text=text))
+    return replace(selection, answers=list(out.values()), sentences=True)
 
 
 def stating(selection: Selection, stated: Stated) -> Selection:
