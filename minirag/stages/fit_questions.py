@@ -39,6 +39,7 @@ from ..artifacts.integrity import load_records
 from ..artifacts.io import read_json, write_jsonl
 from ..pipeline.jobs import named
 from ..pipeline.stage import Out, Size, Stage
+from ..rank.kinds.base import file_key
 from ..rank.kinds.fusions import FitQuestionsSettings
 from ..settings import settings_from_dict
 from ..text.chunks import load_chunks
@@ -82,8 +83,9 @@ def fit_questions(settings: dict, docs: Path, chunks: Path, out: Path, corpus: P
 
 
 def synthetic_fits(g) -> list[str]:
-    """The fusions that fit on held-out synthetic questions: `fit: true` in a corpus without dev questions."""
-    return [r for r, kind in g.corpus.retrievers.items() if kind.fits_on_synthetic(g.corpus)]
+    """The retrievers that read fit questions of their own (a fusion with `fit: true` in a corpus without dev
+    questions: its kind's `reads`)."""
+    return [r for r, kind in g.corpus.retrievers.items() if file_key("fit_questions", r) in kind.reads(g)]
 
 
 def fit_families(g, name: str) -> list[str]:

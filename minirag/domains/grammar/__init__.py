@@ -50,12 +50,13 @@ def families(settings, key: str) -> tuple[str, ...]:
 
 
 def uses_lexicon(g) -> bool:
-    """Whether any job of the corpus reads lexicon.json: a query expansion, learner questions, a reader."""
-    from minirag.stages.fit_questions import fit_families, synthetic_fits  # a graph's question: answering never asks it
-    return (any(kind.expansion().enabled() for kind in g.corpus.retrievers.values())
-            or any(g.synth_pairs(e) for e in g.synthesising())
-            or any("learner" in fit_families(g, r) for r in synthetic_fits(g))
-            or any("lexicon" in g.train_reader(r) for r in g.trained_readers()))
+    """Whether any job of the corpus reads lexicon.json (a query expansion, learner questions, a reader):
+    every other stage's jobs, asked for their inputs, so that a stage reading it needs no word here."""
+    from minirag.pipeline.stage import as_list
+    from minirag.pipeline.stages import STAGES
+    lexicon = str(g.layout.lexicon)
+    return any(lexicon in as_list(files) for spec in STAGES if spec.rule != "lexicon" for w in spec.names(g)
+               for files in spec.inputs(g, w).values())
 
 
 def stages() -> tuple:

@@ -71,11 +71,6 @@ class RetrieverKind(Kind):
         report sets a trained encoder's runs against the control's with. None for every other kind."""
         return None
 
-    def fits_on_synthetic(self, corpus) -> bool:
-        """Whether its retrieve job fits on held-out synthetic questions, which the fit_questions stage
-        makes it (a fusion with `fit: true` in a corpus without dev questions)."""
-        return False
-
     def reader(self) -> str | None:
         """The config's reader it answers with while it ranks (a feedback run), if any."""
         return None
