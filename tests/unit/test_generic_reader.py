@@ -293,3 +293,23 @@ def test_a_how_question_is_answered_by_whole_sentences_and_a_what_question_by_sp
         return [r["text"] == r["line"] for r in picked.answer_records(len(picked.answers)) if r["kind"] != "cell"]
     assert all(whole("How do I descale the kettle?")) and whole("How do I descale the kettle?")
     assert not all(whole("What do I fill the kettle with?"))
+
+
+def test_a_how_much_question_counts_what_it_names_and_the_numbers_that_count_it_compete():
+
+    from support.chunks import make_chunk
+
+    from minirag.answer.select.candidates import candidates_of
+    from minirag.answer.select.generic import GENERIC, GenericBlock, block_matrix
+    from minirag.answer.select.selector import best_lines
+    assert GenericQuestion("How much butter goes into the shortbread?", {}, 1.0).counted == "butter"
+    assert GenericQuestion("How many days of holiday do I get?", {}, 1.0).counted == "day"
+    assert GenericQuestion("How much does it cost?", {}, 1.0).counted == ""  # a verb: nothing counted
+    chunk = make_chunk("- 225 g unsalted butter, softened\n- 100 g light brown sugar\n"
+                       "Chill the dough so the butter firms up in the shortbread.", offset=0)
+    cands = candidates_of(chunk, 1, "en", spans=True)
+    X, _ = block_matrix(GenericQuestion("How much butter goes into the shortbread?", {}, 1.0), GenericBlock(cands), 1)
+    counted = {c.text for c, x in zip(cands, X[:, GENERIC.index("g_counted")]) if x}
+    assert "225 g" in counted and not {"100 g", "Chill the dough so the butter firms up in the shortbread."} & counted
+    kept = {cands[i].text for i in best_lines(X, 6)}
+    assert "225 g" in kept and "Chill the dough so the butter firms up in the shortbread." not in kept

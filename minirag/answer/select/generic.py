@@ -45,7 +45,7 @@ GENERIC = (("g_type_fit", "g_type_clash") + tuple(f"g_kind_{k}" for k in KINDS)
            + ("g_cov", "g_cov_best", "g_cov_gap", "g_near", "g_dist", "g_in_q", "g_all_in_q", "g_log_words",
               "g_one_word", "g_long", "g_left_q", "g_right_q", "g_inv_rank", "g_top1", "g_caption_q",
               "g_row_q", "g_column_q", "g_row_and_column", "g_fit_best_line", "g_attr_header", "g_attr_line",
-              "g_attr_unit", "g_attr_both", "g_unit"))
+              "g_attr_unit", "g_attr_both", "g_unit", "g_counted"))
 NULL_GENERIC = (("gn_bias", "gn_best_cov", "gn_best_near", "gn_missing", "gn_missing_best", "gn_negation",
                  "gn_no_candidates", "gn_fit_in_best", "gn_rarest_missing", "gn_numbers_missing", "gn_names_missing",
                  "gn_words", "gn_log_candidates", "gn_attr_asked", "gn_attr_found") + tuple(f"gn_type_{t}" for t in TYPES))
@@ -64,6 +64,8 @@ TYPE_RULES = (  # (pattern over the folded question, type), first match wins
     (r"\b(why|por que)\b", "reason"),
     (r"\bhow\b", "manner"),
 )
+COUNTED_RE = re.compile(r"\b(?:how many|how much|cuant[oa]s?)\s+([^\W\d_]+)")  # "how much butter": butter
+COUNTED_WINDOW = 3  # "225 g unsalted butter", "27 working days": the counted noun in the span or three words after it
 NEGATION_RE = re.compile(r"\b(not|never|no|n't|nunca|tampoco)\b")
 
 
@@ -93,6 +95,8 @@ class GenericQuestion:
         self.numbers = {crude_stem(w) for w in toks if any(ch.isdigit() for ch in w)}
         self.names = {crude_stem(w) for i, w in enumerate(toks) if i and w[0].isupper() and fold(w) not in FUNCTION}
         self.attrs = asked(query)
+        counted = COUNTED_RE.search(folded)  # what a "how much / how many" question counts, if it names it
+        self.counted = crude_stem(counted.group(1)) if counted and counted.group(1) not in FUNCTION else ""
 
     @property
     def wants_sentence(self) -> bool:
@@ -212,6 +216,10 @@ def block_matrix(q: GenericQuestion, b: GenericBlock, rank: int) -> tuple[np.nda
         X[i, G["g_row_q"]] = bool(b.key_stems[i] & q.stems.keys())
         X[i, G["g_column_q"]] = len(b.column_stems[i] & q.stems.keys()) / max(1, len(b.column_stems[i]))
     X[:, G["g_all_in_q"]] = X[:, G["g_in_q"]] >= 1.0
+    if q.counted:  # a number followed by what the question counts: "225 g unsalted butter" for "how much butter"
+        for line in b.lines:
+            for (s, e), i in zip(line.spans, line.rows):
+                X[i, G["g_counted"]] = b.kinds[i] == "number" and q.counted in line.stems[s:e + COUNTED_WINDOW]
     X[:, G["g_row_and_column"]] = X[:, G["g_row_q"]] * X[:, G["g_column_q"]] * (X[:, G["g_in_q"]] < 1.0)
     if q.attrs:
         X[:, G["g_attr_header"]] = [bool(a & q.attrs) for a in b.attr_header]

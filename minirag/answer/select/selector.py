@@ -52,7 +52,8 @@ def best_lines(X: np.ndarray, lines: int) -> np.ndarray:
     own = X[:, col("g_all_in_q")] > 0  # never what the question already says (its row key, its names)
     in_row = (X[:, col("g_attr_unit")] > 0) & (X[:, col("g_row_q")] > 0)
     typed = ((X[:, col("g_attr_both")] > 0) | in_row) & ~own
-    pool = typed if typed.any() else ~own
+    counted = (X[:, col("g_counted")] > 0) & ~own  # "how much butter": the numbers that count butter
+    pool = typed if typed.any() else counted if counted.any() else ~own
     cov = X[:, col("g_cov")] + 1e-4 * X[:, col("g_inv_rank")]  # ties: the better chunk's
     distinct = np.unique(cov[pool])[::-1]
     floor = distinct[min(lines, len(distinct)) - 1] if len(distinct) else 0.0
