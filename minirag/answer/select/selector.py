@@ -316,7 +316,7 @@ class AnswerSelector:
         if self.generic is not None and self.generic.question(query).wants_sentence:
             selection = as_sentences(selection)
         if self.stated is not None:
-            return stating(selection, self.stated)
+            return self.stated.marked(selection)
         return selection
 
 
@@ -330,18 +330,6 @@ def as_sentences(selection: Selection) -> Selection:
         text = a.text if c.kind == "cell" else c.line
         out.setdefault(answer_key(text), replace(a, text=text))
     return replace(selection, answers=list(out.values()), sentences=True)
-
-
-def stating(selection: Selection, stated: Stated) -> Selection:
-    """The selection with its best answer that states what the question asks marked (stated.py), moved up
-    to second when it stands lower, so that the prompt, which shows two, holds it."""
-    answers = selection.answers
-    i = stated.first(selection.read.query, [selection.read.candidate(a.best) for a in answers])
-    if i is None:
-        return selection
-    at = min(i, 1)
-    return replace(selection, answers=answers[:at] + [answers[i]] + [a for a in answers[at:] if a is not answers[i]],
-                   stated=at)
 
 
 def load_selector(model, chunks: list[Chunk], langs: dict[str, str], lexicon, terms, depth: int,

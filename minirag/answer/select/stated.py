@@ -25,6 +25,9 @@ values a sentence states is meant, and whose a value is when the sentence names 
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
 from ...text.words import crude_stem
 from .attributes import asked, cue_words, named, with_unit
 from .candidates import Candidate
@@ -62,3 +65,14 @@ class Stated:
         if not asked(query):
             return None
         return next((i for i, c in enumerate(candidates) if self.states(query, c)), None)
+
+    def marked(self, selection: Any) -> Any:
+        """A selection (selector.py `Selection`) with its best answer that states what the question asks
+        marked, moved up to second when it stands lower, so that the prompt, which shows two, holds it."""
+        answers = selection.answers
+        i = self.first(selection.read.query, [selection.read.candidate(a.best) for a in answers])
+        if i is None:
+            return selection
+        at = min(i, 1)
+        return replace(selection, answers=answers[:at] + [answers[i]] + [a for a in answers[at:] if a is not answers[i]],
+                       stated=at)
