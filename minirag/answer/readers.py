@@ -197,9 +197,9 @@ class ExtractiveReader(Reader):
             best = prompt.answers[0] if prompt.answers else None
             answers = best is not None and (self.never or (prompt.p_none <= self.threshold if self.rule == "none"
                                                            else best["p"] >= self.threshold and best["p"] > prompt.p_none))
-            if not answers and not prompt.none_why:  # a value the documents state for what is asked is given
-                best = next((a for a in prompt.answers if a.get("stated")), None) or best
-                answers = bool(best and best.get("stated"))
+            stated = next((a for a in prompt.answers if a.get("stated")), None)
+            if not answers and not prompt.none_why and stated is not None:  # what the documents state is given
+                best, answers = stated, True
             if not answers:
                 return Answer(self.abstain, [], True, best["p"] if best else 0.0, (time.perf_counter() - t0) * 1000.0,
                               why=self.why_abstained(prompt, best))

@@ -101,26 +101,23 @@ def unit_pattern(name: str) -> re.Pattern | None:
 
 def asked(query: str) -> frozenset[str]:
     """The attributes a question's cues ask for (none when it names no cue)."""
-    folded, found, how_much = fold(query), set(), False
+    return cues_of(query)[0]
+
+
+def cues_of(query: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(the attributes a question's cues ask for, the folded words of those cues: "how heavy" gives
+    {"how", "heavy"}, words that ask for a value, which the pages state in words of their own)."""
+    folded, found, words, how_much = fold(query), set(), set(), False
     for pattern, name in cue_patterns():
-        if (m := pattern.search(folded)):
+        for m in pattern.finditer(folded):
             found.add(name)
+            words.update(m.group().split())
             how_much |= name == "price" and m.group().startswith("how much")
     if "duration" in found and "frequency" in found:  # "how often" holds no "how long"
         found.discard("duration")
     if how_much and len(found) > 1 and not PRICE_WORD_RE.search(folded):  # "how much does it weigh": a weight
         found.discard("price")
-    return frozenset(found)
-
-
-def cue_words(query: str) -> frozenset[str]:
-    """The folded words of the cues a question asks an attribute with ("how heavy": {"how", "heavy"}): they
-    ask for a value, and the pages state it in words of their own (a *Weight* row)."""
-    folded, found = fold(query), set()
-    for pattern, _ in cue_patterns():
-        for m in pattern.finditer(folded):
-            found.update(m.group().split())
-    return frozenset(found)
+    return frozenset(found), frozenset(words)
 
 
 @lru_cache(maxsize=1)

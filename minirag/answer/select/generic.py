@@ -33,7 +33,7 @@ import re
 import numpy as np
 
 from ...text.words import crude_stem, fold
-from .attributes import asked, named, with_unit
+from .attributes import cues_of, named, with_unit
 from .candidates import Candidate
 from .spans import FUNCTION, TOKEN_RE
 
@@ -94,7 +94,9 @@ class GenericQuestion:
         toks = span_words(query)
         self.numbers = {crude_stem(w) for w in toks if any(ch.isdigit() for ch in w)}
         self.names = {crude_stem(w) for i, w in enumerate(toks) if i and w[0].isupper() and fold(w) not in FUNCTION}
-        self.attrs = asked(query)
+        attrs, cues = cues_of(query)
+        self.attrs = attrs
+        self.cue_stems = {crude_stem(w) for w in cues}  # "how heavy": words asking for a value, not content
         counted = COUNTED_RE.search(folded)  # what a "how much / how many" question counts, if it names it
         self.counted = crude_stem(counted.group(1)) if counted and counted.group(1) not in FUNCTION else ""
 

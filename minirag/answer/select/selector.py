@@ -27,7 +27,7 @@ from ...domain import hook
 from ...text.chunks import Chunk
 from .candidates import Candidate, candidates_of, shown_line
 from .explain import asked_stems, explanation
-from .generic import GENERIC, NULL_GENERIC, GenericBlock, GenericFeaturizer, SpanBlock, span_key
+from .generic import GENERIC, NULL_GENERIC, GenericBlock, GenericFeaturizer, GenericQuestion, SpanBlock, span_key
 from .keys import answer_key
 from .polar import Verdict, question_stems, verdict
 from .scorer import AnswerScorer
@@ -104,6 +104,7 @@ class Read:
     z: np.ndarray
     names: tuple[str, ...]  # the columns of X
     rows: np.ndarray | None = None  # the candidates kept (generic: those of the best-covering sentences); None: all
+    question: GenericQuestion | None = None  # the generic features' reading of the question
 
     def kept(self, values: list) -> list:
         return values if self.rows is None else [values[i] for i in self.rows]
@@ -297,7 +298,7 @@ class AnswerSelector:
             parts.append(kept)
             nulls.append(self.featurizer.null_features(a, kept))
         return Read(query, a, blocks, np.concatenate(parts, axis=1), np.concatenate(nulls).astype(np.float32),
-                    feature_names(self.features)[0], rows)
+                    feature_names(self.features)[0], rows, q)
 
     def select(self, query: str, chunks: list[Chunk], langs: dict[str, str]) -> Selection:
         if self.scorer is None:
@@ -313,7 +314,7 @@ class AnswerSelector:
         if asked_stems(query):
             if (v := explanation(query, r.top_lines(POLAR_TOP, cells=False))) is not None:
                 return selection.decided_by(v, "explain")
-        if self.generic is not None and self.generic.question(query).wants_sentence:
+        if r.question is not None and r.question.wants_sentence:
             selection = as_sentences(selection)
         if self.stated is not None:
             return self.stated.marked(selection)

@@ -1,8 +1,8 @@
 """Values the documents state for what a question asks: the reader answers one rather than abstain.
 
     stated = Stated(GenericFeaturizer.from_texts(chunk_texts))
-    stated.states("How heavy is the lantern?", candidate)   # the *Weight* row's "410 g" under "Lumo S3 lantern"
-    -> True
+    stated.states(GenericQuestion("How heavy is the lantern?", idf, 1.0), candidate)
+    -> True                             # the *Weight* row's "410 g" under "Lumo S3 lantern"
 
 A question asks an attribute in its own words ("how heavy": weight; attributes.py). A candidate states it
 when its value carries the attribute's unit ("410 g"; a number under a *Price (EUR)* column) and either
@@ -28,10 +28,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ...text.words import crude_stem
-from .attributes import asked, cue_words, named, with_unit
+from .attributes import named, with_unit
 from .candidates import Candidate
-from .generic import NUMBER_RE, UNIT_WORDS, GenericFeaturizer, content_stems
+from .generic import NUMBER_RE, UNIT_WORDS, GenericFeaturizer, GenericQuestion, content_stems
 
 COMMON = 0.7  # a word in this share of the corpus's chunks is its topic, not a detail a value must stand beside
 
@@ -42,35 +41,34 @@ class Stated:
     def __init__(self, corpus: GenericFeaturizer):
         self.common = corpus.common(COMMON)
 
-    def states(self, query: str, c: Candidate) -> bool:
-        attrs = asked(query)
-        if not attrs:
+    def states(self, q: GenericQuestion, c: Candidate) -> bool:
+        """Whether candidate `c` states the attribute question `q` asks, of what else `q` names."""
+        if not q.attrs:
             return False
         unit = with_unit(c.text) if len(c.text.split()) <= UNIT_WORDS else frozenset()
         if c.kind == "cell" and NUMBER_RE.search(c.text):
             unit |= named(c.column)
-        if not unit & attrs:
+        if not unit & q.attrs:
             return False
-        cues = {crude_stem(w) for w in cue_words(query)}
-        rest = set(content_stems(query)) - cues  # what the value must be of: "lantern", "burr set"
-        if c.kind == "cell" and not named(c.key) & attrs:
-            return bool(named(c.column) & attrs) and bool(set(content_stems(c.key)) & rest)
-        if c.kind != "cell" and not named(c.line) & attrs:
+        rest = set(q.stems) - q.cue_stems  # what the value must be of: "lantern", "burr set"
+        if c.kind == "cell" and not named(c.key) & q.attrs:
+            return bool(named(c.column) & q.attrs) and bool(set(content_stems(c.key)) & rest)
+        if c.kind != "cell" and not named(c.line) & q.attrs:
             return False
         around = set(content_stems(f"{c.line} {c.caption}"))
         return all(s in around or s in self.common for s in rest)
 
-    def first(self, query: str, candidates: list[Candidate]) -> int | None:
-        """The index of the first candidate that states what `query` asks, None when none does."""
-        if not asked(query):
+    def first(self, q: GenericQuestion, candidates: list[Candidate]) -> int | None:
+        """The index of the first candidate that states what `q` asks, None when none does."""
+        if not q.attrs:
             return None
-        return next((i for i, c in enumerate(candidates) if self.states(query, c)), None)
+        return next((i for i, c in enumerate(candidates) if self.states(q, c)), None)
 
     def marked(self, selection: Any) -> Any:
         """A selection (selector.py `Selection`) with its best answer that states what the question asks
         marked, moved up to second when it stands lower, so that the prompt, which shows two, holds it."""
-        answers = selection.answers
-        i = self.first(selection.read.query, [selection.read.candidate(a.best) for a in answers])
+        answers, q = selection.answers, selection.read.question
+        i = None if q is None else self.first(q, [selection.read.candidate(a.best) for a in answers])
         if i is None:
             return selection
         at = min(i, 1)
