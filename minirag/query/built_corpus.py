@@ -53,15 +53,16 @@ class QueryTooLong(UsageError):
     """A query over the length a server accepts (MAX_QUERY_CHARS unless it says)."""
 
 
-def check_query(query: str, max_chars: int | None = None) -> str:
-    """The query in NFC (text/query.py), or UsageError: not text, empty, or over `max_chars`."""
+def check_query(query: str, max_chars: int | None = None, example: str = "") -> str:
+    """The query in NFC (text/query.py), or UsageError: not text, empty (the message gives `example`, a
+    question of the corpus's own), or over `max_chars`."""
     from ..text.query import QueryError, query_text, shows_nothing
     try:
         query = query_text(query)
     except QueryError as exc:
         raise UsageError("query", str(exc)) from None
     if shows_nothing(query):
-        raise UsageError("query", "the query is empty: ask a question, e.g. \"past tense of eat\"")
+        raise UsageError("query", "the query is empty: ask a question" + (f", e.g. \"{example}\"" if example else ""))
     if max_chars is not None and len(query) > max_chars:
         raise QueryTooLong("query", f"{len(query)} characters, at most {max_chars} (--max-query-chars)")
     return query
@@ -145,13 +146,18 @@ class BuiltCorpus:
                 for r, kind in self.settings.retrievers.items()]
 
     @cached_property
-    def placeholder(self) -> str:
-        """What the page's question box says: the corpus's name and an example question (defaults.py)."""
+    def example(self) -> str:
+        """An example question of the corpus's own (defaults.py), "" when it has no questions."""
         from ..artifacts.integrity import load_records
         from .defaults import example_question
         path = self.layout.questions
         example = example_question(load_records(path, "questions") if path.exists() else [])
-        return f"Ask {self.corpus} a question" + (f", e.g. {example['query']}" if example else "")
+        return example["query"] if example else ""
+
+    @cached_property
+    def placeholder(self) -> str:
+        """What the page's question box says: the corpus's name and an example question."""
+        return f"Ask {self.corpus} a question" + (f", e.g. {self.example}" if self.example else "")
 
     def describe_readers(self) -> list[dict]:
         return [{"name": r, "type": kind.type, "default": r == self.default_reader}
@@ -253,7 +259,7 @@ class BuiltCorpus:
                  "snippet": snippet(self.by_id[cid].text)} for i, (cid, score) in enumerate(ranked, 1)]
 
     def search(self, query: str, retriever: str | None = None, k: int = 5, max_chars: int = MAX_QUERY_CHARS) -> dict:
-        query = check_query(query, max_chars)
+        query = check_query(query, max_chars, self.example)
         self.check_k(k)
         name, r = self.retriever(retriever)
         ranked = r.search(query, k=k)
@@ -264,7 +270,7 @@ class BuiltCorpus:
         from ..answer.rag import prompt_keywords, rag_answer
         from ..settings import settings_to_dict
         from .citations import cite
-        query = check_query(query, max_chars)
+        query = check_query(query, max_chars, self.example)
         self.check_k(k)
         t0 = time.perf_counter()
         name, r = self.retriever(retriever)

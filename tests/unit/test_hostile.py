@@ -172,6 +172,14 @@ def test_a_query_that_shows_nothing_is_empty_for_every_entry_point(query):
     assert check_query("eat\u200b") == "eat\u200b"  # a format character beside text is the user's
 
 
+def test_an_empty_query_is_shown_an_example_of_the_corpus_s_own_or_none():
+    from minirag.query.built_corpus import UsageError, check_query
+    with pytest.raises(UsageError, match='ask a question, e.g. "How heavy is the frame\\?"$'):
+        check_query(" ", example="How heavy is the frame?")
+    with pytest.raises(UsageError, match="ask a question$"):  # a corpus without questions: no grammar example
+        check_query(" ")
+
+
 @pytest.mark.parametrize("qid, text, message", [
     ("q 1", "past of go", r"qrels/test\.tsv:2: query-id: 'q 1' holds whitespace"),
     ("q1", "past\x00 of go", r"queries\.jsonl: query 'q1': holds a control character U\+0000"),
