@@ -30,6 +30,7 @@ from __future__ import annotations
 import time
 from functools import cached_property
 from pathlib import Path
+from typing import Callable
 
 from ..text.chunks import Chunk
 from ..text.corpus import FOLDERS
@@ -53,16 +54,18 @@ class QueryTooLong(UsageError):
     """A query over the length a server accepts (MAX_QUERY_CHARS unless it says)."""
 
 
-def check_query(query: str, max_chars: int | None = None, example: str = "") -> str:
-    """The query in NFC (text/query.py), or UsageError: not text, empty (the message gives `example`, a
-    question of the corpus's own), or over `max_chars`."""
+def check_query(query: str, max_chars: int | None = None, example: Callable[[], str] = str) -> str:
+    """The query in NFC (text/query.py), or UsageError: not text, empty (the message gives `example()`, a
+    question of the corpus's own, asked only then: a query is checked before anything of a corpus is read),
+    or over `max_chars`."""
     from ..text.query import QueryError, query_text, shows_nothing
     try:
         query = query_text(query)
     except QueryError as exc:
         raise UsageError("query", str(exc)) from None
     if shows_nothing(query):
-        raise UsageError("query", "the query is empty: ask a question" + (f", e.g. \"{example}\"" if example else ""))
+        shown = example()
+        raise UsageError("query", "the query is empty: ask a question" + (f", e.g. \"{shown}\"" if shown else ""))
     if max_chars is not None and len(query) > max_chars:
         raise QueryTooLong("query", f"{len(query)} characters, at most {max_chars} (--max-query-chars)")
     return query
@@ -259,7 +262,7 @@ class BuiltCorpus:
                  "snippet": snippet(self.by_id[cid].text)} for i, (cid, score) in enumerate(ranked, 1)]
 
     def search(self, query: str, retriever: str | None = None, k: int = 5, max_chars: int = MAX_QUERY_CHARS) -> dict:
-        query = check_query(query, max_chars, self.example)
+        query = check_query(query, max_chars, lambda: self.example)
         self.check_k(k)
         name, r = self.retriever(retriever)
         ranked = r.search(query, k=k)
@@ -270,7 +273,7 @@ class BuiltCorpus:
         from ..answer.rag import prompt_keywords, rag_answer
         from ..settings import settings_to_dict
         from .citations import cite
-        query = check_query(query, max_chars, self.example)
+        query = check_query(query, max_chars, lambda: self.example)
         self.check_k(k)
         t0 = time.perf_counter()
         name, r = self.retriever(retriever)

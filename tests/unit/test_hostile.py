@@ -175,7 +175,7 @@ def test_a_query_that_shows_nothing_is_empty_for_every_entry_point(query):
 def test_an_empty_query_is_shown_an_example_of_the_corpus_s_own_or_none():
     from minirag.query.built_corpus import UsageError, check_query
     with pytest.raises(UsageError, match='ask a question, e.g. "How heavy is the frame\\?"$'):
-        check_query(" ", example="How heavy is the frame?")
+        check_query(" ", example=lambda: "How heavy is the frame?")
     with pytest.raises(UsageError, match="ask a question$"):  # a corpus without questions: no grammar example
         check_query(" ")
 
