@@ -483,3 +483,19 @@ def test_a_question_about_the_world_not_the_grammar_is_abstained_on(query):
 def test_the_selector_trained_on_the_small_pages_still_answers_what_they_teach():
     assert reply("past participle of write") == "written"
     assert reply("pretérito de venir, yo") == "vine"
+
+
+def test_a_question_asking_for_a_rule_gets_the_sentence_that_states_it_and_a_form_question_its_form(come_chunks):
+    """Questions asking why, whether something is right or what a word means scored 0 of 26 on a development
+    set: the selector, trained on form questions, gave a form, a fragment or "I don't know"."""
+    terms = GrammarTerms.load(lexicon=COME_LEXICON["lexicon"])
+    vocab = Vocabulary.from_chunks(come_chunks, COME_LEXICON, terms, LANGS)
+    selector = AnswerSelector(vocab, AnswerScorer(len(FEATURES), len(NULL_FEATURES)), 3, corpus=come_chunks)
+    picked = selector.select("why is 'ayer' with the preterite?", come_chunks, LANGS)
+    assert picked.rule == "rule" and picked.answers[0].text.startswith("ayer (yesterday) takes the preterite")
+    picked = selector.select("is it correct to write 'te' for tea without an accent?", come_chunks, LANGS)
+    assert picked.rule == "rule" and "takes an accent" in picked.answers[0].text
+    assert selector.select("past participle of write", come_chunks, LANGS).rule == ""
+    # without the corpus's word weights (no corpus given) the selector answers as before
+    bare = AnswerSelector(vocab, AnswerScorer(len(FEATURES), len(NULL_FEATURES)), 3)
+    assert bare.select("why is 'ayer' with the preterite?", come_chunks, LANGS).rule == ""

@@ -1,6 +1,6 @@
 """Questions asking for a rule answered with the sentence that states it (select/explain.py)."""
 
-from minirag.answer.select.explain import asked_stems, explanation
+from minirag.answer.select.explain import WordWeights, asked_stems, explanation, repeated, rule_sentence
 
 LINES = ["English has one verb to be; Spanish has two, ser and estar.",
          "As a first approximation, ser tells you what something is, while estar tells you how or where something "
@@ -38,3 +38,42 @@ def test_function_words_set_against_each_other_are_what_it_asks_about():
              "Use por for a cause or a duration, and para for a purpose or a destination."]
     assert explanation("When do I use por vs para?", lines).line == lines[2]
     assert explanation("When do I use por vs para?", lines[1:2]) is None
+
+
+# rule_sentence: a domain says the question asks for a rule; the sentence holding most of its weight answers
+CORPUS = ["News is uncountable and singular, even though it ends in -s.", "The news is on at nine.",
+          "Dogs are loyal animals.", "Fewer is used with plural countable nouns; less with uncountable nouns.",
+          "So two pieces of advice, not two advices.", "She gave me a present.", "She told me she was tired.",
+          "She is a teacher.", "She was at home.", "Is she French?", "She can swim.", "He gave me the book.",
+          "They gave me a present.", "Give me a minute."]
+RULE_LINES = ["She told me she was tired. She gave me a present.",
+              "Advice is uncountable. So two pieces of advice, not two advices.",
+              "Fewer is used with plural countable nouns; less with uncountable nouns."]
+
+
+def test_rare_words_weigh_more_than_common_ones():
+    w = WordWeights.from_texts(CORPUS)
+    assert w("advic") > w("gave") > w("she")
+    assert w("zebra") > w("advic")  # a word the corpus never writes weighs most
+
+
+def test_a_rule_question_gets_the_sentence_holding_most_of_its_weight():
+    w = WordWeights.from_texts(CORPUS)
+    v = rule_sentence("less people or fewer people", [], RULE_LINES, w)
+    assert v is not None and v.text.startswith("Fewer is used") and v.line == RULE_LINES[2]
+    # the quoted mistake, repeated by the sentence that corrects it, outweighs the words "she" and "gave"
+    v = rule_sentence("can I say 'she gave me two advices'", ["she gave me two advices"], RULE_LINES, w)
+    assert v is not None and v.text == "So two pieces of advice, not two advices"
+
+
+def test_a_sentence_holding_little_of_the_question_decides_nothing():
+    w = WordWeights.from_texts(CORPUS)
+    assert rule_sentence("why is the subjunctive used after ojalá?", [], RULE_LINES, w) is None
+    assert rule_sentence("why?", [], RULE_LINES, w) is None  # nothing asked but the cue
+    assert rule_sentence("less people or fewer people", [], [], w) is None
+
+
+def test_a_quoted_stretch_counts_only_as_a_run_of_two_words_or_more():
+    assert repeated(["two", "advices"], "so two pieces of advice not two advices".split()) == 1.0
+    assert repeated(["she", "gave", "me", "two"], "she told me".split()) == 0.0  # one word is no run
+    assert repeated(["she", "gave", "me", "two"], "she gave it".split()) == 0.5

@@ -11,13 +11,22 @@ with the prose sentence of the top chunks (table rows aside) that holds every co
 better-ranked chunk's first on a tie. A question no sentence covers is left to the selector, which answers or abstains as for any
 question.
 
-What it leaves out: answers spread over two sentences, "why …?" (the selector's clauses answer it better on
-the development suite) and "how do I …?" (steps are items: the selector's).
+A domain that reads questions more closely can say that a question asks for a rule in other words too ("is
+'I have seen him yesterday' correct?", "less people or fewer people", "does embarazada mean embarrassed?"):
+`rule_sentence` then answers it with the sentence of the top chunks that holds most of the question's weight,
+each word weighed by its IDF over the corpus (`WordWeights`), the words of a quoted stretch that the sentence
+repeats in order adding to it; a sentence holding less than half the question's weight decides nothing.
+
+What it leaves out: answers spread over two sentences, "why …?" on a corpus without a domain (the
+selector's clauses answer it better on the development suite) and "how do I …?" (steps are items: the
+selector's).
 """
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 
 from ...text.words import crude_stem, fold
 from .polar import PUNCT, Verdict, covering, tokens
@@ -32,6 +41,11 @@ CUES = frozenset({"when", "use", "used", "difference", "between", "work", "works
                   "utiliza", "uso", "usamos", "debo", "usar", "diferencia", "entre"})
 CONTRAST = frozenset({"vs", "vs.", "versus", "or", "and", "o", "y"})
 COVER, MAX_WORDS = 0.75, 60
+RULE_WEIGHT = 0.5  # rule_sentence: the least share of the question's weight a sentence must hold (dev)
+QUOTE_WEIGHT = 0.6  # and what a quoted stretch repeated in order adds, times its share repeated (dev)
+RULE_CUES = frozenset(crude_stem(w) for w in (
+    "why how come explain difference diferencia vs versus instead rule regla correct correcto wrong mal mistake "
+    "error say ok bien puede dice mean significa when cuando english ingles spanish espanol").split())
 
 
 def contrasted(words: list[str]) -> set[int]:
@@ -68,4 +82,61 @@ def explanation(query: str, lines: list[str]) -> Verdict | None:
             continue
         if best is None or (cover, len(ws)) > best[0]:  # a rule states its conditions: the longer sentence
             best = ((cover, len(ws)), Verdict(sentence.strip(), line))
+    return best[1] if best is not None else None
+
+
+class WordWeights:
+    """IDF of every word's crude stem over a corpus's texts, function words included (a quoted "can to"
+    weighs what its words weigh): log((n + 1) / (df + 0.5)), a word the corpus never writes weighing most."""
+
+    def __init__(self, idf: dict[str, float], n: int):
+        self.idf, self.unseen = idf, math.log((n + 1) / 0.5)
+
+    @classmethod
+    def from_texts(cls, texts: list[str]) -> "WordWeights":
+        df = Counter(s for t in texts for s in set(stems_of(t)))
+        return cls({s: math.log((len(texts) + 1) / (d + 0.5)) for s, d in df.items()}, len(texts))
+
+    def __call__(self, stem: str) -> float:
+        return self.idf.get(stem, self.unseen)
+
+
+def stems_of(text: str) -> list[str]:
+    return [crude_stem(t.strip(PUNCT + "*¿¡«»")) for t in tokens(text)]
+
+
+def repeated(quote: list[str], words: list[str]) -> float:
+    """The share of a quoted stretch's words the sentence repeats in one run (two words at least), else 0."""
+    best = 0
+    for i in range(len(quote)):
+        for j in range(len(words)):
+            k = 0
+            while i + k < len(quote) and j + k < len(words) and quote[i + k] == words[j + k]:
+                k += 1
+            best = max(best, k)
+    return best / len(quote) if best >= 2 else 0.0
+
+
+def rule_sentence(query: str, quoted: list[str], lines: list[str], weights: WordWeights) -> Verdict | None:
+    """The sentence of `lines` (best chunk first) holding the largest share of the question's weight, a
+    quoted stretch it repeats adding QUOTE_WEIGHT times its repeated share; None below RULE_WEIGHT
+    (module docstring). Ties go to the better chunk's sentence."""
+    words = [t.strip(PUNCT + "¿¡«»") for t in tokens(query)]
+    asked = [crude_stem(w) for w in words if w and fold(w) not in FUNCTION and len(w) > 1]
+    asked += [s for q in quoted for s in stems_of(q)]
+    asked = [s for s in dict.fromkeys(asked) if s not in RULE_CUES]
+    if not asked:
+        return None
+    total = sum(weights(s) for s in asked)
+    quotes = [fold(q).split() for q in quoted if len(q.split()) > 1]
+    best = None
+    for line, sentence, ws, stems, _ in covering(lines, asked):
+        if len(ws) < 4 or len(ws) > MAX_WORDS:
+            continue
+        held = set(stems)
+        score = sum(weights(s) for s in asked if s in held) / total
+        folded = [fold(w.strip(PUNCT + "*¿¡«»")) for w in ws]
+        score += QUOTE_WEIGHT * max([repeated(q, folded) for q in quotes] or [0.0])
+        if score >= RULE_WEIGHT and (best is None or score > best[0]):
+            best = (score, Verdict(sentence.strip(), line))
     return best[1] if best is not None else None

@@ -26,7 +26,7 @@ import numpy as np
 from ...domain import hook
 from ...text.chunks import Chunk
 from .candidates import Candidate, candidates_of, shown_line
-from .explain import asked_stems, explanation
+from .explain import WordWeights, asked_stems, explanation, rule_sentence
 from .generic import GENERIC, NULL_GENERIC, GenericBlock, GenericFeaturizer, GenericQuestion, SpanBlock, span_key
 from .keys import answer_key
 from .polar import Verdict, question_stems, verdict
@@ -141,7 +141,7 @@ class Selection:
     p: np.ndarray                 # (m,) probabilities
     p_none: float
     answers: list[Answer]         # pooled by answer, best first
-    # what decided the answer: "polar" (polar.py), "explain" (explain.py); "unnamed": abstain (unnamed.py)
+    # what decided the answer: "polar" (polar.py), "explain" or "rule" (explain.py); "unnamed": abstain (unnamed.py)
     rule: str = ""
     why: str = ""  # an abstaining rule's reason, as a user reads it
     stated: int | None = None  # the answer that states what the question asks (stated.py), at most second
@@ -227,6 +227,8 @@ class AnswerSelector:
         # generic alone: what the corpus names, to abstain on questions naming what it never does (unnamed.py)
         self.names = Names([c.text for c in corpus]) if corpus is not None and generic and fs is None else None
         self.stated = Stated(generic) if self.names is not None else None  # and what it states
+        # a domain's rule questions: the corpus's word weights, for the sentence that states the rule (explain.py)
+        self.weights = WordWeights.from_texts([c.text for c in corpus]) if corpus is not None and fs is not None else None
         self.lines = LINES
         if "generic" in self.features and generic is None:
             raise ValueError("generic features need the corpus's IDF (GenericFeaturizer)")
@@ -314,6 +316,9 @@ class AnswerSelector:
         if asked_stems(query):
             if (v := explanation(query, r.top_lines(POLAR_TOP, cells=False))) is not None:
                 return selection.decided_by(v, "explain")
+        if self.weights is not None and (quoted := self.featurizer.rule_question(r.analysis)) is not None:
+            if (v := rule_sentence(query, quoted, r.top_lines(POLAR_TOP, cells=False), self.weights)) is not None:
+                return selection.decided_by(v, "rule")
         if r.question is not None and r.question.wants_sentence:
             selection = as_sentences(selection)
         if self.stated is not None:

@@ -13,6 +13,8 @@ What it leaves out: the features themselves (features.py), the question's readin
 
 from __future__ import annotations
 
+import re
+
 from minirag.answer.select.selector import stored_vocabulary
 from minirag.artifacts.integrity import load_json
 from minirag.text.analyze import AnalyzerConfig
@@ -26,6 +28,10 @@ from .none_option import NULL_FEATURES, null_features
 from .ruled_out import ruled_out_of
 from .terms import GrammarTerms
 from .vocabulary import Vocabulary
+
+# Asking whether something is right, or setting two things against each other, asks for the rule that says
+RULE_CHECK_RE = re.compile(r"\b(?:correct|correcto|incorrect|incorrecto|wrong|mistake|error|vs|versus|instead of|"
+                           r"en vez de|can i say|is it ok|esta bien|esta mal|se puede decir|how come)\b")
 
 
 class GrammarFeatureSet:
@@ -52,6 +58,16 @@ class GrammarFeatureSet:
     def ruled_out(self, analysis, blocks):
         """A mask of the candidates no answer can be: what the question quotes (ruled_out.py)."""
         return ruled_out_of(analysis, blocks, self.vocab)
+
+    def rule_question(self, analysis) -> list[str] | None:
+        """What a question quotes when it asks for anything but a form: a rule, a meaning, a choice (when,
+        why, what does X mean, "less people or fewer people"), or whether something is right ("is 'I have
+        seen him yesterday' correct?", X vs Y); else None. The core answers it with the sentence that states
+        the rule, where one holds enough of the question (explain.py rule_sentence): "he flys or he flies?"
+        gets "Consonant + y changes to -ies: ... fly → flies", the choice with its rule."""
+        if analysis.asks != "form" or RULE_CHECK_RE.search(analysis.folded):
+            return list(analysis.quoted)
+        return None
 
     def null_features(self, analysis, kept):
         return null_features(analysis, kept)
