@@ -496,6 +496,11 @@ def test_a_question_asking_for_a_rule_gets_the_sentence_that_states_it_and_a_for
     picked = selector.select("is it correct to write 'te' for tea without an accent?", come_chunks, LANGS)
     assert picked.rule == "rule" and "takes an accent" in picked.answers[0].text
     assert selector.select("past participle of write", come_chunks, LANGS).rule == ""
+    # a choice alone asks for the option: its rule only when the selector is unsure of its best answer
+    fs, choice = selector.featurizer, selector.featurizer.analyze("te or té for tea?")
+    assert choice.asks == "choice" and fs.rule_question(choice, unsure=False) is None
+    assert fs.rule_question(choice, unsure=True) == choice.quoted
+    assert fs.rule_question(fs.analyze("why te or té for tea?"), unsure=False) is not None
     # without the corpus's word weights (no corpus given) the selector answers as before
     bare = AnswerSelector(vocab, AnswerScorer(len(FEATURES), len(NULL_FEATURES)), 3)
     assert bare.select("why is 'ayer' with the preterite?", come_chunks, LANGS).rule == ""

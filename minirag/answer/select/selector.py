@@ -41,6 +41,7 @@ BEYOND = 3  # generic: chunks beyond the run read for a question asking an attri
 POLAR_TOP = 5  # a yes/no (polar.py) or rule question (explain.py) is decided from the top five chunks' lines
 SIMILAR_LINES = 2  # generic, with similarity: the candidates of the two sentences closest in meaning compete too (dev)
 SIMILARITY = "similarity"  # the feature set of pretrained similarity (similarity.py), on top of the generic one
+UNSURE = 0.5  # a domain's choice question gets its rule sentence only when the best answer is less likely (dev)
 
 
 def best_lines(X: np.ndarray, lines: int) -> np.ndarray:
@@ -316,7 +317,8 @@ class AnswerSelector:
         if asked_stems(query):
             if (v := explanation(query, r.top_lines(POLAR_TOP, cells=False))) is not None:
                 return selection.decided_by(v, "explain")
-        if self.weights is not None and (quoted := self.featurizer.rule_question(r.analysis)) is not None:
+        unsure = not selection.answers or selection.answers[0].p < UNSURE
+        if self.weights is not None and (quoted := self.featurizer.rule_question(r.analysis, unsure)) is not None:
             if (v := rule_sentence(query, quoted, r.top_lines(POLAR_TOP, cells=False), self.weights)) is not None:
                 return selection.decided_by(v, "rule")
         if r.question is not None and r.question.wants_sentence:

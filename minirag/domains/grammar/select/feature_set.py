@@ -21,7 +21,7 @@ from minirag.text.analyze import AnalyzerConfig
 
 from ..questions.learner_questions import synthesize
 from ..questions.offtopic import offtopic_questions
-from .analysis import analyze
+from .analysis import RULE_RE, analyze
 from .concepts import PERSONS
 from .features import FEATURES, Featurizer
 from .none_option import NULL_FEATURES, null_features
@@ -59,13 +59,15 @@ class GrammarFeatureSet:
         """A mask of the candidates no answer can be: what the question quotes (ruled_out.py)."""
         return ruled_out_of(analysis, blocks, self.vocab)
 
-    def rule_question(self, analysis) -> list[str] | None:
-        """What a question quotes when it asks for anything but a form: a rule, a meaning, a choice (when,
-        why, what does X mean, "less people or fewer people"), or whether something is right ("is 'I have
-        seen him yesterday' correct?", X vs Y); else None. The core answers it with the sentence that states
-        the rule, where one holds enough of the question (explain.py rule_sentence): "he flys or he flies?"
-        gets "Consonant + y changes to -ies: ... fly → flies", the choice with its rule."""
-        if analysis.asks != "form" or RULE_CHECK_RE.search(analysis.folded):
+    def rule_question(self, analysis, unsure: bool) -> list[str] | None:
+        """What a question quotes when it asks for a rule, a meaning or whether something is right (when, why,
+        what does X mean, "is 'I have seen him yesterday' correct?", X vs Y), else None: the core answers it
+        with the sentence that states the rule where one holds enough of the question (explain.py
+        rule_sentence). A choice alone ("he flys or he flies?", "less people or fewer people") asks for the
+        option: it gets the rule only when the selector is `unsure` of its best answer."""
+        if analysis.asks in ("rule", "meaning") or RULE_CHECK_RE.search(analysis.folded):
+            return list(analysis.quoted)
+        if analysis.asks == "choice" and (unsure or RULE_RE.search(analysis.folded)):
             return list(analysis.quoted)
         return None
 
