@@ -36,8 +36,9 @@ from .reading.cloze import synthesize_generic
 from .reading.synthesized import LearnerQuestion
 from .select.generic import GenericFeaturizer, span_key
 from .select.keys import answer_key
+from .select.pooling import pool
 from .select.scorer import AnswerScorer, Group
-from .select.selector import AnswerSelector, domain_feature_set, feature_names, pool
+from .select.selector import AnswerSelector, domain_feature_set, feature_names
 from .select.settings import SelectorSettings
 from .select.similarity import Similarity
 

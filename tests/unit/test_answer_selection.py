@@ -12,8 +12,9 @@ from support.chunks import make_chunk
 
 from minirag.answer.select.candidates import candidates_of, cell_line, shown_line
 from minirag.answer.select.keys import answer_key
+from minirag.answer.select.pooling import pool
 from minirag.answer.select.scorer import AnswerScorer, Group
-from minirag.answer.select.selector import AnswerSelector, pool
+from minirag.answer.select.selector import AnswerSelector
 from minirag.answer.select.settings import SelectorSettings
 from minirag.domains.grammar.questions.learner_questions import synthesize
 from minirag.domains.grammar.select.analysis import analyze

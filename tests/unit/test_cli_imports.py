@@ -21,7 +21,7 @@ import minirag.query.built_corpus, minirag.query.sources, minirag.query.citation
 from minirag.answer.select.scorer import AnswerScorer
 from minirag.domains.grammar.select.features import FEATURES
 from minirag.domains.grammar.select.none_option import NULL_FEATURES
-from minirag.answer.select.selector import pool
+from minirag.answer.select.pooling import pool
 from minirag.rank.rerank import DEFAULT_ANALYZER, FeatureMaker
 from minirag.text.analyze import Analyzer
 from minirag.text.chunks import Chunk, chunk_id

@@ -43,6 +43,8 @@ CONTRAST = frozenset({"vs", "vs.", "versus", "or", "and", "o", "y"})
 COVER, MAX_WORDS = 0.75, 60
 RULE_WEIGHT = 0.5  # rule_sentence: the least share of the question's weight a sentence must hold (dev)
 QUOTE_WEIGHT = 0.6  # and what a quoted stretch repeated in order adds, times its share repeated (dev)
+LOOKBACK = 8  # rule_sentence: lines back to the rule an example stands under
+WHY_RE = re.compile(r"\b(why|how come|explain|wrong|mistake|incorrect|por que|mal|error)\b")  # asks for the reason
 RULE_CUES = frozenset(crude_stem(w) for w in (
     "why how come explain difference diferencia vs versus instead rule regla correct correcto wrong mal mistake "
     "error say ok bien puede dice mean significa when cuando english ingles spanish espanol").split())
@@ -117,10 +119,13 @@ def repeated(quote: list[str], words: list[str]) -> float:
     return best / len(quote) if best >= 2 else 0.0
 
 
-def rule_sentence(query: str, quoted: list[str], lines: list[str], weights: WordWeights) -> Verdict | None:
+def rule_sentence(query: str, quoted: list[str], lines: list[str], weights: WordWeights,
+                  chunk_of: dict[str, str] | None = None) -> Verdict | None:
     """The sentence of `lines` (best chunk first) holding the largest share of the question's weight, a
     quoted stretch it repeats adding QUOTE_WEIGHT times its repeated share; None below RULE_WEIGHT
-    (module docstring). Ties go to the better chunk's sentence."""
+    (module docstring). Ties go to the better chunk's sentence. A question asking why (or what is wrong)
+    whose sentence repeats the quoted mistake, an example, gets the rule it stands under too: the line of
+    its chunk (`chunk_of`: each line's chunk) that introduces it with a colon, cited in its place."""
     words = [t.strip(PUNCT + "¿¡«»") for t in tokens(query)]
     asked = [crude_stem(w) for w in words if w and fold(w) not in FUNCTION and len(w) > 1]
     asked += [s for q in quoted for s in stems_of(q)]
@@ -138,5 +143,21 @@ def rule_sentence(query: str, quoted: list[str], lines: list[str], weights: Word
         folded = [fold(w.strip(PUNCT + "*¿¡«»")) for w in ws]
         score += QUOTE_WEIGHT * max([repeated(q, folded) for q in quotes] or [0.0])
         if score >= RULE_WEIGHT and (best is None or score > best[0]):
-            best = (score, Verdict(sentence.strip(), line))
-    return best[1] if best is not None else None
+            best = (score, Verdict(sentence.strip(), line), any(repeated(q, folded) for q in quotes))
+    if best is None:
+        return None
+    if best[2] and WHY_RE.search(fold(query)) and (intro := introducing(lines, best[1].line, chunk_of or {})):
+        return Verdict(f"{intro.rstrip().rstrip(':')}: {best[1].text}", intro)  # the rule over the example
+    return best[1]
+
+
+def introducing(lines: list[str], line: str, chunk_of: dict[str, str]) -> str | None:
+    """The nearest of the LOOKBACK lines before `line` in its chunk that ends with a colon: the rule a list
+    of examples stands under ("... se convierte en se:" over "Le di el libro → Se lo di (no le lo di)")."""
+    at = lines.index(line)
+    for j in range(at - 1, max(-1, at - 1 - LOOKBACK), -1):
+        if chunk_of.get(lines[j]) != chunk_of.get(line):
+            return None
+        if lines[j].rstrip().endswith(":"):
+            return lines[j]
+    return None

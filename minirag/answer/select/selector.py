@@ -7,7 +7,7 @@
 The steps, each a module: candidates.py lists every cell and piece of prose of the top `depth` chunks
 (and, for a question asking an attribute in its own words, of the chunks beyond the run that state it:
 stating.py), generic.py and a domain's feature set describe each candidate, scorer.py gives each a
-probability and "none of them" one. Candidates giving the same answer pool their probability, cited
+probability and "none of them" one; pooling.py pools the candidates giving the same answer, cited
 from the candidate the scorer likes best. The reader abstains as the threshold calibrated at training
 time says (readers.py). A domain's feature set (minirag/domain.py, point "select.features") is
 imported only by a selector that has it.
@@ -30,6 +30,7 @@ from .explain import WordWeights, asked_stems, explanation, rule_sentence
 from .generic import GENERIC, NULL_GENERIC, GenericBlock, GenericFeaturizer, GenericQuestion, SpanBlock, span_key
 from .keys import answer_key
 from .polar import Verdict, question_stems, verdict
+from .pooling import Answer, pool
 from .scorer import AnswerScorer
 from .similarity import NULL_SIMILAR, SIMILAR, Similarity
 from .stated import Stated
@@ -86,14 +87,6 @@ def domain_feature_set(features: tuple[str, ...]):
     return hook("select.features", extra[0]) if extra else None
 
 
-@dataclass(frozen=True)
-class Answer:
-    """One distinct answer of a selection, its probability and best candidate."""
-    text: str
-    p: float
-    best: int  # index of the candidate it is cited from
-
-
 @dataclass
 class Read:
     """A question read against its ranked chunks: a domain feature set's analysis of it (None without one),
@@ -119,11 +112,14 @@ class Read:
     def texts(self) -> list[str]:
         return self.kept([c.text for b, _ in self.blocks for c in b.candidates])
 
-    def top_lines(self, top: int, cells: bool = True) -> list[str]:
+    def top_lines(self, top: int, cells: bool = True) -> dict[str, str]:
         """The distinct evidence lines of the kept candidates of the `top` best chunks, in row order (without
-        table rows: `cells` False)."""
-        return list(dict.fromkeys(c.line for i in range(len(self.X))
-                                  if (c := self.candidate(i)).n <= top and (cells or c.kind != "cell")))
+        table rows: `cells` False), each with the chunk of its first candidate."""
+        out: dict[str, str] = {}
+        for i in range(len(self.X)):
+            if (c := self.candidate(i)).n <= top and (cells or c.kind != "cell"):
+                out.setdefault(c.line, c.chunk_id)
+        return out
 
     def candidate(self, i: int) -> Candidate:
         """The i-th candidate (feature row i) with its chunk's rank."""
@@ -182,30 +178,6 @@ class Selection:
         best = next(i for i in range(len(self.read.X)) if self.read.candidate(i).line == v.line)
         others = [a for a in self.answers if answer_key(a.text) != answer_key(v.text)]
         return Selection(self.read, self.p, 0.0, [Answer(v.text, 1.0, best), *others], rule)
-
-
-def pool(texts: list[str], p: np.ndarray, keys: list[str], analysis: Any = None) -> list[Answer]:
-    """Answers by `keys` (the candidates' folded texts), probabilities summed, best first (ties: first
-    seen), each shown as the text of its likeliest candidate. Given the question's analysis, a candidate
-    that names one of the options the question offers ("an" of "a hour or an hour?") gives that option."""
-    options = {}
-    if analysis is not None and analysis.options:
-        for k in set(keys):
-            if (option := analysis.option_of(k)):
-                options[k] = option
-    keys = [answer_key(options[k]) if k in options else k for k in keys]
-    if not keys:
-        return []
-    distinct, of = np.unique(np.array(keys, dtype=object), return_inverse=True)  # (K,), (m,)
-    total = np.bincount(of, weights=p, minlength=len(distinct))                  # (K,)
-    order_in = np.lexsort((-p, of))  # by key, likeliest candidate first (ties: the first seen)
-    first = np.ones(len(order_in), dtype=bool)
-    first[1:] = of[order_in[1:]] != of[order_in[:-1]]
-    best = np.empty(len(distinct), dtype=np.int64)
-    best[of[order_in[first]]] = order_in[first]                                 # (K,) each key's likeliest
-    shown = {answer_key(o): o for o in options.values()}
-    ranked = sorted(range(len(distinct)), key=lambda j: (-total[j], best[j]))
-    return [Answer(shown.get(distinct[j], texts[best[j]]), float(total[j]), int(best[j])) for j in ranked]
 
 
 class AnswerSelector:
@@ -312,14 +284,15 @@ class AnswerSelector:
         if self.names is not None and (unnamed := self.names.unnamed(query)):  # the corpus never names what it asks
             return replace(selection, p_none=1.0, rule="unnamed", why=f"the documents never name {' or '.join(unnamed)}")
         if self.generic is not None and question_stems(query):
-            if (v := verdict(query, r.top_lines(POLAR_TOP))) is not None:
+            if (v := verdict(query, list(r.top_lines(POLAR_TOP)))) is not None:
                 return selection.decided_by(v, "polar")
         if asked_stems(query):
-            if (v := explanation(query, r.top_lines(POLAR_TOP, cells=False))) is not None:
+            if (v := explanation(query, list(r.top_lines(POLAR_TOP, cells=False)))) is not None:
                 return selection.decided_by(v, "explain")
         unsure = not selection.answers or selection.answers[0].p < UNSURE
         if self.weights is not None and (quoted := self.featurizer.rule_question(r.analysis, unsure)) is not None:
-            if (v := rule_sentence(query, quoted, r.top_lines(POLAR_TOP, cells=False), self.weights)) is not None:
+            chunk_of = r.top_lines(POLAR_TOP, cells=False)
+            if (v := rule_sentence(query, quoted, list(chunk_of), self.weights, chunk_of)) is not None:
                 return selection.decided_by(v, "rule")
         if r.question is not None and r.question.wants_sentence:
             selection = as_sentences(selection)
