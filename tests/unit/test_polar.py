@@ -32,3 +32,11 @@ def test_a_question_the_lines_do_not_cover_is_left_to_the_selector():
     assert verdict("Is there a dress code for the office?", LINES) is None
     assert verdict("Is the grinder safe for children?", LINES) is None  # "safe" alone is not the question
     assert verdict("How heavy is the hopper?", LINES) is None             # not polar
+
+
+def test_a_sentence_cut_by_its_chunks_edge_answers_nothing():
+    """"How does gustar work?" got "... use doler like gustar, ..., and with a": the chunk ended mid-sentence."""
+    from minirag.answer.select.polar import covering, cut_off
+    cut = "Use doler like gustar, with a definite article: Me duele la cabeza, and with a"
+    assert cut_off(cut) and not cut_off("Switch the router off") and not cut_off("The hopper is not dishwasher safe.")
+    assert [s for _, s, *_ in covering(["It works backwards. " + cut], ["gustar"])] == ["It works backwards."]

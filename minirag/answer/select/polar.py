@@ -29,6 +29,8 @@ NEGATIONS = frozenset({"not", "never", "no", "cannot", "can't", "isn't", "aren't
                        "nor", "neither"})
 PUNCT = ",;:.!?()\"“”'’"
 MIN_WORDS, COVER, BEFORE, MAX_SPAN = 2, 0.75, 4, 8
+# words a sentence never ends on: a line ending on one was cut by its chunk's edge, and its last sentence answers nothing
+CUT_WORDS = frozenset("a an the of and or with to for from by into de del la el los las un una y o con para en que".split())
 
 
 @dataclass(frozen=True)
@@ -74,10 +76,17 @@ def covering(lines: list[str], asked: list[str]) -> Iterator[tuple[str, str, lis
     """(line, sentence, its tokens, their stems, the share of the `asked` stems it holds) of every sentence of
     `lines`, in order: what a rule answering from one sentence (this one, explain.py) chooses among."""
     for line in lines:
-        for sentence in sentences(plain(line)):
+        whole = sentences(plain(line))
+        for sentence in whole[:-1] if cut_off(line) else whole:
             ws = tokens(sentence)
             stems = [stem(w) for w in ws]
             yield line, sentence, ws, stems, sum(q in stems for q in asked) / len(asked)
+
+
+def cut_off(line: str) -> bool:
+    """A line a chunk's edge cut mid-sentence ("..., and with a"): it ends on a word no sentence ends on."""
+    words = line.split()
+    return bool(words) and words[-1].casefold() in CUT_WORDS
 
 
 def verdict(query: str, lines: list[str]) -> Verdict | None:
