@@ -505,3 +505,13 @@ def test_a_question_asking_for_a_rule_gets_the_sentence_that_states_it_and_a_for
     # without the corpus's word weights (no corpus given) the selector answers as before
     bare = AnswerSelector(vocab, AnswerScorer(len(FEATURES), len(NULL_FEATURES)), 3)
     assert bare.select("why is 'ayer' with the preterite?", come_chunks, LANGS).rule == ""
+
+
+def test_the_kept_rows_in_one_pass_are_the_candidates_row_by_row(come_selector, come_chunks):
+    for question in ("is it 'came' or 'come'?", "¿«te» lleva acento cuando es la infusión?"):
+        r = come_selector.read(question, come_chunks, LANGS)
+        one_pass = [(row, c.line, c.text, rank) for row, c, rank in r.in_rows()]
+        by_row = [(i, (c := r.candidate(i)).line, c.text, c.n) for i in range(len(r.X))]
+        assert one_pass == by_row and len(by_row) == len(r.X)
+    r = come_selector.read("¿«te» lleva acento cuando es la infusión?", come_chunks, LANGS)
+    assert r.rows is not None and len(r.rows) < sum(b.n for b, _ in r.blocks)  # some were ruled out: rows matter

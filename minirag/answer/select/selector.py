@@ -116,10 +116,21 @@ class Read:
         """The distinct evidence lines of the kept candidates of the `top` best chunks, in row order (without
         table rows: `cells` False), each with the chunk of its first candidate."""
         out: dict[str, str] = {}
-        for i in range(len(self.X)):
-            if (c := self.candidate(i)).n <= top and (cells or c.kind != "cell"):
+        for _, c, rank in self.in_rows():
+            if rank <= top and (cells or c.kind != "cell"):
                 out.setdefault(c.line, c.chunk_id)
         return out
+
+    def in_rows(self):
+        """(feature row, candidate, its chunk's rank) of every kept candidate, in row order: one pass over the
+        blocks where `candidate` walks them per row."""
+        kept = None if self.rows is None else {int(j): row for row, j in enumerate(self.rows)}
+        i = 0
+        for b, rank in self.blocks:
+            for c in b.candidates:
+                if kept is None or i in kept:
+                    yield (i if kept is None else kept[i]), c, rank
+                i += 1
 
     def candidate(self, i: int) -> Candidate:
         """The i-th candidate (feature row i) with its chunk's rank."""
@@ -175,8 +186,9 @@ class Selection:
     def decided_by(self, v: Verdict, rule: str) -> "Selection":
         """The selection with a rule's answer first (a polar question's deciding span, a rule's sentence),
         certain (p 1, none 0), cited from the first candidate of its line."""
-        best = next(i for i in range(len(self.read.X)) if self.read.candidate(i).line == v.line)
-        others = [a for a in self.answers if answer_key(a.text) != answer_key(v.text)]
+        best = next(row for row, c, _ in self.read.in_rows() if c.line == v.line)
+        key = answer_key(v.text)
+        others = [a for a in self.answers if answer_key(a.text) != key]
         return Selection(self.read, self.p, 0.0, [Answer(v.text, 1.0, best), *others], rule)
 
 
