@@ -141,9 +141,10 @@ def rule_sentence(query: str, quoted: list[str], lines: list[str], weights: Word
         held = set(stems)
         score = sum(weights(s) for s in asked if s in held) / total
         folded = [fold(w.strip(PUNCT + "*¿¡«»")) for w in ws]
-        score += QUOTE_WEIGHT * max([repeated(q, folded) for q in quotes] or [0.0])
+        run = max([repeated(q, folded) for q in quotes] or [0.0])
+        score += QUOTE_WEIGHT * run
         if score >= RULE_WEIGHT and (best is None or score > best[0]):
-            best = (score, Verdict(sentence.strip(), line), any(repeated(q, folded) for q in quotes))
+            best = (score, Verdict(sentence.strip(), line), run > 0)
     if best is None:
         return None
     if best[2] and WHY_RE.search(fold(query)) and (intro := introducing(lines, best[1].line, chunk_of or {})):

@@ -65,11 +65,9 @@ class GrammarFeatureSet:
         with the sentence that states the rule where one holds enough of the question (explain.py
         rule_sentence). A choice alone ("he flys or he flies?", "less people or fewer people") asks for the
         option: it gets the rule only when the selector is `unsure` of its best answer."""
-        if analysis.asks in ("rule", "meaning") or RULE_CHECK_RE.search(analysis.folded):
-            return list(analysis.quoted)
-        if analysis.asks == "choice" and (unsure or RULE_RE.search(analysis.folded)):
-            return list(analysis.quoted)
-        return None
+        rule = analysis.asks in ("rule", "meaning") or RULE_CHECK_RE.search(analysis.folded)
+        choice = analysis.asks == "choice" and (unsure or RULE_RE.search(analysis.folded))
+        return list(analysis.quoted) if rule or choice else None
 
     def null_features(self, analysis, kept):
         return null_features(analysis, kept)
