@@ -24,11 +24,10 @@ selector's).
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
 
 from ...text.words import crude_stem, fold
+from .generic import stem_idf
 from .polar import PUNCT, Verdict, covering, tokens
 from .spans import FUNCTION
 
@@ -88,16 +87,15 @@ def explanation(query: str, lines: list[str]) -> Verdict | None:
 
 
 class WordWeights:
-    """IDF of every word's crude stem over a corpus's texts, function words included (a quoted "can to"
-    weighs what its words weigh): log((n + 1) / (df + 0.5)), a word the corpus never writes weighing most."""
+    """IDF of every word's crude stem over a corpus's texts (generic.py `stem_idf`), function words included
+    (a quoted "can to" weighs what its words weigh), a word the corpus never writes weighing most."""
 
-    def __init__(self, idf: dict[str, float], n: int):
-        self.idf, self.unseen = idf, math.log((n + 1) / 0.5)
+    def __init__(self, idf: dict[str, float], unseen: float):
+        self.idf, self.unseen = idf, unseen
 
     @classmethod
     def from_texts(cls, texts: list[str]) -> "WordWeights":
-        df = Counter(s for t in texts for s in set(stems_of(t)))
-        return cls({s: math.log((len(texts) + 1) / (d + 0.5)) for s, d in df.items()}, len(texts))
+        return cls(*stem_idf([stems_of(t) for t in texts]))
 
     def __call__(self, stem: str) -> float:
         return self.idf.get(stem, self.unseen)

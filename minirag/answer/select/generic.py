@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 
 import numpy as np
 
@@ -231,6 +232,13 @@ def block_matrix(q: GenericQuestion, b: GenericBlock, rank: int) -> tuple[np.nda
     return X, cov
 
 
+def stem_idf(texts: list[list[str]]) -> tuple[dict[str, float], float]:
+    """IDF of each stem over texts given as their stems, log((n + 1) / (df + 0.5)), and that of a stem no text
+    holds, log((n + 1) / 0.5): the generic features' and the rule sentences' (explain.py) word weights."""
+    n, df = len(texts), Counter(s for stems in texts for s in set(stems))
+    return {s: math.log((n + 1) / (d + 0.5)) for s, d in df.items()}, math.log((n + 1) / 0.5)
+
+
 class GenericFeaturizer:
     def __init__(self, idf: dict[str, float], default_idf: float, n: int = 0):
         self.idf, self.default_idf, self.n = idf, default_idf, n  # n: the texts counted
@@ -242,13 +250,8 @@ class GenericFeaturizer:
 
     @classmethod
     def from_texts(cls, texts: list[str]) -> "GenericFeaturizer":
-        """IDF of each stem over the corpus's chunk texts."""
-        df: dict[str, int] = {}
-        for t in texts:
-            for s in set(content_stems(t)):
-                df[s] = df.get(s, 0) + 1
-        n = len(texts)
-        return cls({s: math.log((n + 1) / (d + 0.5)) for s, d in df.items()}, math.log((n + 1) / 0.5), n)
+        """IDF of each content stem over the corpus's chunk texts."""
+        return cls(*stem_idf([content_stems(t) for t in texts]), len(texts))
 
     def question(self, query: str) -> GenericQuestion:
         return GenericQuestion(query, self.idf, self.default_idf)
