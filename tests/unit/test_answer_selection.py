@@ -492,6 +492,8 @@ def test_a_question_asking_for_a_rule_gets_the_sentence_that_states_it_and_a_for
     terms = GrammarTerms.load(lexicon=COME_LEXICON["lexicon"])
     vocab = Vocabulary.from_chunks(come_chunks, COME_LEXICON, terms, LANGS)
     selector = AnswerSelector(vocab, AnswerScorer(len(FEATURES), len(NULL_FEATURES)), 3, corpus=come_chunks)
+    selector.select("past participle of write", come_chunks, LANGS)
+    assert "weights" not in vars(selector)  # a form question (or training) never makes the word weights
     picked = selector.select("why is 'ayer' with the preterite?", come_chunks, LANGS)
     assert picked.rule == "rule" and picked.answers[0].text.startswith("ayer (yesterday) takes the preterite")
     picked = selector.select("is it correct to write 'te' for tea without an accent?", come_chunks, LANGS)

@@ -18,7 +18,7 @@ What it leaves out: retrieval (the chunks come ranked) and writing the answer (r
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
@@ -212,8 +212,7 @@ class AnswerSelector:
         # generic alone: what the corpus names, to abstain on questions naming what it never does (unnamed.py)
         self.names = Names([c.text for c in corpus]) if corpus is not None and generic and fs is None else None
         self.stated = Stated(generic) if self.names is not None else None  # and what it states
-        # a domain's rule questions: the corpus's word weights, for the sentence that states the rule (explain.py)
-        self.weights = WordWeights.from_texts([c.text for c in corpus]) if corpus is not None and fs is not None else None
+        self._rule_corpus = corpus if fs is not None else None  # a domain's rule questions read its word weights
         self.lines = LINES
         if "generic" in self.features and generic is None:
             raise ValueError("generic features need the corpus's IDF (GenericFeaturizer)")
@@ -242,10 +241,17 @@ class AnswerSelector:
             out.append((self._blocks[key], n))
         return out
 
+    @cached_property
+    def weights(self) -> WordWeights | None:
+        """The corpus's word weights, for the sentence that states a rule (explain.py), with a domain's feature
+        set; made when the first rule question comes (training and form questions never ask), or by `prepare`."""
+        return WordWeights.from_texts([c.text for c in self._rule_corpus]) if self._rule_corpus is not None else None
+
     def prepare(self, chunks: list[Chunk], langs: dict[str, str]) -> None:
-        """Read every chunk's candidates now (a server does, so no question waits for it)."""
+        """Read every chunk's candidates and the word weights now (a server does, so no question waits)."""
         for i in range(0, len(chunks), self.depth):
             self.blocks(chunks[i:i + self.depth], langs)
+        self.weights  # made now, not when the first rule question comes
 
     def use_similarity(self, similarity: Similarity) -> None:
         """Read with pretrained similarity from now on (training makes it from the prepared blocks)."""
@@ -302,7 +308,7 @@ class AnswerSelector:
             if (v := explanation(query, list(r.top_lines(POLAR_TOP, cells=False)))) is not None:
                 return selection.decided_by(v, "explain")
         unsure = not selection.answers or selection.answers[0].p < UNSURE
-        if self.weights is not None and (quoted := self.featurizer.rule_question(r.analysis, unsure)) is not None:
+        if self._rule_corpus is not None and (quoted := self.featurizer.rule_question(r.analysis, unsure)) is not None:
             chunk_of = r.top_lines(POLAR_TOP, cells=False)
             if (v := rule_sentence(query, quoted, list(chunk_of), self.weights, chunk_of)) is not None:
                 return selection.decided_by(v, "rule")
