@@ -10,6 +10,7 @@ knows about chunks or vectors.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -255,8 +256,13 @@ def as_input(path: str | Path) -> str:
     """A rule input's path relative to the working directory when it lies below it: the same
     project copied or moved elsewhere then names the same inputs, and Snakemake finds it up to
     date (an absolute path is a new input to it)."""
-    path = Path(path)
-    return os.path.relpath(path) if path.is_absolute() and path.is_relative_to(Path.cwd()) else str(path)
+    return relative_input(os.fspath(path), os.getcwd())
+
+
+@functools.lru_cache(maxsize=8192)  # the Snakefile asks ~1,800 times for ~200 code files
+def relative_input(path: str, cwd: str) -> str:
+    p = Path(path)
+    return os.path.relpath(p, cwd) if p.is_absolute() and p.is_relative_to(cwd) else str(p)
 
 
 def sha256_text(text: str) -> str:

@@ -141,6 +141,27 @@ def imports_of(package_dir: Path, module: str, top: str, store: dict | None = No
     if path is None:  # a folder without __init__.py (a namespace package) runs nothing
         return set()
     store = _STORES.setdefault("None", {}) if store is None else store
+    st = path.stat()
+    seen_as = (str(path), module, top, st.st_mtime_ns, st.st_size, st.st_ino)
+    found = _READ.get(seen_as)
+    if found is None or store.get(str(path)) is not found:
+        found = read_imports(path, module, top, store)
+        _READ[seen_as] = found
+    names = set(found[3])
+    if EVERY in names:  # listed now, not cached: a module added to the folder changes no byte of __init__
+        names = (names - {EVERY}) | folder_modules(package_dir, module)
+    return {m for m in names if m.startswith(HOOK) or module_file(package_dir, m) is not None}
+
+
+# (path, module, top, mtime, size, inode) -> its store entry: the ~30 stages' closures ask for the same
+# files ~1,700 times in one Snakefile read; reading and hashing each once is enough while it is unchanged
+_READ: dict[tuple, list] = {}
+_PARSED = [0]  # how many store entries were (re)made in this process: a cache to write again
+
+
+def read_imports(path: Path, module: str, top: str, store: dict) -> list:
+    """The store's entry for a file, [sha256, module, top, its imported names], parsed again when its
+    bytes changed."""
     source = path.read_bytes()
     stamp = [hashlib.sha256(source).hexdigest(), module, top]
     found = store.get(str(path))
@@ -156,10 +177,8 @@ def imports_of(package_dir: Path, module: str, top: str, store: dict | None = No
         if path.name == "__init__.py" and imports_every_module(tree):
             names.add(EVERY)
         store[str(path)] = found = stamp + [sorted(names)]
-    names = set(found[3])
-    if EVERY in names:  # listed now, not cached: a module added to the folder changes no byte of __init__
-        names = (names - {EVERY}) | folder_modules(package_dir, module)
-    return {m for m in names if m.startswith(HOOK) or module_file(package_dir, m) is not None}
+        _PARSED[0] += 1
+    return found
 
 
 HOOK = "hook:"  # an extension point a file asks for, among the names it imports
@@ -212,7 +231,7 @@ def module_closure(package_dir: str | Path, modules: Iterable[str], cache: str |
     package_dir = Path(package_dir)
     top = package_dir.name
     store = store_of(Path(cache) if cache else None)
-    before = json.dumps(store, sort_keys=True) if cache and Path(cache).is_file() else ""
+    parsed = _PARSED[0] if cache and Path(cache).is_file() else -1
     seen: set[str] = set()
     asked: set[str] = set()  # the extension points asked for so far
     todo = []
@@ -232,7 +251,7 @@ def module_closure(package_dir: str | Path, modules: Iterable[str], cache: str |
                 continue
             seen.add(m)
             todo.extend(imports_of(package_dir, m, top, store) - seen)
-    if cache and json.dumps(store, sort_keys=True) != before and not reading_only():
+    if cache and _PARSED[0] != parsed and not reading_only():
         try:
             atomic_write_text(cache, json.dumps(store, sort_keys=True))
         except OSError:  # a read-only checkout: parse again next time
