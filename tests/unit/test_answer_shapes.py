@@ -5,7 +5,7 @@ import numpy as np
 from minirag.answer.select.candidates import Candidate
 from minirag.answer.select.generic import GenericQuestion, SpanBlock
 from minirag.answer.select.pooling import Answer
-from minirag.answer.select.selector import Read, Selection, as_sentences
+from minirag.answer.select.selection import Read, Selection, as_sentences
 
 WHY = "Add the lemon juice at the end, off the heat: boiled lemon juice loses its fresh taste."
 OTHER = "Rinse the lentils until the water runs clear."

@@ -1,6 +1,15 @@
 """Questions asking for a rule answered with the sentence that states it (select/explain.py)."""
 
-from minirag.answer.select.explain import WordWeights, asked_stems, explanation, repeated, rule_sentence
+from minirag.answer.select.explain import (
+    WordWeights,
+    asked_stems,
+    explanation,
+    gives_reason,
+    reason_sentence,
+    repeated,
+    rule_sentence,
+)
+from minirag.answer.select.generic import content_stems
 
 LINES = ["English has one verb to be; Spanish has two, ser and estar.",
          "As a first approximation, ser tells you what something is, while estar tells you how or where something "
@@ -92,3 +101,33 @@ def test_why_a_quoted_mistake_is_wrong_gets_the_rule_its_example_stands_under():
     assert rule_sentence("can I say 'le lo di'", ["le lo di"], lines, w, chunk_of).line == lines[1]
     assert rule_sentence("por qué no se puede decir 'le lo di'", ["le lo di"], lines, w,
                          {**chunk_of, lines[0]: "c0"}).line == lines[1]
+
+
+# reason_sentence: a why question whose selector's sentence gives no reason gets the sentence that gives one
+WHY = "Why should I descale the kettle every month?"
+WHY_LINES = ["Descale the kettle every month.",
+             "Descale it every month because limescale slows the heating and shortens the element's life.",
+             "The kettle is made of steel, so it is light."]
+
+
+def asked_of(query: str) -> dict[str, float]:
+    return dict.fromkeys(content_stems(query), 1.0)
+
+
+def test_a_why_question_gets_the_sentence_that_gives_a_reason():
+    v = reason_sentence(asked_of(WHY), WHY_LINES, said=WHY_LINES[0])
+    assert v is not None and v.text.startswith("Descale it every month because") and v.line == WHY_LINES[1]
+    assert reason_sentence(asked_of(WHY), WHY_LINES, said="").line == WHY_LINES[1]  # the selector abstained
+
+
+def test_a_selector_sentence_that_gives_a_reason_is_left_alone():
+    assert reason_sentence(asked_of(WHY), WHY_LINES, said=WHY_LINES[1]) is None
+    assert gives_reason("Dry the chickpeas well: water on their surface turns to steam")  # an explaining colon
+    assert gives_reason("Lávalo a mano porque el lavavajillas daña el motor")
+    assert not gives_reason("Descale the kettle every month.") and not gives_reason("Temperature: 80 °C")
+
+
+def test_a_reason_holding_under_half_the_question_decides_nothing():
+    # "so it is light" gives a reason, but for none of descaling or the month
+    assert reason_sentence(asked_of(WHY), [WHY_LINES[0], WHY_LINES[2]], said=WHY_LINES[0]) is None
+    assert reason_sentence({}, WHY_LINES, said="") is None

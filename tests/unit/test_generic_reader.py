@@ -313,3 +313,19 @@ def test_a_how_much_question_counts_what_it_names_and_the_numbers_that_count_it_
     assert "225 g" in counted and not {"100 g", "Chill the dough so the butter firms up in the shortbread."} & counted
     kept = {cands[i].text for i in best_lines(X, 6)}
     assert "225 g" in kept and "Chill the dough so the butter firms up in the shortbread." not in kept
+
+
+def test_a_why_question_gets_the_sentence_giving_a_reason_cited_from_its_chunk():
+    from minirag.text.chunks import Chunk
+    docs, chunks, selector, _ = manual()
+    care = Chunk(id="care00000001", doc_id="care.md", offset=0,
+                 text="# Care\n\nRinse the kettle twice after descaling, because vinegar left inside gives the next cup "
+                      "a sour taste.\n")
+    query = "Why rinse the kettle twice after descaling?"
+    ranked = [chunks[i] for i in bm25_over(chunks, training_analyzer(("generic",), {"en"})).search(query, 4)[0]]
+    picked = selector.select(query, ranked + [care], {})
+    assert picked.rule == "reason" and picked.p_none == 0.0
+    assert picked.answers[0].text.startswith("Rinse the kettle twice after descaling, because vinegar")
+    assert picked.read.candidate(picked.answers[0].best).chunk_id == care.id  # cited from the sentence's chunk
+    # without a sentence that gives a reason, the selector's own answer
+    assert selector.select(query, ranked, {}).rule == ""

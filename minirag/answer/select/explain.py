@@ -17,9 +17,14 @@ A domain that reads questions more closely can say that a question asks for a ru
 each word weighed by its IDF over the corpus (`WordWeights`), the words of a quoted stretch that the sentence
 repeats in order adding to it; a sentence holding less than half the question's weight decides nothing.
 
-What it leaves out: answers spread over two sentences, "why …?" on a corpus without a domain (the
-selector's clauses answer it better on the development suite) and "how do I …?" (steps are items: the
-selector's).
+"Why …?" is the selector's, answered with the sentence holding its best span. When that sentence gives no
+reason (no "because", "so that", "so", "to avoid", ... nor an explaining colon) or the selector is less sure
+of it than of none, `reason_sentence` answers with the sentence of the kept lines that does give one and
+holds at least half the question's weight (its content words by IDF): "Why is the speed limited to
+25 km/h?" → "Because EU law limits pedal-assisted bikes to 25 km/h; ...".
+
+What it leaves out: answers spread over two sentences (a reason in the sentence after the one the question
+names), a reason given with no cue word, and "how do I …?" (steps are items: the selector's).
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from __future__ import annotations
 import re
 
 from ...text.words import crude_stem, fold
-from .generic import stem_idf
+from .generic import content_stems, stem_idf
 from .polar import PUNCT, Verdict, covering, tokens
 from .spans import FUNCTION
 
@@ -43,6 +48,11 @@ COVER, MAX_WORDS = 0.75, 60
 RULE_WEIGHT = 0.5  # rule_sentence: the least share of the question's weight a sentence must hold (dev)
 QUOTE_WEIGHT = 0.6  # and what a quoted stretch repeated in order adds, times its share repeated (dev)
 LOOKBACK = 8  # rule_sentence: lines back to the rule an example stands under
+REASON_WEIGHT = 0.5  # reason_sentence: the least share of the question's weight the sentence must hold (dev)
+REASON_RE = re.compile(r"\b(because|so that|so|otherwise|since|in order to|to (prevent|avoid|keep|stop|protect|make sure)|"
+                       r"this is (why|because)|the reason|porque|para que|ya que|evitar)\b", re.IGNORECASE)
+# "Dry the chickpeas well: water on their surface turns to steam": a clause after the colon, not a value
+EXPLAINING_COLON_RE = re.compile(r"[^\W\d_]: +[a-záéíóúñ][^\W\d_]*(\s+\S+){3}")
 WHY_RE = re.compile(r"\b(why|how come|explain|wrong|mistake|incorrect|por que|mal|error)\b")  # asks for the reason
 RULE_CUES = frozenset(crude_stem(w) for w in (
     "why how come explain difference diferencia vs versus instead rule regla correct correcto wrong mal mistake "
@@ -160,3 +170,25 @@ def introducing(lines: list[str], line: str, chunk_of: dict[str, str]) -> str | 
         if lines[j].rstrip().endswith(":"):
             return lines[j]
     return None
+
+
+def gives_reason(sentence: str) -> bool:
+    return bool(REASON_RE.search(sentence) or EXPLAINING_COLON_RE.search(sentence))
+
+
+def reason_sentence(asked: dict[str, float], lines: list[str], said: str) -> Verdict | None:
+    """The sentence of `lines` (best chunk first) with a reason cue that holds the largest share of the
+    question's weight (`asked`: its content stems with their IDF), at least REASON_WEIGHT; None when `said`,
+    the selector's sentence, already gives a reason, or no sentence qualifies (module docstring)."""
+    total = sum(asked.values())
+    if not total or gives_reason(said):
+        return None
+    best = None
+    for line, sentence, ws, _, _ in covering(lines, list(asked)):
+        if not 4 <= len(ws) <= MAX_WORDS or not REASON_RE.search(sentence):
+            continue
+        held = set(content_stems(sentence))
+        share = sum(w for s, w in asked.items() if s in held) / total
+        if share >= REASON_WEIGHT and (best is None or share > best[0]):
+            best = (share, Verdict(sentence.strip(), line))
+    return best[1] if best is not None else None

@@ -8,7 +8,8 @@ The steps, each a module: candidates.py lists every cell and piece of prose of t
 (and, for a question asking an attribute in its own words, of the chunks beyond the run that state it:
 stating.py), generic.py and a domain's feature set describe each candidate, scorer.py gives each a
 probability and "none of them" one; pooling.py pools the candidates giving the same answer, cited
-from the candidate the scorer likes best. The reader abstains as the threshold calibrated at training
+from the candidate the scorer likes best; selection.py holds what was read and chosen, and the answer's
+shape after scoring (a sentence, a rule's verdict). The reader abstains as the threshold calibrated at training
 time says (readers.py). A domain's feature set (minirag/domain.py, point "select.features") is
 imported only by a selector that has it.
 
@@ -17,7 +18,7 @@ What it leaves out: retrieval (the chunks come ranked) and writing the answer (r
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import cached_property, lru_cache
 from typing import Any
 
@@ -25,13 +26,13 @@ import numpy as np
 
 from ...domain import hook
 from ...text.chunks import Chunk
-from .candidates import Candidate, candidates_of, shown_line
+from .candidates import candidates_of
 from .explain import WordWeights, asked_stems, explanation, rule_sentence
-from .generic import GENERIC, NULL_GENERIC, GenericBlock, GenericFeaturizer, GenericQuestion, SpanBlock, span_key
-from .keys import answer_key
-from .polar import Verdict, question_stems, verdict
-from .pooling import Answer, pool
+from .generic import GENERIC, NULL_GENERIC, GenericBlock, GenericFeaturizer, SpanBlock, span_key
+from .polar import question_stems, verdict
+from .pooling import pool
 from .scorer import AnswerScorer
+from .selection import POLAR_TOP, Read, Selection, as_sentences, reasoned
 from .similarity import NULL_SIMILAR, SIMILAR, Similarity
 from .stated import Stated
 from .stating import StatingIndex
@@ -39,7 +40,6 @@ from .unnamed import Names
 
 LINES = 6  # generic: the candidates of a question's six best-covering sentences compete
 BEYOND = 3  # generic: chunks beyond the run read for a question asking an attribute the run may not state
-POLAR_TOP = 5  # a yes/no (polar.py) or rule question (explain.py) is decided from the top five chunks' lines
 SIMILAR_LINES = 2  # generic, with similarity: the candidates of the two sentences closest in meaning compete too (dev)
 SIMILARITY = "similarity"  # the feature set of pretrained similarity (similarity.py), on top of the generic one
 UNSURE = 0.5  # a domain's choice question gets its rule sentence only when the best answer is less likely (dev)
@@ -85,111 +85,6 @@ def domain_feature_set(features: tuple[str, ...]):
     if len(extra) > 1:
         raise ValueError(f"one domain feature set at a time, not {extra}")
     return hook("select.features", extra[0]) if extra else None
-
-
-@dataclass
-class Read:
-    """A question read against its ranked chunks: a domain feature set's analysis of it (None without one),
-    each chunk's candidates with its rank, their features (m, F) and the "none of them" features (G,)."""
-    query: str
-    analysis: Any
-    blocks: list[tuple]  # (a chunk's block: the domain feature set's, else SpanBlock, rank)
-    X: np.ndarray
-    z: np.ndarray
-    names: tuple[str, ...]  # the columns of X
-    rows: np.ndarray | None = None  # the candidates kept (generic: those of the best-covering sentences); None: all
-    question: GenericQuestion | None = None  # the generic features' reading of the question
-
-    def kept(self, values: list) -> list:
-        return values if self.rows is None else [values[i] for i in self.rows]
-
-    @property
-    def keys(self) -> list[str]:
-        """Each candidate's answer key, in feature-row order."""
-        return self.kept([t for b, _ in self.blocks for t in b.texts])
-
-    @property
-    def texts(self) -> list[str]:
-        return self.kept([c.text for b, _ in self.blocks for c in b.candidates])
-
-    def top_lines(self, top: int, cells: bool = True) -> dict[str, str]:
-        """The distinct evidence lines of the kept candidates of the `top` best chunks, in row order (without
-        table rows: `cells` False), each with the chunk of its first candidate."""
-        out: dict[str, str] = {}
-        for _, c, rank in self.in_rows():
-            if rank <= top and (cells or c.kind != "cell"):
-                out.setdefault(c.line, c.chunk_id)
-        return out
-
-    def in_rows(self):
-        """(feature row, candidate, its chunk's rank) of every kept candidate, in row order: one pass over the
-        blocks where `candidate` walks them per row."""
-        kept = None if self.rows is None else {int(j): row for row, j in enumerate(self.rows)}
-        i = 0
-        for b, rank in self.blocks:
-            for c in b.candidates:
-                if kept is None or i in kept:
-                    yield (i if kept is None else kept[i]), c, rank
-                i += 1
-
-    def candidate(self, i: int) -> Candidate:
-        """The i-th candidate (feature row i) with its chunk's rank."""
-        i = int(self.rows[i]) if self.rows is not None else i
-        for b, rank in self.blocks:
-            if i < b.n:
-                return replace(b.candidates[i], n=rank)
-            i -= b.n
-        raise IndexError(i)
-
-
-@dataclass
-class Selection:
-    """What the selector read of a question and the answers it found."""
-    read: Read
-    p: np.ndarray                 # (m,) probabilities
-    p_none: float
-    answers: list[Answer]         # pooled by answer, best first
-    # what decided the answer: "polar" (polar.py), "explain" or "rule" (explain.py); "unnamed": abstain (unnamed.py)
-    rule: str = ""
-    why: str = ""  # an abstaining rule's reason, as a user reads it
-    stated: int | None = None  # the answer that states what the question asks (stated.py), at most second
-    sentences: bool = False  # answers are the sentences holding the spans (a why or how question: as_sentences)
-
-    @property
-    def analysis(self) -> Any:
-        return self.read.analysis
-
-    def answer_records(self, keep: int) -> list[dict]:
-        """The `keep` best answers, each with the candidate it is cited from, the line that shows it and
-        that candidate's features."""
-        answers = []
-        for a in self.answers[:keep]:
-            c = self.read.candidate(a.best)
-            features = {name: round(float(v), 4) for name, v in zip(self.read.names, self.read.X[a.best]) if v}
-            record = {"text": a.text, "p": round(a.p, 4), **c.to_record(), "evidence": shown_line(c), "features": features}
-            if self.sentences or (self.rule and not answers):  # the sentence or the deciding span, not the
-                record["text"] = a.text                              # candidate it is cited from
-            if len(answers) == self.stated:
-                record["stated"] = True
-            answers.append(record)
-        return answers
-
-    def to_record(self, qid: str, keep: int) -> dict:
-        """What the candidates artifact holds of a question: the analysis, the `keep` best answers, and
-        every candidate answer's key."""
-        answers, keys = self.answer_records(keep), self.read.keys
-        return {"qid": qid, "query": self.read.query, "analysis": self.analysis.to_record() if self.analysis else {},
-                "depth": len(self.read.blocks), "candidates": len(keys), "p_none": round(self.p_none, 4),
-                "answers": answers, "keys": sorted(set(keys) - {""}), **({"rule": self.rule} if self.rule else {}),
-                **({"why": self.why} if self.why else {})}
-
-    def decided_by(self, v: Verdict, rule: str) -> "Selection":
-        """The selection with a rule's answer first (a polar question's deciding span, a rule's sentence),
-        certain (p 1, none 0), cited from the first candidate of its line."""
-        best = next(row for row, c, _ in self.read.in_rows() if c.line == v.line)
-        key = answer_key(v.text)
-        others = [a for a in self.answers if answer_key(a.text) != key]
-        return Selection(self.read, self.p, 0.0, [Answer(v.text, 1.0, best), *others], rule)
 
 
 class AnswerSelector:
@@ -314,21 +209,11 @@ class AnswerSelector:
                 return selection.decided_by(v, "rule")
         if r.question is not None and r.question.wants_sentence:
             selection = as_sentences(selection)
+            if r.question.type == "reason" and (reasoned_selection := reasoned(selection)) is not None:
+                return reasoned_selection
         if self.stated is not None:
             return self.stated.marked(selection)
         return selection
-
-
-def as_sentences(selection: Selection) -> Selection:
-    """The selection with each answer but a table cell given as the sentence (or list item) that holds it, in
-    the same order, each sentence once: "Why add the lemon juice at the end?" is answered by "Add the lemon
-    juice at the end, off the heat: boiled lemon juice loses its fresh taste", not by "heat"."""
-    out: dict[str, Answer] = {}
-    for a in selection.answers:
-        c = selection.read.candidate(a.best)
-        text = a.text if c.kind == "cell" else c.line
-        out.setdefault(answer_key(text), replace(a, text=text))
-    return replace(selection, answers=list(out.values()), sentences=True)
 
 
 def load_selector(model, chunks: list[Chunk], langs: dict[str, str], lexicon, terms, depth: int,
