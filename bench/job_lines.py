@@ -56,18 +56,22 @@ def jobs_of(path: str) -> list[dict]:
     from minirag.pipeline.depends import stage_code
     from minirag.pipeline.stages import STAGES
     package = Path(minirag.__file__).parent
-    code: dict[str, list[str]] = {}
+    code: dict[tuple, list[str]] = {}
     out = []
     for corpus, g in graphs(path):
         for spec in STAGES:
             for w in spec.names(g):
-                if spec.runs not in code:
-                    code[spec.runs] = [str(Path(p).relative_to(package.parent))
-                                       for p in stage_code(package, spec.runs)]
+                # a job's own part of a package it imports from when asked (a retrieve job's kinds), if it says
+                only = spec.runs_only(g, w) if getattr(spec, "runs_only", None) else None
+                at = (spec.runs, json.dumps(only, sort_keys=True))
+                if at not in code:
+                    code[at] = [str(Path(p).relative_to(package.parent))
+                                for p in (stage_code(package, spec.runs, only=only) if only else
+                                          stage_code(package, spec.runs))]
                 out.append({"config": path, "corpus": corpus, "rule": spec.rule, "wildcards": w,
                             "argv": spec.argv(g, w), "inputs": spec.inputs(g, w),
                             "outputs": {k: [str(p) for p in v] for k, v in spec.outputs(g.layout, w).items()},
-                            "code": code[spec.runs]})
+                            "code": code[at]})
     # a package file (a word list) is named from the checkout it is in: compare them by their place in it
     text = json.dumps(out).replace(str(package.parent) + "/", "").replace(str(Path.cwd()) + "/", "")
     return json.loads(text)

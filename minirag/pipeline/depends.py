@@ -13,9 +13,10 @@ count too), at any depth (`from ..index.bm25 import BM25Index`, `from . import x
 
 A domain's modules are imported dynamically, where the core asks for an extension point
 (`hook("query.expander")`, minirag/domain.py): a file that asks for a point by its literal name
-needs the modules every domain fills it with, and their closure. A package that imports every module
-of its folder (`pkgutil.iter_modules(__path__)`: rank/kinds/, where a kind is a module) needs every
-module there now, a module added since included.
+needs the modules every domain fills it with, and their closure. A package that lists the modules of
+its folder to import them (`pkgutil.iter_modules(__path__)`: rank/kinds/, where a kind is a module,
+imported when asked for) needs every module there now, a module added since included, unless the job
+names the ones it runs (`only`: a retrieve job, its kinds' modules).
 
 What it leaves out: other dynamic imports (importlib: minirag's own `__init__` loads its
 exports lazily, and those are not executed by a stage that does not use them) and
@@ -32,7 +33,7 @@ import pkgutil
 import stat
 import sys
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Mapping
 
 from ..artifacts.io import as_input, atomic_write_text  # noqa: F401  (as_input: the graph's, kept in io.py)
 
@@ -136,7 +137,8 @@ def reading_only(argv: list[str] | None = None) -> bool:
     return False
 
 
-def imports_of(package_dir: Path, module: str, top: str, store: dict | None = None) -> set[str]:
+def imports_of(package_dir: Path, module: str, top: str, store: dict | None = None,
+               only: Mapping[str, Iterable[str]] | None = None) -> set[str]:
     path = module_file(package_dir, module)
     if path is None:  # a folder without __init__.py (a namespace package) runs nothing
         return set()
@@ -149,7 +151,7 @@ def imports_of(package_dir: Path, module: str, top: str, store: dict | None = No
         _READ[seen_as] = found
     names = set(found[3])
     if EVERY in names:  # listed now, not cached: a module added to the folder changes no byte of __init__
-        names = (names - {EVERY}) | folder_modules(package_dir, module)
+        names = (names - {EVERY}) | (set(only[module]) if only and module in only else folder_modules(package_dir, module))
     return {m for m in names if m.startswith(HOOK) or module_file(package_dir, m) is not None}
 
 
@@ -182,7 +184,7 @@ def read_imports(path: Path, module: str, top: str, store: dict) -> list:
 
 
 HOOK = "hook:"  # an extension point a file asks for, among the names it imports
-EVERY = "every-module"  # among a package's names: it imports every module of its folder (found when asked)
+EVERY = "every-module"  # among a package's names: it lists its folder's modules to import them (found when asked)
 
 
 def imports_every_module(tree: ast.AST) -> bool:
@@ -225,9 +227,11 @@ def with_packages(module: str) -> list[str]:
     return [""] + [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
 
 
-def module_closure(package_dir: str | Path, modules: Iterable[str], cache: str | Path | None = None) -> list[str]:
+def module_closure(package_dir: str | Path, modules: Iterable[str], cache: str | Path | None = None,
+                   only: Mapping[str, Iterable[str]] | None = None) -> list[str]:
     """The named modules and all they import from the package, as sorted file paths; `cache`: a
-    JSON file that keeps each file's imports (by content hash) for the next process."""
+    JSON file that keeps each file's imports (by content hash) for the next process; `only`: for a package
+    that lists its folder's modules, the ones a job runs (a retrieve job, its kinds'), not all of them."""
     package_dir = Path(package_dir)
     top = package_dir.name
     store = store_of(Path(cache) if cache else None)
@@ -250,7 +254,7 @@ def module_closure(package_dir: str | Path, modules: Iterable[str], cache: str |
             if m in seen:
                 continue
             seen.add(m)
-            todo.extend(imports_of(package_dir, m, top, store) - seen)
+            todo.extend(imports_of(package_dir, m, top, store, only) - seen)
     if cache and _PARSED[0] != parsed and not reading_only():
         try:
             atomic_write_text(cache, json.dumps(store, sort_keys=True))
@@ -259,7 +263,8 @@ def module_closure(package_dir: str | Path, modules: Iterable[str], cache: str |
     return sorted(str(module_file(package_dir, m)) for m in seen if module_file(package_dir, m) is not None)
 
 
-def stage_code(package_dir: str | Path, module: str, cache: str | Path | None = None) -> list[str]:
+def stage_code(package_dir: str | Path, module: str, cache: str | Path | None = None,
+               only: Mapping[str, Iterable[str]] | None = None) -> list[str]:
     """The files a stage's rule lists as its code (`module_closure` of `minirag.stages.<stage>`), less the
     generated artifact table (artifacts/kinds.py). Each row of that table is declared in the module of the
     stage that writes it, already that stage's code, and a row added for a new stage changes nothing an
@@ -268,5 +273,5 @@ def stage_code(package_dir: str | Path, module: str, cache: str | Path | None = 
     from .artifact_table import TABLE
     package_dir = Path(package_dir)
     table = str(package_dir / TABLE.relative_to(TABLE.parents[1]))  # as module_closure spells its paths
-    files = module_closure(package_dir, [module.removeprefix(package_dir.name + ".")], cache=cache)
+    files = module_closure(package_dir, [module.removeprefix(package_dir.name + ".")], cache=cache, only=only)
     return [f for f in files if f != table]

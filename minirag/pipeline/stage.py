@@ -111,6 +111,9 @@ class Stage:
     corpora: str | None = None                  # "whole" or "sharded": only corpora built that way
     constraints: Mapping[str, str] = field(default_factory=dict)  # regexes of its own wildcards
     size: Size = Size()                         # a job's memory and time on a cluster
+    # (graph, wildcards) -> {package: the modules of it the job runs}, for a package that imports its folder's
+    # modules when asked (rank/kinds/): the job's code lists those alone (pipeline/depends.py `only`)
+    runs_only: Callable[[Any, dict], dict[str, list[str]]] | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "module", self.module or self.rule)

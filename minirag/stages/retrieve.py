@@ -12,7 +12,7 @@ from ..evaluation.trec import load_run, write_run
 from ..pipeline.jobs import corpus_files, name_value, named, paths
 from ..pipeline.stage import Out, Stage
 from ..query.sources import Sources, open_retriever
-from ..rank.kinds.base import RetrieveJob, job_kind
+from ..rank.kinds.base import RetrieveJob, job_kind, kinds_code
 from ..text.chunks import load_chunks
 from .common import Written, log, run_stage
 
@@ -60,11 +60,22 @@ def retrieve_reads(g, name: str) -> dict:
     return {**runs, "files": kind.reads(g)}
 
 
+def retrieve_code(g, name: str) -> dict[str, list[str]]:
+    """The kind modules a job runs (rank/kinds/ imports a kind's module when asked for it): its kind's, and
+    those of the retrievers upstream of it, which a fusion fitting its weights ranks with live."""
+    kinds, todo = [], [name]
+    while todo:
+        kinds.append(g.corpus.retrievers[todo.pop()])
+        todo += kinds[-1].upstream()
+    return kinds_code(kinds)
+
+
 STAGES = (
     Stage("retrieve", phase="rank", step=30, names=lambda g: named(g.corpus.retrievers), values=name_value,
           settings=retrieve_settings,
           reads=lambda g, w: {"questions": str(g.layout.questions), **corpus_files(g), **retrieve_reads(g, w["name"])},
-          writes={"out": Out("run", at="runs/{name}.trec", check="run")}),
+          writes={"out": Out("run", at="runs/{name}.trec", check="run")},
+          runs_only=lambda g, w: retrieve_code(g, w["name"])),
 )
 
 

@@ -17,6 +17,7 @@ from ..pipeline.jobs import corpus_files, named
 from ..pipeline.stage import Out, Stage
 from ..query.sources import Sources
 from ..rank.kinds import RetrieverKind
+from ..rank.kinds.base import kinds_code
 from ..rank.rerank import FeatureMaker, fit_logistic, save_model
 from ..rank.rerank_dense import DenseFeatures, feature_names
 from ..rank.retrievers import BM25Retriever
@@ -103,7 +104,8 @@ STAGES = (
           values=lambda g, w: {"name": w["name"], **(g.beir_splits() if "beir" in training_reads(g, w["name"]) else {})},
           reads=lambda g, w: {**corpus_files(g), "questions": str(g.layout.questions), **training_reads(g, w["name"])},
           writes={"out": Out("reranker", at="rerankers/{name}.npz", check="weights"),
-                  "sidecar": Out("reranker_sidecar", arg=None, at="rerankers/{name}.json", check="json_file")}),
+                  "sidecar": Out("reranker_sidecar", arg=None, at="rerankers/{name}.json", check="json_file")},
+          runs_only=lambda g, w: kinds_code([g.corpus.retrievers[w["name"]]])),  # its kind's module alone
 )
 
 

@@ -63,10 +63,58 @@ def test_a_package_that_imports_every_module_of_its_folder_needs_them_all_one_ad
     assert "kinds/added.py" in rels(module_closure(pkg, ["stages.rank"], cache=cache), pkg)
 
 
-def test_the_retrieve_stage_runs_every_retriever_kind():
-    files = rels(module_closure(REPO / "minirag", ["stages.retrieve"]), REPO / "minirag")
+def test_a_job_naming_the_modules_it_runs_of_such_a_package_needs_those_alone(pkg):
+    write(pkg, "kinds/__init__.py", "import pkgutil\n\n\ndef modules():\n"
+                                    "    return [m.name for m in pkgutil.iter_modules(__path__)]\n")
+    write(pkg, "kinds/plain.py", "from ..io import x\n")
+    write(pkg, "kinds/fancy.py")
+    write(pkg, "stages/rank.py", "from ..kinds import modules\n")
+    assert {"kinds/plain.py", "kinds/fancy.py"} <= set(rels(module_closure(pkg, ["stages.rank"]), pkg))
+    only = rels(module_closure(pkg, ["stages.rank"], only={"kinds": ["kinds.plain"]}), pkg)
+    assert "kinds/plain.py" in only and "io.py" in only and "kinds/fancy.py" not in only
+
+
+def test_a_stage_naming_no_kind_runs_every_retriever_kind():
+    files = rels(module_closure(REPO / "minirag", ["stages.report"]), REPO / "minirag")
     kinds = sorted(p.relative_to(REPO / "minirag").as_posix() for p in (REPO / "minirag/rank/kinds").glob("*.py"))
     assert set(kinds) <= set(files) and "rank/kinds/feedback.py" in kinds
+
+
+def test_a_retrieve_job_s_code_holds_its_kinds_modules_and_those_upstream_alone():
+    import yaml
+
+    from minirag.artifacts.layout import CorpusLayout
+    from minirag.config.corpus import checked_corpus
+    from minirag.pipeline.graph import CorpusGraph
+    from minirag.stages.retrieve import retrieve_code
+    config = yaml.safe_load((REPO / "workflow/config.yaml").read_text(encoding="utf-8"))
+    g = CorpusGraph(checked_corpus(config, "kb"), CorpusLayout.of("results", "kb"))
+    assert retrieve_code(g, "bm25") == {"rank.kinds": ["rank.kinds.channels"]}
+    # a reranker over a fusion of channels: what a fitted fusion ranks with live is upstream of it
+    assert retrieve_code(g, "lexical-rerank") == {
+        "rank.kinds": ["rank.kinds.channels", "rank.kinds.fusions", "rank.kinds.reorders"]}
+
+
+def test_what_a_retrieve_job_imports_is_in_its_code_and_no_other_kind_s_module_is():
+    """A fresh process builds a bm25 job's kind as the retrieve stage does: every minirag module it imports
+    is among the job's code files (the generated artifact table aside, stage_code's), which name no other
+    kind's module: adding or editing one reruns none of its jobs."""
+    import json
+    import subprocess
+    import sys
+
+    from minirag.pipeline.depends import stage_code
+    code = rels(stage_code(REPO / "minirag", "minirag.stages.retrieve", only={"rank.kinds": ["rank.kinds.channels"]}),
+                REPO / "minirag")
+    assert not {"rank/kinds/fusions.py", "rank/kinds/reorders.py", "rank/kinds/feedback.py"} & set(code)
+    run = ("import json, sys\nimport minirag.stages.retrieve\nfrom minirag.rank.kinds.base import job_kind\n"
+           "job_kind({'type': 'bm25', 'index': 'plain', 'depth': 10}, 'bm25')\n"
+           "print(json.dumps(sorted(m.__file__ for n, m in list(sys.modules.items())\n"
+           "                        if n.startswith('minirag') and getattr(m, '__file__', None))))")
+    out = subprocess.run([sys.executable, "-c", run], cwd=REPO, capture_output=True, text=True, check=True)
+    imported = rels(json.loads(out.stdout), REPO / "minirag")
+    assert "rank/kinds/channels.py" in imported and "rank/kinds/fusions.py" not in imported
+    assert set(imported) - set(code) <= {"artifacts/kinds.py"}
 
 
 def test_a_stage_s_code_leaves_out_the_generated_artifact_table_its_closure_holds():

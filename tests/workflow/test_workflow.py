@@ -241,6 +241,27 @@ def test_editing_the_bm25_module_plans_no_embedding(built):
     assert not (UPSTREAM | {"chunk", "embed"}) & set(jobs)
 
 
+def test_editing_a_kind_s_module_reruns_the_runs_of_its_kinds_and_of_those_over_them(built):
+    # reorders.py: bm25-cap, rrf-mmr and its sweep point, bm25-rerank; no channel's or fusion's run
+    assert planned_after_edit(built, "minirag/rank/kinds/reorders.py", '"""', '"""Edited. ')["retrieve"] == 4
+    # fusions.py: rrf, linear, and rrf-mmr with its sweep point, which re-order rrf's run; no reranker's training
+    jobs = planned_after_edit(built, "minirag/rank/kinds/fusions.py", '"""', '"""Edited. ')
+    assert jobs["retrieve"] == 4 and "train_reranker" not in jobs
+
+
+def test_a_kind_added_reruns_no_run(built):
+    added = built / "minirag/rank/kinds/added.py"
+    added.write_text('"""A kind no config names."""\nfrom dataclasses import dataclass\n\nfrom .base import '
+                     'RetrieverKind\n\n\n@dataclass(frozen=True)\nclass AddedSettings:\n    n: int = 1\n\n\n'
+                     'class Added(RetrieverKind):\n    type, Settings = "added", AddedSettings\n', encoding="utf-8")
+    try:
+        jobs = planned_jobs(built)
+    finally:
+        added.unlink()
+    assert "retrieve" not in jobs and "train_reranker" not in jobs
+    assert "report" in jobs  # the report describes every kind: it reads them all
+
+
 def test_editing_a_module_only_imported_by_a_stage_reruns_that_stage(built):
     # analyze.py is named by no rule: bm25.py and the hashing embedder import it; chunking does not.
     jobs = planned_after_edit(built, "minirag/text/analyze.py", '"""', '"""Edited. ')

@@ -77,16 +77,25 @@ wildcard_constraints:
     reader=r"[A-Za-z0-9][A-Za-z0-9_-]*",
 
 
-def code(stage_module):
+def code(stage_module, only=None):
     """The source files the module `python -m` runs executes (minirag.stages.<stage>, or a domain's stage),
     the domains' hooks it asks for included, the generated artifact table aside: editing one reruns the stage.
+    `only`: of a package that imports its folder's modules when asked (rank/kinds/), those the job runs.
     """
-    files = stage_code(
-        Path(workflow.basedir) / "minirag",
-        stage_module,
-        cache=Path(".snakemake") / "minirag-imports.json",
-    )
-    return [as_input(f) for f in files]
+    key = (stage_module, tuple((k, tuple(v)) for k, v in sorted((only or {}).items())))
+    if key not in CODE:
+        files = stage_code(
+            Path(workflow.basedir) / "minirag",
+            stage_module,
+            cache=Path(".snakemake") / "minirag-imports.json",
+            only=only,
+        )
+        CODE[key] = [as_input(f) for f in files]
+    return CODE[key]
+
+
+# (module, only) -> its files: the jobs of one retriever kind ask alike
+CODE = {}
 
 
 def graph(wc):
@@ -153,6 +162,9 @@ class SpecRule:
 
     def inputs(self, wc):
         return self.spec.inputs(graph(wc), wc)
+
+    def code(self, wc):
+        return code(self.spec.runs, self.spec.runs_only(graph(wc), wc))
 
     def argv(self, wc):
         return self.spec.command(graph(wc), wc)

@@ -17,8 +17,9 @@ A kind holds everything minirag knows about it:
   roles there (`fuses`, `reorders`, `ablation_key`, `ranking_embedder`, `dense_embedder`).
 
 Config checks, the retrieve rule's inputs, the retrieve stage, the live loader and the
-report loop over `KINDS`; a new kind is one module of this package and its test: every module
-here is imported (found, not listed), and a subclass registers itself. The families' modules hold
+report loop over `KINDS`; a new kind is one module of this package and its test: `KINDS` imports
+a module when a kind it declares is asked for (found, not listed: base.py `KindRegistry`), and a
+subclass registers itself. The families' modules hold
 the small ones: channels.py (dense, ivf, bm25), fusions.py (rrf, linear), reorders.py (cap, mmr,
 rerank); a kind with a formula of its own is its own module (feedback.py); base.py holds
 `RetrieverKind` and `Combining`.
@@ -30,13 +31,16 @@ sweep expansion (config/corpus.py).
 """
 from __future__ import annotations
 
-import importlib
 import pkgutil
 
 from .base import KINDS, Combining, RetrieverKind
 
-# Importing a module registers its kinds. Sorted by name, so the registry's order (the schema's) is fixed.
-for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
-    importlib.import_module(f"{__name__}.{_module}")
+
+def kind_modules() -> list[str]:
+    """Every module of this folder, by name: where the kinds are declared (found, not listed)."""
+    return sorted(f"{__name__}.{m.name}" for m in pkgutil.iter_modules(__path__))
+
+
+KINDS.modules = kind_modules  # the registry imports one when a kind of it is asked for, or all of them
 
 __all__ = ["KINDS", "Combining", "RetrieverKind"]

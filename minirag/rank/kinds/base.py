@@ -2,14 +2,113 @@
 
 from __future__ import annotations
 
+import ast
+import importlib
+import importlib.util
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Mapping, Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any, Callable, ClassVar, Iterator, Mapping, Sequence
 
 from ...settings import Kind, SettingsError
 from ...text.expansion import ExpansionSettings
 from ..ranking import Ranking, Retriever
 
-KINDS: dict[str, type["RetrieverKind"]] = {}
+
+class KindRegistry(dict):
+    """The retriever kinds by type name, each module of rank/kinds/ imported when a kind of it is first asked
+    for: a look-up (`in`, `[]`, `get`) imports the one module whose source declares that type (`type = "bm25"`
+    in a class body, found by reading the folder's sources), a walk over them all (the schema, an error's list)
+    imports every module. So a retrieve job runs its own kind's module alone, and the workflow lists that
+    module as its code (stages/retrieve.py `retrieve_code`): adding or editing another kind reruns none of its
+    jobs. A class registers itself by being defined (settings.py `Kind`), a test's kind too. The walk's order
+    is fixed: the modules by name, each module's kinds in source order, kinds defined elsewhere after them."""
+
+    modules: Callable[[], list[str]] = list  # the folder's modules (rank/kinds/__init__.py sets it)
+
+    def declared(self) -> dict[str, str]:
+        """type name -> the module declaring it."""
+        return declared_kinds(tuple(self.modules()))
+
+    def module_of(self, kind: Any) -> str | None:
+        """The module that declares the kind type `kind`, or None."""
+        return self.declared().get(kind) if isinstance(kind, str) else None
+
+    def _load(self, kind: Any) -> None:
+        if not dict.__contains__(self, kind) and (module := self.module_of(kind)) is not None:
+            importlib.import_module(module)
+
+    def _load_all(self) -> None:
+        for module in self.modules():
+            importlib.import_module(module)
+
+    def __contains__(self, kind: object) -> bool:
+        self._load(kind)
+        return dict.__contains__(self, kind)
+
+    def __getitem__(self, kind: str):
+        self._load(kind)
+        return dict.__getitem__(self, kind)
+
+    def get(self, kind, default=None):
+        self._load(kind)
+        return dict.get(self, kind, default)
+
+    def __iter__(self) -> Iterator[str]:
+        self._load_all()
+        declared = list(self.declared())
+        return iter([k for k in declared if dict.__contains__(self, k)] + [k for k in dict.keys(self) if k not in declared])
+
+    def __len__(self) -> int:
+        self._load_all()
+        return dict.__len__(self)
+
+    def keys(self):
+        return list(self)
+
+    def values(self):
+        return [dict.__getitem__(self, k) for k in self]
+
+    def items(self):
+        return [(k, dict.__getitem__(self, k)) for k in self]
+
+
+@cache
+def declared_kinds(modules: tuple[str, ...]) -> dict[str, str]:
+    """type name -> the module declaring it, read from the modules' sources without importing them: a class
+    body's `type = "x"` or `type, ... = "x", ...`; the first module declaring a name holds it."""
+    out: dict[str, str] = {}
+    for module in modules:
+        path = Path(importlib.util.find_spec(module).origin)
+        for node in ast.parse(path.read_bytes(), filename=str(path)).body:
+            if isinstance(node, ast.ClassDef):
+                for name in class_types(node):
+                    out.setdefault(name, module)
+    return out
+
+
+def class_types(node: ast.ClassDef) -> list[str]:
+    """The string a class body assigns to `type`, alone or in a tuple assignment."""
+    out = []
+    for stmt in node.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target, value = stmt.targets[0], stmt.value
+            pairs = zip(target.elts, value.elts) if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) \
+                else [(target, value)]
+            out += [v.value for t, v in pairs if isinstance(t, ast.Name) and t.id == "type"
+                    and isinstance(v, ast.Constant) and isinstance(v.value, str)]
+    return out
+
+
+KINDS: KindRegistry = KindRegistry()
+
+
+def kinds_code(kinds: Sequence["RetrieverKind"]) -> dict[str, list[str]]:
+    """{"rank.kinds": the modules of this folder declaring these kinds}: what of it a job building them
+    runs, as pipeline/depends.py `only` takes it (dotted below the top package)."""
+    package = __name__.rpartition(".")[0]  # minirag.rank.kinds
+    modules = {type(k).__module__ for k in kinds if type(k).__module__.startswith(package + ".")}
+    return {package.partition(".")[2]: sorted(m.partition(".")[2] for m in modules)}
 
 
 @dataclass

@@ -7,8 +7,8 @@ the chunks that also hold the form's verb (its lemmas in the corpus's lexicon: "
 paradigm row "| tener | tuve | ... |" or an arrow "tener → tuve" states the form, where "Tuve que salir"
 only uses it. (Taking such chunks from the whole run, not only its top `n`, was tried and left out.)
 
-The kind is this module alone: its settings, its class (registered on import, as every module of
-rank/kinds/ is imported) and its formula. It ranks with a part of the config beyond its settings (its
+The kind is this module alone: its settings, its class (registered on import: `KINDS` imports this module
+when a config names `feedback`) and its formula. It ranks with a part of the config beyond its settings (its
 reader's, `config_reads`/`bind`) and answers through `sources.answer`, as `answer` does.
 
 What it leaves out: the reader (answer/), and deciding whether an answer is short enough to search for
