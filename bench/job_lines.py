@@ -62,12 +62,10 @@ def jobs_of(path: str) -> list[dict]:
         for spec in STAGES:
             for w in spec.names(g):
                 # a job's own part of a package it imports from when asked (a retrieve job's kinds), if it says
-                only = spec.runs_only(g, w) if getattr(spec, "runs_only", None) else None
-                at = (spec.runs, json.dumps(only, sort_keys=True))
+                job = spec.job_code(g, w) if getattr(spec, "job_code", None) else {}
+                at = (spec.runs, json.dumps(job, sort_keys=True))
                 if at not in code:
-                    code[at] = [str(Path(p).relative_to(package.parent))
-                                for p in (stage_code(package, spec.runs, only=only) if only else
-                                          stage_code(package, spec.runs))]
+                    code[at] = [str(Path(p).relative_to(package.parent)) for p in stage_code(package, spec.runs, **job)]
                 out.append({"config": path, "corpus": corpus, "rule": spec.rule, "wildcards": w,
                             "argv": spec.argv(g, w), "inputs": spec.inputs(g, w),
                             "outputs": {k: [str(p) for p in v] for k, v in spec.outputs(g.layout, w).items()},

@@ -264,7 +264,7 @@ def module_closure(package_dir: str | Path, modules: Iterable[str], cache: str |
 
 
 def stage_code(package_dir: str | Path, module: str, cache: str | Path | None = None,
-               only: Mapping[str, Iterable[str]] | None = None) -> list[str]:
+               only: Mapping[str, Iterable[str]] | None = None, also: Iterable[str] = ()) -> list[str]:
     """The files a stage's rule lists as its code (`module_closure` of `minirag.stages.<stage>`), less the
     generated artifact table (artifacts/kinds.py). Each row of that table is declared in the module of the
     stage that writes it, already that stage's code, and a row added for a new stage changes nothing an
@@ -273,5 +273,5 @@ def stage_code(package_dir: str | Path, module: str, cache: str | Path | None = 
     from .artifact_table import TABLE
     package_dir = Path(package_dir)
     table = str(package_dir / TABLE.relative_to(TABLE.parents[1]))  # as module_closure spells its paths
-    files = module_closure(package_dir, [module.removeprefix(package_dir.name + ".")], cache=cache, only=only)
+    files = module_closure(package_dir, [module.removeprefix(package_dir.name + "."), *also], cache=cache, only=only)
     return [f for f in files if f != table]

@@ -111,9 +111,10 @@ class Stage:
     corpora: str | None = None                  # "whole" or "sharded": only corpora built that way
     constraints: Mapping[str, str] = field(default_factory=dict)  # regexes of its own wildcards
     size: Size = Size()                         # a job's memory and time on a cluster
-    # (graph, wildcards) -> {package: the modules of it the job runs}, for a package that imports its folder's
-    # modules when asked (rank/kinds/): the job's code lists those alone (pipeline/depends.py `only`)
-    runs_only: Callable[[Any, dict], dict[str, list[str]]] | None = None
+    # (graph, wildcards) -> {"only": {package: its modules the job runs}, "also": [modules]}: of a package that
+    # imports its folder's modules when asked (rank/kinds/), those a job runs, and what it runs by name
+    # besides (pipeline/depends.py `stage_code`); None: its module's imports, every such package's modules
+    job_code: Callable[[Any, dict], dict] | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "module", self.module or self.rule)

@@ -4,7 +4,7 @@
 files a job or a server was given by their file keys (`file`, `path`, `given`), the query-side embedder
 rebuilt from a vectors' sidecar (refusing an encoder or tokenizer other than the ones the vectors were
 made with), the lexicon's query expander, the reranker's feature maker, a reader answering over a ranking
-(a layer above the kinds), and a cache (`cached`) of what a kind loads itself. Each kind loads its own
+(answering.py, a layer above the kinds, imported by name when a kind first answers), and a cache (`cached`) of what a kind loads itself. Each kind loads its own
 files (rank/kinds/: a dense channel its vectors, an IVF or BM25 channel its index, a reranker its model),
 checked: vectors aligned with the chunks by content hash, an index whose items are the chunks.
 `open_retriever` rebuilds any retriever of the config from the layout, asking each kind for its live
@@ -19,6 +19,7 @@ the call site (answer/rag.py).
 
 from __future__ import annotations
 
+import importlib
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -48,7 +49,6 @@ class Sources:
         self.mmap = mmap     # vectors as read-only memory maps (a build stage); in RAM for a server
         self._features: dict = {}
         self._expanders: dict = {}
-        self._answerers: dict = {}
         self._cache: dict = {}
 
     @cached_property
@@ -113,33 +113,16 @@ class Sources:
         return kind.query_embedder(sidecar, files)
 
     def answer(self, reader: str, spec: dict, query: str, ranked: list[str], depth: int, prompt: Mapping):
-        """The extractive reader `reader`'s answer to `query` over these ranked chunk ids, as `answer` gives it
-        (answer/rag.py `rag_answer`, this ranking for a retriever's): its selector reads the top `depth`, the
-        prompt is built as the corpus's `prompt` settings say (k, answers, template, evidence); the selector and
-        reader (`spec`: its config entry) are loaded once."""
-        from types import SimpleNamespace
-
-        from ..answer.rag import prompt_keywords, rag_answer
-        selector, rd = self.answerer(reader, spec, depth)
-        run = [(cid, 0.0) for cid in ranked]
-        given = SimpleNamespace(search=lambda _query, k: run[:k])
-        return rag_answer(query, given, rd, self.chunks_by_id, k=prompt["k"], selector=selector, langs=self.langs,
-                          **prompt_keywords(prompt))[2]
+        """The reader `reader`'s answer over these ranked chunk ids (query/answering.py `answer_over`)."""
+        return answering().answer_over(self, reader, spec, query, ranked, depth, prompt)
 
     def answerer(self, reader: str, spec: dict, depth: int):
-        """(answer selector reading the top `depth` chunks, extractive reader) of the trained reader `reader`,
-        checked against their receipts."""
-        if (reader, depth) not in self._answerers:
-            from ..answer.readers import make_reader
-            from ..answer.select.selector import load_selector
-            model = self.path("reader", reader, "weights of reader")
-            files = {"docs": self._docs, **({"chunks": self._files["chunks"]} if "chunks" in self._files else {})}
-            grammar = "lexicon" in self._files  # a grammar corpus's selector reads its lexicon and terms file
-            selector = load_selector(model, self.chunks, self.langs,
-                                     self.file("lexicon", "lexicon") if grammar else None,
-                                     self.file("terms", "terms file") if grammar else None, depth, files)
-            self._answerers[reader, depth] = selector, make_reader(spec, str(model))
-        return self._answerers[reader, depth]
+        """(answer selector, extractive reader) of the trained reader `reader` (query/answering.py)."""
+        return answering().answerer(self, reader, spec, depth)
+
+    @property
+    def docs(self) -> Path | None:
+        return self._docs
 
     @cached_property
     def langs(self) -> dict[str, str]:
@@ -161,6 +144,15 @@ class Sources:
         if key not in self._expanders:
             self._expanders[key] = hook("query.expander").from_file(self.file("lexicon", "lexicon"), analyzer, settings)
         return self._expanders[key]
+
+ANSWERING = "minirag.query.answering"  # imported by name: the feedback kind names it as the code it runs
+
+
+def answering():
+    """query/answering.py, imported when a kind first answers: only the jobs of a kind that answers (it says
+    so: `RetrieverKind.runs_also`) run the answer stack and list it as their code."""
+    return importlib.import_module(ANSWERING)
+
 
 class RunOrder:
     """Ranks like the run file: `depth` results in trec_eval's order (ties: id descending), cut to k."""

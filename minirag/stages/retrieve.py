@@ -60,7 +60,7 @@ def retrieve_reads(g, name: str) -> dict:
     return {**runs, "files": kind.reads(g)}
 
 
-def retrieve_code(g, name: str) -> dict[str, list[str]]:
+def retrieve_code(g, name: str) -> dict:
     """The kind modules a job runs (rank/kinds/ imports a kind's module when asked for it): its kind's, and
     those of the retrievers upstream of it, which a fusion fitting its weights ranks with live."""
     kinds, todo = [], [name]
@@ -75,7 +75,7 @@ STAGES = (
           settings=retrieve_settings,
           reads=lambda g, w: {"questions": str(g.layout.questions), **corpus_files(g), **retrieve_reads(g, w["name"])},
           writes={"out": Out("run", at="runs/{name}.trec", check="run")},
-          runs_only=lambda g, w: retrieve_code(g, w["name"])),
+          job_code=lambda g, w: retrieve_code(g, w["name"])),
 )
 
 

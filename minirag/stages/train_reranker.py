@@ -105,7 +105,7 @@ STAGES = (
           reads=lambda g, w: {**corpus_files(g), "questions": str(g.layout.questions), **training_reads(g, w["name"])},
           writes={"out": Out("reranker", at="rerankers/{name}.npz", check="weights"),
                   "sidecar": Out("reranker_sidecar", arg=None, at="rerankers/{name}.json", check="json_file")},
-          runs_only=lambda g, w: kinds_code([g.corpus.retrievers[w["name"]]])),  # its kind's module alone
+          job_code=lambda g, w: kinds_code([g.corpus.retrievers[w["name"]]])),  # its kind's module alone
 )
 
 

@@ -87,12 +87,19 @@ def test_a_retrieve_job_s_code_holds_its_kinds_modules_and_those_upstream_alone(
     from minirag.config.corpus import checked_corpus
     from minirag.pipeline.graph import CorpusGraph
     from minirag.stages.retrieve import retrieve_code
-    config = yaml.safe_load((REPO / "workflow/config.yaml").read_text(encoding="utf-8"))
-    g = CorpusGraph(checked_corpus(config, "kb"), CorpusLayout.of("results", "kb"))
-    assert retrieve_code(g, "bm25") == {"rank.kinds": ["rank.kinds.channels"]}
+    config = yaml.safe_load((REPO / "workflow/config.ablations.yaml").read_text(encoding="utf-8"))
+    g = CorpusGraph(checked_corpus(config, "kb-ablations"), CorpusLayout.of("results", "kb-ablations"))
+    assert retrieve_code(g, "bm25") == {"only": {"rank.kinds": ["rank.kinds.channels"]}, "also": []}
     # a reranker over a fusion of channels: what a fitted fusion ranks with live is upstream of it
-    assert retrieve_code(g, "lexical-rerank") == {
+    assert retrieve_code(g, "lexical-rerank")["only"] == {
         "rank.kinds": ["rank.kinds.channels", "rank.kinds.fusions", "rank.kinds.reorders"]}
+    # a feedback run answers through Sources: its job runs the answer stack, and no other job lists it
+    from minirag.pipeline.depends import stage_code
+    feedback = rels(stage_code(REPO / "minirag", "minirag.stages.retrieve", **retrieve_code(g, "feedback-dense")),
+                    REPO / "minirag")
+    bm25 = rels(stage_code(REPO / "minirag", "minirag.stages.retrieve", **retrieve_code(g, "bm25")), REPO / "minirag")
+    answering = {"query/answering.py", "answer/select/selector.py", "answer/readers.py", "rank/kinds/feedback.py"}
+    assert answering <= set(feedback) and not answering & set(bm25)
 
 
 def test_what_a_retrieve_job_imports_is_in_its_code_and_no_other_kind_s_module_is():
@@ -107,6 +114,7 @@ def test_what_a_retrieve_job_imports_is_in_its_code_and_no_other_kind_s_module_i
     code = rels(stage_code(REPO / "minirag", "minirag.stages.retrieve", only={"rank.kinds": ["rank.kinds.channels"]}),
                 REPO / "minirag")
     assert not {"rank/kinds/fusions.py", "rank/kinds/reorders.py", "rank/kinds/feedback.py"} & set(code)
+    assert not [f for f in code if f.startswith("answer/")]  # the reader's code is not a bm25 run's
     run = ("import json, sys\nimport minirag.stages.retrieve\nfrom minirag.rank.kinds.base import job_kind\n"
            "job_kind({'type': 'bm25', 'index': 'plain', 'depth': 10}, 'bm25')\n"
            "print(json.dumps(sorted(m.__file__ for n, m in list(sys.modules.items())\n"

@@ -249,6 +249,12 @@ def test_editing_a_kind_s_module_reruns_the_runs_of_its_kinds_and_of_those_over_
     assert jobs["retrieve"] == 4 and "train_reranker" not in jobs
 
 
+def test_editing_the_reader_reruns_no_run(built):
+    # the answer selector is the reader's code and a feedback run's (none here), not a channel's or a fusion's
+    jobs = planned_after_edit(built, "minirag/answer/select/selector.py", '"""', '"""Edited. ')
+    assert "retrieve" not in jobs and "train_reranker" not in jobs and {"train_reader", "candidates"} <= set(jobs)
+
+
 def test_a_kind_added_reruns_no_run(built):
     added = built / "minirag/rank/kinds/added.py"
     added.write_text('"""A kind no config names."""\nfrom dataclasses import dataclass\n\nfrom .base import '

@@ -77,18 +77,24 @@ wildcard_constraints:
     reader=r"[A-Za-z0-9][A-Za-z0-9_-]*",
 
 
-def code(stage_module, only=None):
+def code(stage_module, only=None, also=()):
     """The source files the module `python -m` runs executes (minirag.stages.<stage>, or a domain's stage),
     the domains' hooks it asks for included, the generated artifact table aside: editing one reruns the stage.
-    `only`: of a package that imports its folder's modules when asked (rank/kinds/), those the job runs.
+    `only`: of a package that imports its folder's modules when asked (rank/kinds/), those the job runs;
+    `also`: modules it runs by name besides (a kind's `runs_also`).
     """
-    key = (stage_module, tuple((k, tuple(v)) for k, v in sorted((only or {}).items())))
+    key = (
+        stage_module,
+        tuple((k, tuple(v)) for k, v in sorted((only or {}).items())),
+        tuple(also),
+    )
     if key not in CODE:
         files = stage_code(
             Path(workflow.basedir) / "minirag",
             stage_module,
             cache=Path(".snakemake") / "minirag-imports.json",
             only=only,
+            also=also,
         )
         CODE[key] = [as_input(f) for f in files]
     return CODE[key]
@@ -164,7 +170,7 @@ class SpecRule:
         return self.spec.inputs(graph(wc), wc)
 
     def code(self, wc):
-        return code(self.spec.runs, self.spec.runs_only(graph(wc), wc))
+        return code(self.spec.runs, **self.spec.job_code(graph(wc), wc))
 
     def argv(self, wc):
         return self.spec.command(graph(wc), wc)

@@ -11,7 +11,7 @@ for spec in STAGES:
             spec.rule
         input:
             unpack(this.inputs),
-            code=this.code if spec.runs_only else code(spec.runs),
+            code=this.code if spec.job_code else code(spec.runs),
         output:
             **this.outputs(),
         log:

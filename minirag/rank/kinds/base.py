@@ -103,12 +103,14 @@ def class_types(node: ast.ClassDef) -> list[str]:
 KINDS: KindRegistry = KindRegistry()
 
 
-def kinds_code(kinds: Sequence["RetrieverKind"]) -> dict[str, list[str]]:
-    """{"rank.kinds": the modules of this folder declaring these kinds}: what of it a job building them
-    runs, as pipeline/depends.py `only` takes it (dotted below the top package)."""
+def kinds_code(kinds: Sequence["RetrieverKind"]) -> dict:
+    """The code a job building these kinds runs, as pipeline/depends.py `stage_code` takes it (dotted below the
+    top package): `only`, the modules of this folder declaring them, and `also`, what they run besides their
+    modules' imports (`runs_also`)."""
     package = __name__.rpartition(".")[0]  # minirag.rank.kinds
     modules = {type(k).__module__ for k in kinds if type(k).__module__.startswith(package + ".")}
-    return {package.partition(".")[2]: sorted(m.partition(".")[2] for m in modules)}
+    return {"only": {package.partition(".")[2]: sorted(m.partition(".")[2] for m in modules)},
+            "also": sorted({m for k in kinds for m in k.runs_also})}
 
 
 @dataclass
@@ -144,6 +146,9 @@ class RetrieverKind(Kind):
     reorders: ClassVar[bool] = False  # it re-orders one run: the report's ablation table lists it under that run
     scored: ClassVar[bool] = True     # False: its run's scores are positions (n, n-1, ...), not shown to users
     config_keys: ClassVar[tuple[str, ...]] = ()  # the keys of its `config_reads`, beside its settings in a job's
+    # modules (below minirag) it runs that its module does not import, reached by name (query/answering.py,
+    # through Sources.answer): its jobs list them as their code
+    runs_also: ClassVar[tuple[str, ...]] = ()
     name: str = ""                    # the config's name for it (config/typed.py sets it)
 
     # what it reads

@@ -75,6 +75,7 @@ class Feedback(Reorder):
     run: the top `candidates.depth` chunks for its selector, and the corpus's `prompt` settings (`bind`)."""
     type, Settings, sweepable, upstream_key = "feedback", FeedbackSettings, ("n",), "of"
     config_keys = ("readers", "reading")
+    runs_also = ("query.answering",)  # its reader, through sources.answer
     reader_spec: dict | None = None  # its reader's config entry (bind)
     reading: dict | None = None      # {"depth": candidates.depth, "prompt": the prompt settings} (bind)
 
