@@ -127,7 +127,8 @@ STAGES = (
     Stage("fit_questions", phase="rank", step=20, names=lambda g: named(synthetic_fits(g)),
           settings=lambda g, w: fit_settings(g, w["name"]), reads=lambda g, w: fit_reads(g, w["name"]),
           writes={"out": Out("fit_questions", at="fit/{name}.jsonl", check="records")},
-          size=Size(runtime=20, why="the synth_pairs synthesiser and the rerankers' own: sized as it")),
+          size=Size(runtime=20, why="the synth_pairs synthesiser and the rerankers' own: sized as it"),
+          job_code=lambda g, w: {"only": {"rank.kinds": []}}),  # it builds no kind: fusions.py's settings alone
 )
 
 

@@ -102,6 +102,13 @@ def test_a_retrieve_job_s_code_holds_its_kinds_modules_and_those_upstream_alone(
     assert answering <= set(feedback) and not answering & set(bm25)
 
 
+def test_the_fit_questions_stage_runs_the_fusions_settings_and_no_other_kind():
+    from minirag.pipeline.depends import stage_code
+    from minirag.stages.fit_questions import STAGES
+    code = rels(stage_code(REPO / "minirag", STAGES[0].runs, **STAGES[0].job_code(None, {})), REPO / "minirag")
+    assert "rank/kinds/fusions.py" in code and not {"rank/kinds/channels.py", "rank/kinds/reorders.py"} & set(code)
+
+
 def test_what_a_retrieve_job_imports_is_in_its_code_and_no_other_kind_s_module_is():
     """A fresh process builds a bm25 job's kind as the retrieve stage does: every minirag module it imports
     is among the job's code files (the generated artifact table aside, stage_code's), which name no other
