@@ -151,7 +151,8 @@ def imports_of(package_dir: Path, module: str, top: str, store: dict | None = No
         _READ[seen_as] = found
     names = set(found[3])
     if EVERY in names:  # listed now, not cached: a module added to the folder changes no byte of __init__
-        names = (names - {EVERY}) | (set(only[module]) if only and module in only else folder_modules(package_dir, module))
+        listed = set(only[module]) if only and module in only else folder_modules(package_dir, module)
+        names = (names - {EVERY}) | listed
     return {m for m in names if m.startswith(HOOK) or module_file(package_dir, m) is not None}
 
 

@@ -4,9 +4,10 @@
 files a job or a server was given by their file keys (`file`, `path`, `given`), the query-side embedder
 rebuilt from a vectors' sidecar (refusing an encoder or tokenizer other than the ones the vectors were
 made with), the lexicon's query expander, the reranker's feature maker, a reader answering over a ranking
-(answering.py, a layer above the kinds, imported by name when a kind first answers), and a cache (`cached`) of what a kind loads itself. Each kind loads its own
-files (rank/kinds/: a dense channel its vectors, an IVF or BM25 channel its index, a reranker its model),
-checked: vectors aligned with the chunks by content hash, an index whose items are the chunks.
+(answering.py, a layer above the kinds, imported by name when a kind first answers), and a cache
+(`cached`) of what a kind loads itself. Each kind loads its own files (rank/kinds/: a dense channel its
+vectors, an IVF or BM25 channel its index, a reranker its model), checked: vectors aligned with the chunks
+by content hash, an index whose items are the chunks.
 `open_retriever` rebuilds any retriever of the config from the layout, asking each kind for its live
 retriever (a combining kind composes its inputs' recursively), ranking exactly as its run file does.
 A missing artifact is reported with the command that builds it.

@@ -49,8 +49,9 @@ RULE_WEIGHT = 0.5  # rule_sentence: the least share of the question's weight a s
 QUOTE_WEIGHT = 0.6  # and what a quoted stretch repeated in order adds, times its share repeated (dev)
 LOOKBACK = 8  # rule_sentence: lines back to the rule an example stands under
 REASON_WEIGHT = 0.5  # reason_sentence: the least share of the question's weight the sentence must hold (dev)
-REASON_RE = re.compile(r"\b(because|so that|so|otherwise|since|in order to|to (prevent|avoid|keep|stop|protect|make sure)|"
-                       r"this is (why|because)|the reason|porque|para que|ya que|evitar)\b", re.IGNORECASE)
+REASON_RE = re.compile(r"\b(because|so that|so|otherwise|since|in order to|"
+                       r"to (prevent|avoid|keep|stop|protect|make sure)|this is (why|because)|the reason|"
+                       r"porque|para que|ya que|evitar)\b", re.IGNORECASE)
 # "Dry the chickpeas well: water on their surface turns to steam": a clause after the colon, not a value
 EXPLAINING_COLON_RE = re.compile(r"[^\W\d_]: +[a-záéíóúñ][^\W\d_]*(\s+\S+){3}")
 WHY_RE = re.compile(r"\b(why|how come|explain|wrong|mistake|incorrect|por que|mal|error)\b")  # asks for the reason

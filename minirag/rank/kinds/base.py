@@ -57,7 +57,8 @@ class KindRegistry(dict):
     def __iter__(self) -> Iterator[str]:
         self._load_all()
         declared = list(self.declared())
-        return iter([k for k in declared if dict.__contains__(self, k)] + [k for k in dict.keys(self) if k not in declared])
+        elsewhere = [k for k in dict.keys(self) if k not in declared]
+        return iter([k for k in declared if dict.__contains__(self, k)] + elsewhere)
 
     def __len__(self) -> int:
         self._load_all()
