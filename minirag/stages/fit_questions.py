@@ -39,7 +39,7 @@ from ..artifacts.integrity import load_records
 from ..artifacts.io import read_json, write_jsonl
 from ..pipeline.jobs import named
 from ..pipeline.stage import Out, Size, Stage
-from ..rank.kinds.base import file_key
+from ..rank.kinds.base import file_key, kinds_code
 from ..rank.kinds.fusions import FitQuestionsSettings
 from ..settings import settings_from_dict
 from ..text.chunks import load_chunks
@@ -128,7 +128,7 @@ STAGES = (
           settings=lambda g, w: fit_settings(g, w["name"]), reads=lambda g, w: fit_reads(g, w["name"]),
           writes={"out": Out("fit_questions", at="fit/{name}.jsonl", check="records")},
           size=Size(runtime=20, why="the synth_pairs synthesiser and the rerankers' own: sized as it"),
-          job_code=lambda g, w: {"only": {"rank.kinds": []}}),  # it builds no kind: fusions.py's settings alone
+          job_code=lambda g, w: kinds_code([])),  # it builds no kind: fusions.py, imported for its settings, alone
 )
 
 

@@ -63,11 +63,7 @@ def retrieve_reads(g, name: str) -> dict:
 def retrieve_code(g, name: str) -> dict:
     """The kind modules a job runs (rank/kinds/ imports a kind's module when asked for it): its kind's, and
     those of the retrievers upstream of it, which a fusion fitting its weights ranks with live."""
-    kinds, todo = [], [name]
-    while todo:
-        kinds.append(g.corpus.retrievers[todo.pop()])
-        todo += kinds[-1].upstream()
-    return kinds_code(kinds)
+    return kinds_code([g.corpus.retrievers[r] for r in (name, *g.corpus.feeding(name))])
 
 
 STAGES = (

@@ -100,7 +100,7 @@ def code(stage_module, only=None, also=()):
     return CODE[key]
 
 
-# (module, only) -> its files: the jobs of one retriever kind ask alike
+# (module, only, also) -> its files: the jobs of one retriever kind ask alike
 CODE = {}
 
 

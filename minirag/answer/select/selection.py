@@ -60,24 +60,26 @@ class Read:
         """The distinct prose lines (no table rows) of every candidate of the `top` best chunks, kept or not,
         each with its first candidate's index among all the blocks' candidates."""
         out: dict[str, int] = {}
+        for i, c, rank in self.every_candidate():
+            if rank <= top and c.kind != "cell":
+                out.setdefault(c.line, i)
+        return out
+
+    def every_candidate(self):
+        """(index among all the blocks' candidates, candidate, its chunk's rank) of every candidate, kept or not."""
         i = 0
         for b, rank in self.blocks:
             for c in b.candidates:
-                if rank <= top and c.kind != "cell":
-                    out.setdefault(c.line, i)
+                yield i, c, rank
                 i += 1
-        return out
 
     def in_rows(self):
         """(feature row, candidate, its chunk's rank) of every kept candidate, in row order: one pass over the
         blocks where `candidate` walks them per row."""
         kept = None if self.rows is None else {int(j): row for row, j in enumerate(self.rows)}
-        i = 0
-        for b, rank in self.blocks:
-            for c in b.candidates:
-                if kept is None or i in kept:
-                    yield (i if kept is None else kept[i]), c, rank
-                i += 1
+        for i, c, rank in self.every_candidate():
+            if kept is None or i in kept:
+                yield (i if kept is None else kept[i]), c, rank
 
     def candidate(self, i: int) -> Candidate:
         """The i-th candidate (feature row i) with its chunk's rank."""
