@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 
 from ..text.chunks import Chunk
-from ..text.structure import PATH_SEP, SENTENCE_RE
+from ..text.structure import PATH_SEP, SENTENCE_RE, reading_lines
 from ..text.words import WORD_RE, prefix_stem, prefix_stems
 
 RULE_RE = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
@@ -79,7 +79,7 @@ def chunk_lines(chunk: Chunk, n: int) -> list[Line]:
     path = chunk.context.split("\n")[0] if chunk.context and not chunk.context.startswith("|") else chunk.title
     heading = path.split(PATH_SEP)[-1] if path else ""
     header = next((cells(ln) for ln in chunk.context.split("\n") if ln.lstrip().startswith("|")), [])
-    raw = chunk.text.split("\n")
+    raw = reading_lines(chunk.text)
     out: list[Line] = []
     for i, line in enumerate(raw):
         stripped = line.strip()

@@ -26,6 +26,44 @@ SEPARATOR_RE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 SENTENCE_RE = re.compile(r"[^.!?\u3002\uff01\uff1f]+(?:[.!?\u3002\uff01\uff1f]+[\"')\]\u201d\u2019\u00bb]*|$)")
 LIST_ITEM_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 PATH_SEP = " › "
+FENCE_RE = re.compile(r"^\s*(?:```|~~~)")
+BLOCK_RE = re.compile(r"^\s*(?:#{1,6}\s|\||>|(?:[-*+]|\d+[.)])\s|=+\s*$)")  # opens a block (or underlines a title)
+COLUMNS_RE = re.compile(r"[^\s.!?:] {2,}\S|^[\s=-]+$")  # a column gap (not two spaces after a stop), a rule
+WRAP_WIDTH = 40  # a line at least this long that runs on was wrapped, not ended
+
+
+def reading_lines(text: str) -> list[str]:
+    """The text's lines, each soft-wrapped continuation joined to the line it continues, with one space.
+
+    Markdown and plain text wrap a paragraph or a list item over several lines; a reader that takes a
+    line for a unit would cut "covered for\ntwo years" in two. A line continues the one before when
+    both are prose (not blank, not a heading, a table row, a rule or inside a code fence), it opens no
+    block of its own (a heading, a row, a list item, a quote), the one before ends without a hard break
+    (two spaces or a backslash) and either was wrapped (at least WRAP_WIDTH characters) or the line
+    starts in lower case. Short lines that each start with a capital ("Weight: 19.8 kg" over
+    "Colour: red", a text file's list) stay apart, as their writer meant, and so do the rows of a
+    text file's table, set in columns with runs of spaces.
+    """
+    out: list[str] = []
+    last = ""     # the physical line before, as written
+    joins = False  # whether the line before may take a continuation
+    fenced = False
+    for line in text.split("\n"):
+        if FENCE_RE.match(line):
+            fenced, joins = not fenced, False
+            out.append(line)
+            continue
+        stripped = line.strip()
+        wrapped = len(last.strip()) >= WRAP_WIDTH or stripped[:1].islower()
+        if (joins and stripped and not BLOCK_RE.match(line) and not COLUMNS_RE.search(line)
+                and not last.endswith(("  ", "\\")) and wrapped):
+            out[-1] = f"{out[-1].rstrip()} {stripped}"
+        else:
+            out.append(line)
+            joins = (not fenced and bool(stripped) and not HEADING_RE.match(line)
+                     and not stripped.startswith("|") and not COLUMNS_RE.search(line))
+        last = line
+    return out
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,24 @@ def test_layout_lines_become_a_table_only_where_rows_share_their_columns():
     assert markdown_of(lines) == "Heading\n\n| Name | Price |\n|---|---|\n| Lid | 6.90 |\n\nA sentence with two spaces."
 
 
+def test_a_text_files_column_table_under_a_rule_of_dashes_becomes_a_pipe_table(tmp_path):
+    page = tmp_path / "codes.txt"
+    page.write_text("STATUS CODES\n\nCode  Meaning                What to do\n----  ---------------------  ----------\n"
+                    "W01   No cable               Plug it in.\n"
+                    "                             Then restart.\n"
+                    "W02   No address             Restart the modem.\n\nAfter the table.\n", encoding="utf-8")
+    assert convert(page).pages[0] == ("STATUS CODES\n\n| Code | Meaning | What to do |\n|---|---|---|\n"
+                                      "| W01 | No cable | Plug it in. Then restart. |\n| W02 | No address | Restart the modem. |"
+                                      "\n\nAfter the table.")
+
+
+def test_a_column_table_whose_row_splits_a_word_at_a_column_is_left_as_written(tmp_path):
+    text = "Code  Meaning\n----  -------\nW01   No cable\nLongword here\n"
+    page = tmp_path / "codes.txt"
+    page.write_text(text, encoding="utf-8")
+    assert convert(page).pages[0] == text.strip("\n")
+
+
 def test_a_file_that_is_not_what_its_name_says_is_refused_naming_it(tmp_path):
     bad = tmp_path / "broken.docx"
     bad.write_bytes(b"not a zip")

@@ -111,6 +111,15 @@ def test_a_table_is_read_by_its_row_and_column(query, expected):
     assert answer(query) == expected
 
 
+def test_a_question_naming_a_row_and_asking_a_column_is_answered_by_that_cell_whatever_the_scorer_says():
+    docs, chunks, selector, _ = manual()
+    query = "The display shows E4. What should I do?"
+    ranked = [chunks[i] for i in bm25_over(chunks, training_analyzer(("generic",), {"en"})).search(query, 10)[0]]
+    picked = selector.select(query, ranked, {})
+    assert picked.rule == "table" and picked.p_none == 0.0 and picked.answers[0].text == "Descale the kettle"
+    assert picked.read.candidate(picked.answers[0].best).chunk_id == next(c.id for c in chunks if "| E4 |" in c.text)
+
+
 def test_a_question_the_manual_does_not_answer_gets_no_answer():
     assert answer("Does the kettle work with Alexa?") is None
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from support.chunks import make_chunk
 
 from minirag.text.chunks import Chunk, check_slices, chunk_id, index_text
-from minirag.text.structure import DocumentStructure, Table
+from minirag.text.structure import DocumentStructure, Table, reading_lines
 from minirag.text.units import chunk_units, unit_id
 
 VERBS = """# Irregular verbs
@@ -189,6 +189,49 @@ def test_a_unit_cut_by_the_span_is_not_a_unit_of_the_span(first, last):
 def test_a_row_cut_after_a_pipe_is_not_a_unit():
     start, end = VERBS.index("| begin"), VERBS.index("went")
     assert unit_texts(VERBS, start, end) == [("row", "| begin | began | begun |")]
+
+
+WRAPPED = """# Warranty
+
+Orvell guarantees the grinder against defects in material and workmanship
+for two years from the date of purchase.
+A line that ends a sentence and runs on is joined.
+
+- an item long enough to be wrapped by its writer onto the line
+  below it
+- a short item
+Weight: 3.1 kg
+Colour: red
+| a | b |
+|---|---|
+| 1 | 2 |
+Code  Meaning                     What to do
+W01   No cable in the WAN port    Plug the cable in.
+A hard break ends the line here, not a wrap at all{HARD_BREAK}
+Next line
+```
+code long enough to be taken for a wrapped line of prose
+stays as it is
+```
+""".format(HARD_BREAK="  ")  # two spaces end a line in Markdown
+
+
+def test_reading_lines_join_soft_wrapped_prose_and_keep_every_other_line_as_written():
+    assert reading_lines(WRAPPED) == [
+        "# Warranty", "",
+        "Orvell guarantees the grinder against defects in material and workmanship for two years from the date "
+        "of purchase. A line that ends a sentence and runs on is joined.", "",
+        "- an item long enough to be wrapped by its writer onto the line below it",
+        "- a short item", "Weight: 3.1 kg", "Colour: red",
+        "| a | b |", "|---|---|", "| 1 | 2 |",
+        "Code  Meaning                     What to do",
+        "W01   No cable in the WAN port    Plug the cable in.",
+        "A hard break ends the line here, not a wrap at all  ", "Next line",
+        "```", "code long enough to be taken for a wrapped line of prose", "stays as it is", "```", ""]
+
+
+def test_a_line_in_lower_case_continues_even_a_short_line():
+    assert reading_lines("Keep it\nunder 35 °C.") == ["Keep it under 35 °C."]
 
 
 def test_a_row_without_a_closing_pipe_is_still_a_row():

@@ -36,6 +36,7 @@ import re
 
 import numpy as np
 
+from ...text.structure import reading_lines
 from ..evidence import RULE_RE, cells
 from ..select.attributes import ASK, named, prose_wh, with_unit
 from ..select.candidates import plain, sentences
@@ -92,7 +93,7 @@ class Material:
         self.reasons: list[tuple[str, str, str]] = []  # (doc_id, sentence, what it gives the reason for)
         counts: dict[str, int] = {}
         for d in docs:
-            for line in d["text"].split("\n"):
+            for line in reading_lines(d["text"]):
                 body = line.strip()
                 if not body or body.startswith("#") or body.startswith("|"):
                     continue

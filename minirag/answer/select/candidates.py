@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ...text.chunks import Chunk
-from ...text.structure import LIST_ITEM_RE, PATH_SEP, SENTENCE_RE
+from ...text.structure import LIST_ITEM_RE, PATH_SEP, SENTENCE_RE, reading_lines
 from ...text.words import WORD_RE
 from ..evidence import MARKUP_RE, RULE_RE, cells, format_row
 from .spans import spans_of
@@ -144,7 +144,7 @@ def candidates_of(chunk: Chunk, n: int, lang: str = "", spans: bool = False, slo
     first = chunk.context.split("\n")[0] if chunk.context and not chunk.context.startswith("|") else chunk.title
     path = first.split(PATH_SEP) if first else []
     header = next((cells(ln) for ln in chunk.context.split("\n") if ln.lstrip().startswith("|")), [])
-    raw = chunk.text.split("\n")
+    raw = reading_lines(chunk.text)
     out: list[Candidate] = []
     seen: set[tuple[str, str, str, str]] = set()
 

@@ -1,6 +1,7 @@
 """What the selector read of a question (`Read`: its ranked chunks' candidates and their features) and
 what it chose (`Selection`), and the shapes an answer takes after scoring: the sentence holding a span
-(`as_sentences`), a rule's verdict (`decided_by`), a why question's reason (`reasoned`).
+(`as_sentences`), a rule's verdict (`decided_by`), a why question's reason (`reasoned`), a table cell named by
+its row and column (`keyed`).
 
 What it leaves out: reading and scoring (selector.py), the rules themselves (polar.py, explain.py).
 """
@@ -15,6 +16,7 @@ import numpy as np
 from .candidates import Candidate, shown_line
 from .explain import reason_sentence
 from .generic import GenericQuestion
+from .keyed import keyed_cell
 from .keys import answer_key
 from .polar import Verdict
 from .pooling import Answer
@@ -98,8 +100,8 @@ class Selection:
     p: np.ndarray                 # (m,) probabilities
     p_none: float
     answers: list[Answer]         # pooled by answer, best first
-    # what decided the answer: "polar" (polar.py), "explain", "rule" or "reason" (explain.py); "unnamed": abstain
-    # (unnamed.py)
+    # what decided the answer: "polar" (polar.py), "explain", "rule" or "reason" (explain.py), "table"
+    # (keyed.py); "unnamed": abstain (unnamed.py)
     rule: str = ""
     why: str = ""  # an abstaining rule's reason, as a user reads it
     stated: int | None = None  # the answer that states what the question asks (stated.py), at most second
@@ -133,6 +135,16 @@ class Selection:
                 "answers": answers, "keys": sorted(set(keys) - {""}), **({"rule": self.rule} if self.rule else {}),
                 **({"why": self.why} if self.why else {})}
 
+    def keeping(self, i: int) -> "Selection":
+        """The selection with candidate `i` (among all the blocks') among the kept rows: a rule may answer from
+        a line none of whose candidates the generic features kept. It joins with no features (the scorer
+        never weighed it) and probability 0, so that the answer can cite its chunk."""
+        r = self.read
+        if r.rows is None or i in r.rows:
+            return self
+        r = replace(r, rows=np.append(r.rows, i), X=np.vstack([r.X, np.zeros((1, r.X.shape[1]), r.X.dtype)]))
+        return replace(self, read=r, p=np.append(self.p, 0.0))
+
     def decided_by(self, v: Verdict, rule: str) -> "Selection":
         """The selection with a rule's answer first (a polar question's deciding span, a rule's sentence),
         certain (p 1, none 0), cited from the first candidate of its line."""
@@ -152,10 +164,18 @@ def reasoned(selection: Selection) -> Selection | None:
     lines = r.all_lines(POLAR_TOP)
     if (v := reason_sentence(r.question.stems, list(lines), said)) is None:
         return None
-    if r.rows is not None and lines[v.line] not in r.rows:
-        r = replace(r, rows=np.append(r.rows, lines[v.line]), X=np.vstack([r.X, np.zeros((1, r.X.shape[1]), r.X.dtype)]))
-        selection = replace(selection, read=r, p=np.append(selection.p, 0.0))
-    return selection.decided_by(v, "reason")
+    return selection.keeping(lines[v.line]).decided_by(v, "reason")
+
+
+def keyed(selection: Selection) -> Selection | None:
+    """A question that names a table row and asks for one of its columns answered by that cell (keyed.py), or
+    None."""
+    r = selection.read
+    cells = [c for _, c, rank in r.every_candidate() if rank <= POLAR_TOP]
+    if (v := keyed_cell(r.question, cells)) is None:
+        return None
+    first = next(i for i, c, _ in r.every_candidate() if c.line == v.line and c.text == v.text)
+    return selection.keeping(first).decided_by(v, "table")
 
 
 def as_sentences(selection: Selection) -> Selection:

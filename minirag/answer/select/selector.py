@@ -32,7 +32,7 @@ from .generic import GENERIC, NULL_GENERIC, GenericBlock, GenericFeaturizer, Spa
 from .polar import question_stems, verdict
 from .pooling import pool
 from .scorer import AnswerScorer
-from .selection import POLAR_TOP, Read, Selection, as_sentences, reasoned
+from .selection import POLAR_TOP, Read, Selection, as_sentences, keyed, reasoned
 from .similarity import NULL_SIMILAR, SIMILAR, Similarity
 from .stated import Stated
 from .stating import StatingIndex
@@ -196,6 +196,8 @@ class AnswerSelector:
         selection = Selection(r, p, p_none, pool(r.texts, p, r.keys, r.analysis))
         if self.names is not None and (unnamed := self.names.unnamed(query)):  # the corpus never names what it asks
             return replace(selection, p_none=1.0, rule="unnamed", why=f"the documents never name {' or '.join(unnamed)}")
+        if r.question is not None and (table_selection := keyed(selection)) is not None:
+            return table_selection
         if self.generic is not None and question_stems(query):
             if (v := verdict(query, list(r.top_lines(POLAR_TOP)))) is not None:
                 return selection.decided_by(v, "polar")

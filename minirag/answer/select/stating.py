@@ -14,6 +14,7 @@ What it leaves out: ranking them as a retriever would (the run's chunks keep the
 from __future__ import annotations
 
 from ...text.chunks import Chunk
+from ...text.structure import reading_lines
 from .attributes import named, with_unit
 from .generic import content_stems
 
@@ -28,7 +29,7 @@ class StatingIndex:
         """Indices of the chunks where a line names `attr` and states a value in its unit."""
         if attr not in self._by_attr:
             self._by_attr[attr] = [i for i, c in enumerate(self.chunks)
-                                   if any(attr in named(line) and attr in with_unit(line) for line in c.text.split("\n"))]
+                                   if any(attr in named(line) and attr in with_unit(line) for line in reading_lines(c.text))]
         return self._by_attr[attr]
 
     def beyond(self, attrs: frozenset[str], stems: set[str], shown: set[str], k: int) -> list[Chunk]:
