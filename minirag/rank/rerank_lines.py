@@ -22,6 +22,7 @@ import numpy as np
 
 from ..text.analyze import Analyzer
 from ..text.chunks import Chunk
+from ..text.structure import reading_lines
 
 SEPARATOR_RE = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
 
@@ -39,10 +40,11 @@ class ChunkCode:
 
 
 def chunk_lines(c: Chunk, analyzer: Analyzer) -> list[list[str]]:
-    """The analyzed words of each line of the chunk, a table row with its header (the header row above a
-    separator inside the chunk, else the context's); blank lines and separators left out."""
+    """The analyzed words of each line of the chunk (a wrapped paragraph is one: reading_lines), a table row
+    with its header (the header row above a separator inside the chunk, else the context's); blank lines and
+    separators left out."""
     header = next((ln for ln in c.context.split("\n")[1:] if ln.startswith("|")), "")
-    out, raw = [], c.text.split("\n")
+    out, raw = [], reading_lines(c.text)
     for i, line in enumerate(raw):
         if not line.strip() or SEPARATOR_RE.match(line):
             continue
