@@ -44,7 +44,7 @@ UNDETERMINED = "und"  # ISO 639-2's code for a language that cannot be told
 
 
 def cached_convert(path: Path, digest: str, cache: Path | None) -> Converted:
-    """The file's conversion, from the cache when its bytes were converted before by this VERSION."""
+    """The file's conversion, from the cache when its bytes were converted before by this code (VERSION)."""
     entry = cache / f"{digest}.v{VERSION}.json" if cache is not None else None
     if entry is not None and entry.is_file():
         rec = json.loads(entry.read_text(encoding="utf-8"))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from minirag.text.convert import ConversionError, convert
+from minirag.text.convert import ConversionError, convert, source_version
 from minirag.text.convert.html import to_markdown as html_md
 from minirag.text.convert.pdf import markdown_of
 from minirag.text.corpus import CorpusError, FieldNames
@@ -128,6 +128,21 @@ def test_a_changed_file_is_converted_again_and_only_it(tmp_path, monkeypatch):
                                            encoding="utf-8")
     again = curate_folder(folder, "**/*", FIELDS, warn=lambda m: None, cache=cache)
     assert converted == ["notes-ride.txt"] and again[1:] == first[1:] and again[0] != first[0]
+    monkeypatch.setattr(folder_module, "VERSION", "other-code")  # the converters changed: nothing cached is reused
+    converted.clear()
+    assert curate_folder(folder, "**/*", FIELDS, warn=lambda m: None, cache=cache) == again
+    assert sorted(converted) == ["notes-ride.txt", "owner-handbook.docx", "support.html"]
+
+
+def test_the_cache_version_changes_with_any_converters_source(tmp_path):
+    import minirag.text.convert as convert_package
+    package = Path(convert_package.__file__).parent
+    assert convert_package.VERSION == source_version(package)
+    copy = tmp_path / "convert"
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    assert source_version(copy) == convert_package.VERSION
+    (copy / "text.py").write_text((copy / "text.py").read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    assert source_version(copy) != convert_package.VERSION
 
 
 def test_a_scan_is_skipped_with_a_warning_and_an_empty_folder_is_refused(tmp_path):

@@ -13,13 +13,21 @@ What it leaves out: the documents' curation (folder.py: ids, languages, the cach
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import ConversionError
 
 KINDS = {".txt": "text", ".text": "text", ".html": "html", ".htm": "html", ".docx": "docx", ".pdf": "pdf"}
-VERSION = 1  # bumped when a converter's output changes: cached conversions of older versions are redone
+
+
+def source_version(folder: Path) -> str:
+    """A hash of the converters' source files in `folder`: what a cached conversion was made by."""
+    return hashlib.sha256(b"".join(p.read_bytes() for p in sorted(folder.glob("*.py")))).hexdigest()[:12]
+
+
+VERSION = source_version(Path(__file__).parent)  # a conversion cached by other code is redone, never trusted
 EXTRA = "pip install -e '.[documents]' (make report installs it)"
 
 
