@@ -48,6 +48,12 @@ def test_spans_are_names_dates_numbers_and_noun_phrases():
     assert "land" in spans and "and" not in spans
 
 
+def test_a_year_like_number_with_a_unit_is_a_quantity_and_a_decade_stays_a_date():
+    assert ("number", "1200 ml") in spans_of("1200 ml vegetable stock") and ("date", "1200") not in spans_of("1200 ml")
+    assert ("date", "1200") in spans_of("In 1200 the town was founded.")
+    assert ("date", "1990") in spans_of("In the 1990s it grew.")
+
+
 def test_a_time_of_day_is_one_date_span_and_a_span_of_times_one_answer():
     spans = dict((t, k) for k, t in spans_of("Bookings open at 06:00; on Saturdays 08:00–19:00."))
     assert spans["06:00"] == "date" and spans["08:00–19:00"] == "date" and "00" not in spans

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import re
 
+from .attributes import with_unit
+
 TOKEN_RE = re.compile(r"\d{1,2}:\d{2}\b|[£$€¥]?\d[\d,.]*%?|\w+(?:['’.-]\w+)*|[^\w\s]")  # a time is one word
 FUNCTION = frozenset("""
 a an the of to in on at for and or but nor is are was were be been being it its this that these those with
@@ -109,8 +111,10 @@ def number_runs(toks: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
         while j < n and toks[j][0] in SYMBOL_UNITS and numeric(t):  # 250 °C, 35 %, 14 × 22 × 38
             j += 2 if toks[j][0] in "°×" and j + 1 < n else 1
         words = [w for w, *_ in toks[i:j]]
+        unit = (j < n and toks[j][0].lower() not in FUNCTION | {"s"}  # "1990s" is a decade
+                and bool(with_unit(f"{t} {toks[j][0]}")))
         dated = (any(w.lower() in MONTHS or TIME_RE.match(w) for w in words)
-                 or (len(words) == 1 and YEAR_RE.match(words[0])))
+                 or (len(words) == 1 and YEAR_RE.match(words[0]) and not unit))  # "1200 ml" is no year
         if j < n and toks[j][0].lower() in ("century", "centuries", "siglo", "siglos"):
             out.append(("date", i, j + 1))
         elif dated:
