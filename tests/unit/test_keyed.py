@@ -48,6 +48,24 @@ def test_no_cell_without_one_row_named_and_a_column_asked(query):
     assert cell(query) is None
 
 
+GRIND = """| Brew method | Setting | Grind size |
+|---|---|---|
+| Espresso | 3–8 | fine, like powdered sugar |
+| French press | 32–36 | coarse, like sea salt |
+"""
+
+
+@pytest.mark.parametrize("query,expected", [
+    ("Which grind setting for a French press?", "32–36"),        # the header it names whole, not "Grind size"
+    ("What grind size for espresso?", "fine, like powdered sugar"),
+    ("Which brew method is setting 32?", None),                   # the column it names holds no cell it asks
+])
+def test_without_a_cue_the_column_whose_header_the_question_names(query, expected):
+    cells = candidates_of(Chunk(id="grind0000001", doc_id="grind.md", offset=0, text=GRIND), 1)
+    found = keyed_cell(GenericQuestion(query, {}, 1.0), cells)
+    assert (found.text if found is not None else None) == expected
+
+
 def test_the_row_line_cites_the_cell():
     cells = candidates_of(Chunk(id="lights000001", doc_id="lights.md", offset=0, text=LIGHTS), 1)
     found = keyed_cell(GenericQuestion("What should I do on a solid red power light?", {}, 1.0), cells)

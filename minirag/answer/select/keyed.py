@@ -1,5 +1,6 @@
 """A table cell found by its row and its column: "What should I do on W02?" reads the row the question names
-(the one whose key is W02) in the column its cue asks for (*What to do*: an action).
+(the one whose key is W02) in the column its cue asks for (*What to do*: an action), "Which grind setting for
+a French press?" the *French press* row in the column whose header it names (*Setting*).
 
     keyed_cell(question, cells) -> Verdict("Restart the modem, wait 3 minutes, then restart the router.", row line)
 
@@ -9,9 +10,8 @@ shares of those it names at least half of. The best row must name a cell whole a
 row: a tie ("What does blinking mean?" over two lights that blink) is no answer, and the learned scorer
 chooses.
 
-What it leaves out: rows the question names in other words (the scorer's similarity features read those),
-tables whose rows are the attributes (a spec table's *Weight* row: the scorer's g_attr_* features), and
-questions whose cue asks for no attribute (attributes.py).
+What it leaves out: rows or columns the question names in other words (the scorer's similarity features read
+those), and tables whose rows are the attributes (a spec table's *Weight* row: the scorer's g_attr_* features).
 """
 
 from __future__ import annotations
@@ -47,15 +47,24 @@ def row_score(row: dict[str, str], asked_columns: set[str], stems: set[str]) -> 
     return whole, shares
 
 
+def asked_columns(row: dict[str, str], attrs: frozenset[str], stems: set[str]) -> list[str]:
+    """The row's columns named for an attribute the question's cue asks for; without one, those whose header
+    the question names whole ("Which grind setting for a French press?": *Setting*) unless it names their
+    cell too (the *Light* column's "Internet" is what the question says, not what it asks)."""
+    by_cue = [column for column in row if named(column) & attrs]
+    if by_cue:
+        return by_cue
+    return [column for column, text in row.items() if (header := set(content_stems(column))) and header <= stems
+            and not set(content_stems(text)) <= stems]
+
+
 def keyed_cell(question: GenericQuestion, cells: Iterable[Candidate]) -> Verdict | None:
-    """The cell of the row the question names best, in the first column named for an attribute it asks for
-    (module docstring); None when its cue asks for none, no row has such a column, or no row wins."""
-    if not question.attrs:
-        return None
+    """The cell of the row the question names best, in the first column it asks for (asked_columns; module
+    docstring); None when it asks for no column of a row or no row wins."""
     stems = set(question.stems)
     scored: list[tuple[tuple[int, float], str, str]] = []  # (score, line, answer)
     for line, row in rows_of(cells).items():
-        asked = [column for column in row if named(column) & question.attrs]
+        asked = asked_columns(row, question.attrs, stems)
         if asked and row[asked[0]]:
             scored.append((row_score(row, set(asked), stems), line, row[asked[0]]))
     scored.sort(key=lambda s: s[0], reverse=True)
