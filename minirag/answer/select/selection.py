@@ -3,7 +3,7 @@ what it chose (`Selection`), and the shapes an answer takes after scoring: the s
 (`as_sentences`), a rule's verdict (`decided_by`), a why question's reason (`reasoned`), a table cell named by
 its row and column (`keyed`).
 
-What it leaves out: reading and scoring (selector.py), the rules themselves (polar.py, explain.py).
+What it leaves out: reading and scoring (selector.py), the rules themselves (polar.py, explain.py, keyed.py).
 """
 
 from __future__ import annotations
