@@ -171,10 +171,10 @@ def keyed(selection: Selection) -> Selection | None:
     """A question that names a table row and asks for one of its columns answered by that cell (keyed.py), or
     None."""
     r = selection.read
-    cells = [c for _, c, rank in r.every_candidate() if rank <= POLAR_TOP]
-    if (v := keyed_cell(r.question, cells)) is None:
+    cells = [(i, c) for i, c, rank in r.every_candidate() if rank <= POLAR_TOP]
+    if (v := keyed_cell(r.question, [c for _, c in cells])) is None:
         return None
-    first = next(i for i, c, _ in r.every_candidate() if c.line == v.line and c.text == v.text)
+    first = next(i for i, c in cells if c.line == v.line and c.text == v.text)
     return selection.keeping(first).decided_by(v, "table")
 
 

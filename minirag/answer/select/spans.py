@@ -93,6 +93,12 @@ def name_runs(toks: list[tuple[str, int, int]]) -> list[tuple[int, int]]:
     return out
 
 
+def unit_after(toks: list[tuple[str, int, int]], j: int) -> bool:
+    """Whether token j is a unit of the number before it ("1200 ml"; not the "s" of a decade, "1990s")."""
+    return (j < len(toks) and toks[j][0].lower() not in FUNCTION | {"s"}
+            and bool(with_unit(f"{toks[j - 1][0]} {toks[j][0]}")))
+
+
 def number_runs(toks: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
     """(kind, i, j): dates and numbers with their unit."""
     out, i, n = [], 0, len(toks)
@@ -111,10 +117,8 @@ def number_runs(toks: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
         while j < n and toks[j][0] in SYMBOL_UNITS and numeric(t):  # 250 °C, 35 %, 14 × 22 × 38
             j += 2 if toks[j][0] in "°×" and j + 1 < n else 1
         words = [w for w, *_ in toks[i:j]]
-        unit = (j < n and toks[j][0].lower() not in FUNCTION | {"s"}  # "1990s" is a decade
-                and bool(with_unit(f"{t} {toks[j][0]}")))
         dated = (any(w.lower() in MONTHS or TIME_RE.match(w) for w in words)
-                 or (len(words) == 1 and YEAR_RE.match(words[0]) and not unit))  # "1200 ml" is no year
+                 or (len(words) == 1 and YEAR_RE.match(words[0]) and not unit_after(toks, j)))  # "1200 ml": no year
         if j < n and toks[j][0].lower() in ("century", "centuries", "siglo", "siglos"):
             out.append(("date", i, j + 1))
         elif dated:

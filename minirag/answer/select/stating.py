@@ -23,13 +23,16 @@ class StatingIndex:
     def __init__(self, chunks: list[Chunk]):
         self.chunks = chunks
         self._stems: list[set[str]] | None = None
+        self._stated: list[frozenset[str]] | None = None  # per chunk, the attributes a line of it states
         self._by_attr: dict[str, list[int]] = {}
 
     def stating(self, attr: str) -> list[int]:
         """Indices of the chunks where a line names `attr` and states a value in its unit."""
+        if self._stated is None:  # every attribute in one pass: named() and with_unit() find them all at once
+            self._stated = [frozenset().union(*(named(line) & with_unit(line) for line in reading_lines(c.text)))
+                            for c in self.chunks]
         if attr not in self._by_attr:
-            self._by_attr[attr] = [i for i, c in enumerate(self.chunks)
-                                   if any(attr in named(line) and attr in with_unit(line) for line in reading_lines(c.text))]
+            self._by_attr[attr] = [i for i, stated in enumerate(self._stated) if attr in stated]
         return self._by_attr[attr]
 
     def beyond(self, attrs: frozenset[str], stems: set[str], shown: set[str], k: int) -> list[Chunk]:

@@ -20,6 +20,7 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 from .errors import ConversionError
+from .pipe import pipe_table
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 HEADING_RE = re.compile(r"^heading\s*(\d)$", re.I)
@@ -75,13 +76,7 @@ def paragraph(p: ET.Element, levels: dict[str, int]) -> str:
 def table(tbl: ET.Element) -> list[str]:
     rows = [[" ".join(text_of(p) for p in tc.iter(f"{W}p")).strip().replace("|", "\\|")
              for tc in tr.findall(f"{W}tc")] for tr in tbl.findall(f"{W}tr")]
-    rows = [r for r in rows if any(r)]
-    if not rows:
-        return []
-    width = max(len(r) for r in rows)
-    rows = [r + [""] * (width - len(r)) for r in rows]
-    return (["| " + " | ".join(rows[0]) + " |", "|" + "---|" * width]
-            + ["| " + " | ".join(r) + " |" for r in rows[1:]])
+    return pipe_table([r for r in rows if any(r)])
 
 
 def to_markdown(path: Path) -> tuple[str, str]:

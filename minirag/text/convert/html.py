@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
+from .pipe import pipe_table
+
 SKIP = frozenset("script style noscript nav header footer aside form svg template head button select iframe".split())
 VOID = frozenset("area base br col embed hr img input link meta source track wbr".split())
 BLOCK = frozenset("p div section article main li ul ol table tr td th thead tbody tfoot pre blockquote dl dt dd "
@@ -100,13 +102,7 @@ def table(node: Node) -> list[str]:
             elif isinstance(child, Node) and child.tag not in ("table",) + tuple(SKIP):
                 walk(child)
     walk(node)
-    rows = [r for r in rows if any(r)]
-    if not rows:
-        return []
-    width = max(len(r) for r in rows)
-    rows = [r + [""] * (width - len(r)) for r in rows]
-    lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * width]
-    return lines + ["| " + " | ".join(r) + " |" for r in rows[1:]]
+    return pipe_table([r for r in rows if any(r)])
 
 
 def blocks(node: Node, out: list[str], depth: int = 0) -> None:

@@ -21,6 +21,7 @@ import re
 from pathlib import Path
 
 from .errors import ConversionError
+from .pipe import pipe_table
 
 SPACE_RE = re.compile(r"[ \t]+")
 GAP_RE = re.compile(r"\s{3,}")
@@ -82,8 +83,7 @@ def markdown_of(lines: list[str]) -> str:
             j += 1
         if j > i:
             cells = [[c.replace("|", "\\|") for c in r] for r in rows[i:j + 1]]
-            out += ["", "| " + " | ".join(cells[0]) + " |", "|" + "---|" * len(cells[0])]
-            out += ["| " + " | ".join(r) + " |" for r in cells[1:]] + [""]
+            out += ["", *pipe_table(cells), ""]
         else:
             out.append(" ".join(rows[i]))
         i = j + 1

@@ -19,6 +19,7 @@ import re
 from pathlib import Path
 
 from .errors import ConversionError
+from .pipe import pipe_table
 
 
 def decoded(path: Path) -> str:
@@ -60,7 +61,7 @@ def column_table(lines: list[str], i: int) -> tuple[list[str], int] | None:
     header = column_cells(lines[i], starts)
     if header is None or not rows or any("|" in c for r in [header, *rows] for c in r):
         return None
-    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(starts)] + ["| " + " | ".join(r) + " |" for r in rows], j
+    return pipe_table([header, *rows]), j
 
 
 def to_markdown(path: Path) -> str:
