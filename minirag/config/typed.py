@@ -104,7 +104,7 @@ class Corpus(CorpusSettings):
 
     def base_retrievers(self) -> list[str]:
         """Retrievers that rank by themselves (channels): the inputs of every fusion."""
-        return [r for r, kind in self.retrievers.items() if kind.family == "channel"]
+        return [r for r, kind in self.retrievers.items() if kind.ranks_alone()]
 
     def has_answers(self) -> bool:
         """Whether the corpus's questions carry answers for a reader to be scored on."""

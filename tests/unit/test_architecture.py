@@ -205,3 +205,33 @@ def test_grammar_lives_in_its_domain():
     assert {k: v for k, v in naming.items() if v and k not in NAMES_GRAMMAR} == {}
     assert [k for k in NAMES_GRAMMAR if not naming.get(k)] == []
     assert not [p for p in (PACKAGE / "text" / "data").iterdir() if GRAMMAR.search(p.name)]
+
+
+def kind_branches(path: Path, kind_types: set[str]) -> list[str]:
+    """Where a module compares a `.family` with a retriever family's name, or a `.type` with a registered kind's
+    name: a branch by kind (a question's family or type is not a kind's)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Compare):
+            continue
+        sides = [node.left, *node.comparators]
+        attrs = {s.attr for s in sides if isinstance(s, ast.Attribute)}
+        names = {s.value for s in sides if isinstance(s, ast.Constant) and isinstance(s.value, str)}
+        if ("family" in attrs and names & {"channel", "fusion", "diversifier"}) or ("type" in attrs and names & kind_types):
+            found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    return found
+
+
+def test_only_the_kinds_branch_on_a_kind_and_only_config_reads_the_raw_config():
+    """A retriever, embedder or reader kind says what it is by its methods and role flags; nothing outside its
+    package compares its family or type name. The checked config is typed: no `cc[...]` / `cc.get(` outside
+    config/ (the raw dict's name)."""
+    from minirag.index.embedders import EMBEDDERS
+    from minirag.answer.readers import READERS
+    from minirag.rank.kinds import KINDS
+    types = {*KINDS, *EMBEDDERS, *READERS}
+    outside = [p for p in sorted(PACKAGE.rglob("*.py")) if p.relative_to(PACKAGE).parts[:2] != ("rank", "kinds")]
+    assert [hit for p in outside for hit in kind_branches(p, types)] == []
+    raw = [f"{p.relative_to(PACKAGE)}:{n}" for p in sorted(PACKAGE.rglob("*.py")) if p.relative_to(PACKAGE).parts[0] != "config"
+           for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if re.search(r"\bcc(\[|\.get\()", line)]
+    assert raw == []

@@ -152,6 +152,10 @@ class RetrieverKind(Kind):
     runs_also: ClassVar[tuple[str, ...]] = ()
     name: str = ""                    # the config's name for it (config/typed.py sets it)
 
+    def ranks_alone(self) -> bool:
+        """A channel (its family's, not a fusion's or a diversifier's): every fusion may take its run."""
+        return self.family == "channel"
+
     # what it reads
     def upstream(self) -> list[str]:
         return []
