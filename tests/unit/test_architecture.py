@@ -226,8 +226,8 @@ def test_only_the_kinds_branch_on_a_kind_and_only_config_reads_the_raw_config():
     """A retriever, embedder or reader kind says what it is by its methods and role flags; nothing outside its
     package compares its family or type name. The checked config is typed: no `cc[...]` / `cc.get(` outside
     config/ (the raw dict's name)."""
-    from minirag.index.embedders import EMBEDDERS
     from minirag.answer.readers import READERS
+    from minirag.index.embedders import EMBEDDERS
     from minirag.rank.kinds import KINDS
     types = {*KINDS, *EMBEDDERS, *READERS}
     outside = [p for p in sorted(PACKAGE.rglob("*.py")) if p.relative_to(PACKAGE).parts[:2] != ("rank", "kinds")]
