@@ -191,6 +191,15 @@ def test_a_paradigm_cell_gives_each_person_its_form():
     assert ("quepamos", "Presente de subjuntivo") in generic and not any("nosotros" in col for _, col in generic)
 
 
+def test_a_cells_parts_never_cut_a_bracket():
+    """"ser / ir (to be / to go)" lists two forms with one gloss: the slash inside the brackets splits nothing,
+    so no part is a fragment such as "ir (to be"."""
+    chunk = make_chunk("## Ser, ir\n\n| Infinitive | nosotros |\n|---|---|\n| ser / ir (to be / to go) | fuimos |\n", "en/p.md")
+    texts = {c.text for c in candidates_of(chunk, 1) if c.kind == "cell"}
+    assert {"ser", "ir"} <= texts
+    assert not any(t.count("(") != t.count(")") for t in texts)
+
+
 # ------------------------------------------------------------------ features
 
 def reference_row(a, c, p, question_words, question):

@@ -91,11 +91,23 @@ def arrow_pairs(text: str) -> list[tuple[str, str]]:
     return out
 
 
+def outside_brackets(text: str, separators: str) -> list[str]:
+    """`text` split at each of `separators` that no bracket encloses: "ser / ir (to be / to go)" ->
+    ["ser ", " ir (to be / to go)"], never a part that opens a bracket and another that closes it."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += (ch in "([{") - (ch in ")]}" and depth > 0)
+        if ch in separators and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    return parts + [text[start:]]
+
+
 def cell_parts(value: str, slots: Sequence[str] = ()) -> list[tuple[str, str]]:
     """(part, slot) of a cell listing several forms: "got (UK) / gotten (US)" -> (got, UK), (gotten, US);
     a cell of exactly len(`slots`) parts names them in order (a domain's slots: the grammar's six persons
     name "quepa, quepas, quepa, quepamos, quepáis, quepan")."""
-    parts = [p.strip() for p in re.split(r"\s*/\s*|\s*,\s*", plain(value)) if p.strip()]
+    parts = [p.strip() for p in outside_brackets(plain(value), "/,") if p.strip()]
     if len(parts) < 2:
         return []
     slots = slots if len(parts) == len(slots) else [""] * len(parts)
