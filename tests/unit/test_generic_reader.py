@@ -300,7 +300,7 @@ def test_the_answer_that_states_what_is_asked_is_marked_and_shown_in_the_prompt(
     assert selector.select("What does E3 mean?", ranked, {}).stated is None  # no attribute with a unit asked
 
 
-def test_a_how_question_is_answered_by_whole_sentences_and_a_what_question_by_spans():
+def test_how_and_undecided_yes_no_questions_get_whole_sentences_and_a_what_question_spans():
     docs, chunks, selector, _ = manual()
 
     def whole(query: str) -> list[bool]:
@@ -308,6 +308,8 @@ def test_a_how_question_is_answered_by_whole_sentences_and_a_what_question_by_sp
         return [r["text"] == r["line"] for r in picked.answer_records(len(picked.answers)) if r["kind"] != "cell"]
     assert all(whole("How do I descale the kettle?")) and whole("How do I descale the kettle?")
     assert not all(whole("What do I fill the kettle with?"))
+    # a yes/no question that no sentence decides (none holds "child", "use" and "kettle"): sentences too
+    assert all(whole("Can my child use the kettle?")) and whole("Can my child use the kettle?")
 
 
 def test_a_how_much_question_counts_what_it_names_and_the_numbers_that_count_it_compete():

@@ -198,9 +198,9 @@ class AnswerSelector:
             return replace(selection, p_none=1.0, rule="unnamed", why=f"the documents never name {' or '.join(unnamed)}")
         if r.question is not None and (table_selection := keyed(selection)) is not None:
             return table_selection
-        if self.generic is not None and question_stems(query):
-            if (v := verdict(query, list(r.top_lines(POLAR_TOP)))) is not None:
-                return selection.decided_by(v, "polar")
+        polar = self.generic is not None and bool(question_stems(query))
+        if polar and (v := verdict(query, list(r.top_lines(POLAR_TOP)))) is not None:
+            return selection.decided_by(v, "polar")
         if asked_stems(query):
             if (v := explanation(query, list(r.top_lines(POLAR_TOP, cells=False)))) is not None:
                 return selection.decided_by(v, "explain")
@@ -209,7 +209,8 @@ class AnswerSelector:
             chunk_of = r.top_lines(POLAR_TOP, cells=False)
             if (v := rule_sentence(query, quoted, list(chunk_of), self.weights, chunk_of)) is not None:
                 return selection.decided_by(v, "rule")
-        if r.question is not None and r.question.wants_sentence:
+        # a yes/no question no sentence decides: the sentence that holds the best span, not a phrase cut from it
+        if r.question is not None and (r.question.wants_sentence or polar):
             selection = as_sentences(selection)
             if r.question.type == "reason" and (reasoned_selection := reasoned(selection)) is not None:
                 return reasoned_selection
