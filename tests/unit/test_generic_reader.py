@@ -54,6 +54,14 @@ def test_a_year_like_number_with_a_unit_is_a_quantity_and_a_decade_stays_a_date(
     assert ("date", "1990") in spans_of("In the 1990s it grew.")
 
 
+def test_a_number_keeps_its_qualifier_and_a_unit_one_word_on():
+    spans = spans_of("Give at least 2 months' notice; partners get 10 working days, up to 12 profiles.")
+    assert ("number", "at least 2 months") in spans and ("number", "10 working days") in spans
+    assert ("number", "up to 12 profiles") in spans and ("number", "10 working") not in spans
+    assert not any(t.startswith("least") for _, t in spans)  # never the fragment "least 2 months"
+    assert ("number", "2 large") in spans_of("Beat 2 large eggs.")  # "eggs" is no unit: counted as before
+
+
 def test_a_time_of_day_is_one_date_span_and_a_span_of_times_one_answer():
     spans = dict((t, k) for k, t in spans_of("Bookings open at 06:00; on Saturdays 08:00–19:00."))
     assert spans["06:00"] == "date" and spans["08:00–19:00"] == "date" and "00" not in spans

@@ -9,7 +9,8 @@ Kinds, each a pattern over the sentence's words (offsets kept, so a span is a pi
   Normandy", "Sky Sports News"); a sentence's first word counts only when the next is capitalised too;
 - `date`: a year (1000-2099), a month with its day and year, a decade, a century ("10th century"), a time
   of day or a span of them ("06:00", "08:00–19:00");
-- `number`: a number with what it counts ("300 people", "£1.3 billion", "25%");
+- `number`: a number with what it counts ("300 people", "£1.3 billion", "25%"), its unit a word further
+  on ("10 working days"), and with a qualifier before it that bounds it ("at least 2 months", "up to 12");
 - `quote`: what quotes enclose;
 - `phrase`: a noun phrase, the words between function words and punctuation (at most six), with a
   following "of X" joined, and the last one or two words of a longer one (its head).
@@ -44,6 +45,11 @@ fifty sixty hundred uno una dos tres cuatro cinco seis siete ocho nueve diez doc
 SYMBOL_UNITS = frozenset("% € £ $ ¥ ° ×".split())
 RANGE = frozenset("– - — to a y and or".split())
 EVERY = frozenset("every each cada".split())
+# words before a number that bound or round it: part of the value ("at least 2 months" is not "2 months")
+QUALIFIERS = tuple(q.split() for q in (
+    "at least", "at most", "up to", "more than", "less than", "fewer than", "no more than", "not more than",
+    "about", "around", "approximately", "roughly", "nearly", "almost", "over", "under", "maximum", "minimum",
+    "al menos", "como mínimo", "como máximo", "hasta", "más de", "menos de", "casi", "aproximadamente"))
 YEAR_RE = re.compile(r"^(1[0-9]{3}|20[0-9]{2})s?$")
 NUM_RE = re.compile(r"^[£$€¥]?\d[\d,.]*%?$")
 TIME_RE = re.compile(r"^\d{1,2}:\d{2}$")  # 06:00, a time of day: a date's kind
@@ -99,6 +105,14 @@ def unit_after(toks: list[tuple[str, int, int]], j: int) -> bool:
             and bool(with_unit(f"{toks[j - 1][0]} {toks[j][0]}")))
 
 
+def unit_between(toks: list[tuple[str, int, int]], j: int) -> bool:
+    """Whether the word after token j is the unit of the number before j, one word between ("10 working days")."""
+    if j + 1 >= len(toks) or not is_word(toks[j + 1][0]) or toks[j + 1][0].lower() in FUNCTION:
+        return False
+    number, between, unit = toks[j - 1][0], toks[j][0], toks[j + 1][0]
+    return not with_unit(f"{number} {between}") and bool(with_unit(f"{number} {between} {unit}"))
+
+
 def number_runs(toks: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
     """(kind, i, j): dates and numbers with their unit."""
     out, i, n = [], 0, len(toks)
@@ -129,11 +143,21 @@ def number_runs(toks: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
             if not counted:
                 out.append(("number", i, j))
             if j < n and is_word(toks[j][0]) and toks[j][0].lower() not in FUNCTION:
-                out.append(("number", i, j + 1))  # with what it counts
+                # with what it counts, and its unit when a word stands between ("10 working days")
+                wide = j + 2 if unit_between(toks, j) else j + 1
+                out.append(("number", i, wide))
                 if i > 0 and toks[i - 1][0].lower() in EVERY:
-                    out.append(("number", i - 1, j + 1))  # how often: every two weeks
+                    out.append(("number", i - 1, wide))  # how often: every two weeks
+            if (q := qualifier_before(toks, i)) is not None:
+                out.append(("number", q, out[-1][2]))
         i = j
     return out
+
+
+def qualifier_before(toks: list[tuple[str, int, int]], i: int) -> int | None:
+    """Where a qualifier ending just before token i begins ("at least" 2 months), None when there is none."""
+    words = [t.lower() for t, *_ in toks[max(0, i - 3):i]]
+    return next((i - len(q) for q in QUALIFIERS if words[-len(q):] == q), None)
 
 
 def phrase_runs(toks: list[tuple[str, int, int]]) -> list[tuple[int, int]]:
@@ -147,6 +171,9 @@ def phrase_runs(toks: list[tuple[str, int, int]]) -> list[tuple[int, int]]:
             j += 1
         runs.append((i, j))
         i = j
+    # "at least 2 months": the run after "at" starts past its "least" (the number span holds it whole)
+    runs = [(i + 1, j) if j - i > 1 and toks[i][0].lower() in ("least", "most") and i and toks[i - 1][0].lower() == "at"
+            else (i, j) for i, j in runs]
     for k, (i, j) in enumerate(runs):
         if j - i <= MAX_PHRASE:
             out.append((i, j))
