@@ -186,7 +186,7 @@ def heldout_outcomes(scorer: AnswerScorer, groups: list, items: list, s: Selecto
     outcomes = []
     for k in (0, 1):
         held = AnswerScorer(len(scorer.mean), len(scorer.params["u"]), s.hidden, s.seed)
-        held.fit([g for g, (ex, *_) in zip(groups, items) if ex.fold != k], s.steps, s.lr, s.l2)
+        held.fit_bagged([g for g, (ex, *_) in zip(groups, items) if ex.fold != k], s.bag_count(), s.steps, s.lr, s.l2, s.seed)
         for ex, r, right in (it for it in items if it[0].fold == k):
             p, p_none = held.probabilities(r.X, r.z) if len(r.X) else (np.zeros(0), 1.0)
             answers = pool(r.texts, p, r.keys, r.analysis)
@@ -231,7 +231,7 @@ def train_selector(docs: list[dict], chunks: list[Chunk], lexicon: dict, terms: 
         groups.append(Group(r.X, right, r.z, ex.weight))
     log(f"train_reader: {len(groups)} questions with candidates, {sum(len(g.right) for g in groups)} candidates")
     scorer = AnswerScorer(len(names), len(null_names), s.hidden, s.seed)
-    losses = scorer.fit(groups, s.steps, s.lr, s.l2)
+    losses = scorer.fit_bagged(groups, s.bag_count(), s.steps, s.lr, s.l2, s.seed)
     outcomes = heldout_outcomes(scorer, groups, items, s, generic)
     rule = "none" if generic else "best"
     threshold, dev = calibrate(outcomes, rule)
@@ -251,7 +251,7 @@ def train_selector(docs: list[dict], chunks: list[Chunk], lexicon: dict, terms: 
               "training": {"learner_questions": len(learner),  # its wall time is the job's benchmark file's
                            "dev_questions": sum(q.get("split") == "dev" for q in questions),
                            "questions_trained": len(groups), "candidates": int(sum(len(g.right) for g in groups)),
-                           "steps": s.steps},
+                           "steps": s.steps, "bags": s.bag_count()},
               "loss_curve": {"window": 10, "label": "listwise cross-entropy",
                              "values": [round(float(np.mean(losses[i:i + 10])), 5) for i in range(0, len(losses), 10)]},
               # last: what answering reads instead of rebuilding it (selector.py); the grammar features' alone

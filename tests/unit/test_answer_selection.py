@@ -295,6 +295,35 @@ def test_the_scorer_gradient_matches_finite_differences(hidden):
     assert abs(numeric) > 1e-5 and np.sign(moved) == np.sign(numeric)
 
 
+def test_bagged_weights_are_seeded_and_rank_as_well_as_one_fit():
+    """Bagging averages fits on bootstrap samples (put back on the first fit's standardisation): one bag is
+    the plain fit, the same seed gives the same weights, and the average ranks the right candidate as well."""
+    rng = np.random.default_rng(4)
+    train, test = toy_groups(rng, n=40), toy_groups(rng)
+
+    def fitted(bags, seed=1):
+        s = AnswerScorer(5, 2, hidden=0, seed=0)
+        s.fit_bagged(train, bags, steps=150, lr=0.05, l2=0.0, seed=seed)
+        return s
+
+    def hits(s):
+        return np.mean([np.argmax(s.probabilities(g.X, g.z)[0]) == np.flatnonzero(g.right)[0] for g in test if g.right.any()])
+    plain = AnswerScorer(5, 2, hidden=0, seed=0)
+    plain.fit(train, steps=150, lr=0.05, l2=0.0)
+    assert all(np.array_equal(plain.params[k], fitted(1).params[k]) for k in plain.params)
+    bagged = fitted(16)
+    assert all(np.array_equal(bagged.params[k], fitted(16).params[k]) for k in bagged.params)
+    assert not np.array_equal(bagged.params["w"], fitted(16, seed=2).params["w"])
+    assert not np.array_equal(bagged.params["w"], plain.params["w"])
+    assert hits(bagged) >= hits(plain) > 0.8
+
+
+def test_the_generic_reader_bags_its_fits_by_default_and_a_domains_reader_fits_once():
+    assert SelectorSettings(features=("generic",)).bag_count() == 8
+    assert SelectorSettings(features=("grammar",)).bag_count() == 1
+    assert SelectorSettings(features=("generic",), bags=3).bag_count() == 3
+
+
 def test_the_scorer_is_byte_reproducible(tmp_path):
     rng = np.random.default_rng(2)
     groups = toy_groups(rng)

@@ -12,14 +12,15 @@ Training maximises (a weighted mean over questions of) log Σ_{i ∈ right} P(i)
 copies (the same form in two tables) — or log P(0) when no candidate is right (an unanswerable
 question, or one whose answer retrieval did not bring), with an L2 penalty, by full-batch Adam over
 all questions at once (segment sums: `np.add.reduceat`). Features are standardised with the training
-set's mean and deviation, stored with the weights. Seeded: the same data give the same bytes.
+set's mean and deviation, stored with the weights. With `bags`, the weights are the mean of fits on bootstrap
+samples of the questions (`fit_bagged`). Seeded: the same data give the same bytes.
 
 What it leaves out: features (features.py), and calibration (train_selector.py picks the threshold).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -129,6 +130,31 @@ class AnswerScorer:
                 v *= 0.999
                 v += 0.001 * g * g
                 p[k] -= lr * (m / (1 - 0.9 ** t)) / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-8)
+        return losses
+
+    def fit_bagged(self, groups: list[Group], bags: int, steps: int = 300, lr: float = 0.05, l2: float = 1e-3,
+                   seed: int = 0) -> list[float]:
+        """`fit`, then, with `bags` > 1 (a linear scorer), the mean of that many fits each on a bootstrap
+        sample of the questions (Breiman 1996, bagging): a question more or less then moves the weights far
+        less. The weights are averaged over the raw features (w / std, b - mean · w / std) and put back on
+        this fit's standardisation; the none option's weights (its features are not standardised) as they are."""
+        losses = self.fit(groups, steps, lr, l2)
+        if bags <= 1 or self.hidden:
+            return losses
+        rng = np.random.default_rng(seed)
+        ws, bs, us = [], [], []
+        for _ in range(bags):
+            counts = rng.multinomial(len(groups), np.full(len(groups), 1 / len(groups)))  # (Q,) draws of each
+            one = AnswerScorer(len(self.mean), len(self.params["u"]))
+            one.fit([replace(g, weight=g.weight * c) for g, c in zip(groups, counts) if c], steps, lr, l2)
+            w = one.params["w"].astype(np.float64) / one.std                 # (F,) per raw unit
+            ws.append(w)
+            bs.append(one.params["b"][0] - one.mean @ w)
+            us.append(one.params["u"])
+        w = np.mean(ws, axis=0)
+        self.params["w"] = (w * self.std).astype(np.float32)
+        self.params["b"] = np.array([np.mean(bs) + self.mean @ w], dtype=np.float32)
+        self.params["u"] = np.mean(us, axis=0).astype(np.float32)
         return losses
 
     # ------------------------------------------------------------ files
