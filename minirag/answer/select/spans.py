@@ -10,7 +10,8 @@ Kinds, each a pattern over the sentence's words (offsets kept, so a span is a pi
 - `date`: a year (1000-2099), a month with its day and year, a decade, a century ("10th century"), a time
   of day or a span of them ("06:00", "08:00–19:00");
 - `number`: a number with what it counts ("300 people", "£1.3 billion", "25%"), its unit a word further
-  on ("10 working days"), and with a qualifier before it that bounds it ("at least 2 months", "up to 12");
+  on ("10 working days"), in two units ("2 hours and 30 minutes"), and with a qualifier before it that bounds
+  it ("at least 2 months", "up to 12");
 - `quote`: what quotes enclose;
 - `phrase`: a noun phrase, the words between function words and punctuation (at most six), with a
   following "of X" joined, and the last one or two words of a longer one (its head).
@@ -145,6 +146,7 @@ def number_runs(toks: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
             if j < n and is_word(toks[j][0]) and toks[j][0].lower() not in FUNCTION:
                 # with what it counts, and its unit when a word stands between ("10 working days")
                 wide = j + 2 if unit_between(toks, j) else j + 1
+                wide = compound_end(toks, wide)
                 out.append(("number", i, wide))
                 if i > 0 and toks[i - 1][0].lower() in EVERY:
                     out.append(("number", i - 1, wide))  # how often: every two weeks
@@ -152,6 +154,19 @@ def number_runs(toks: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
                 out.append(("number", q, out[-1][2]))
         i = j
     return out
+
+
+def compound_end(toks: list[tuple[str, int, int]], j: int) -> int:
+    """The end of a quantity in two units of one attribute that continues at token j ("2 hours and 30 minutes",
+    "1 m 20 cm"), else j."""
+    k = j + 1 if j < len(toks) and toks[j][0].lower() in ("and", "y", ",") else j
+    # another unit of the same attribute ("2.4 GHz and 5 GHz" are two values, not one)
+    if k + 1 < len(toks) and NUM_RE.match(toks[k][0]) and is_word(toks[k + 1][0]) \
+            and toks[k + 1][0].lower() != toks[j - 1][0].lower():
+        first = with_unit(" ".join(t for t, *_ in toks[j - 2:j]))
+        if first and first == with_unit(f"{toks[k][0]} {toks[k + 1][0]}"):
+            return k + 2
+    return j
 
 
 def qualifier_before(toks: list[tuple[str, int, int]], i: int) -> int | None:
