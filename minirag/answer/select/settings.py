@@ -11,7 +11,7 @@ from typing import ClassVar, Literal
 
 from ...settings import PATH_PATTERN, SettingsError, setting, settings_to_dict
 
-BAGS = 8  # the generic reader's bootstrap fits (dev CV: +0.034 F1 over one fit; 16 and seeds in bench/HISTORY.md)
+BAGS = 8  # the generic reader's bootstrap fits (dev CV, two seeds: +0.017 to +0.039 F1 over one fit; bench/HISTORY.md)
 
 
 @dataclass(frozen=True)
