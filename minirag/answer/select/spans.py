@@ -186,9 +186,10 @@ def phrase_runs(toks: list[tuple[str, int, int]]) -> list[tuple[int, int]]:
             j += 1
         runs.append((i, j))
         i = j
-    # "at least 2 months": the run after "at" starts past its "least" (the number span holds it whole)
-    runs = [(i + 1, j) if j - i > 1 and toks[i][0].lower() in ("least", "most") and i and toks[i - 1][0].lower() == "at"
-            else (i, j) for i, j in runs]
+    # a run that starts on a qualifier's last word ("at least 2 months", "al menos"): past it, since the number
+    # span holds the qualifier whole and "least 2 months" is a fragment
+    runs = [(i + 1, j) if j - i > 1 and (q := qualifier_before(toks, i + 1)) is not None and q < i else (i, j)
+            for i, j in runs]
     for k, (i, j) in enumerate(runs):
         if j - i <= MAX_PHRASE:
             out.append((i, j))
