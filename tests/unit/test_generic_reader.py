@@ -59,6 +59,8 @@ def test_a_number_keeps_its_qualifier_and_a_unit_one_word_on():
     assert ("number", "at least 2 months") in spans and ("number", "10 working days") in spans
     assert ("number", "up to 12 profiles") in spans and ("number", "10 working") not in spans
     assert not any(t.startswith("least") for _, t in spans)  # never the fragment "least 2 months"
+    assert ("number", "al menos 10 minutos") in (es := spans_of("Espera al menos 10 minutos."))
+    assert not any(t.startswith("menos") for _, t in es)
     assert ("number", "2 large") in spans_of("Beat 2 large eggs.")  # "eggs" is no unit: counted as before
     assert ("number", "about 2 hours and 30 minutes") in spans_of("A full charge takes about 2 hours and 30 minutes.")
     assert ("number", "2 eggs and 30 g") not in spans_of("Add 2 eggs and 30 g sugar.")  # two quantities of two things
